@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { nodesConfigSchema } from './nodes.js';
+import { platformConfigSchema } from './platform.js';
+
+/** The whole control-plane configuration: every section merged; read once in main.ts. */
+export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape);
+export type Config = z.infer<typeof configSchema>;
+
+/**
+ * Read configuration once from an environment map: `VANTAGE_<FIELD>` in upper case
+ * (`VANTAGE_PORT`, `VANTAGE_DATABASE_URL`, …), plus the conventional `DATABASE_URL` and `PORT`.
+ * Array fields are comma-separated. Throws a readable error naming the variable on bad input.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(configSchema.shape)) {
+    const value = env[`VANTAGE_${key.toUpperCase()}`];
+    if (value === undefined || value === '') continue;
+    raw[key] = isArrayField(field) ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+  }
+  if (raw.database_url === undefined && env.DATABASE_URL) raw.database_url = env.DATABASE_URL;
+  if (raw.port === undefined && env.PORT) raw.port = env.PORT;
+  const parsed = configSchema.safeParse({ ...raw, ...overrides });
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  VANTAGE_${String(i.path[0] ?? '').toUpperCase()}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+function isArrayField(field: unknown): boolean {
+  let f = field as { def?: { type?: string; innerType?: unknown } } | undefined;
+  while (f?.def && (f.def.type === 'default' || f.def.type === 'optional')) f = f.def.innerType as typeof f;
+  return f?.def?.type === 'array';
+}

@@ -1,0 +1,25 @@
+import { ERROR_STATUS, type ErrorCode } from '@vantage/shared-protocol';
+
+/**
+ * The control plane's one error type (STYLE.md: one error class carrying a code). Throw it from a
+ * route or a query function; the app's single `onError` turns it into the spec part 7 envelope
+ * with the status of `code` (shared-protocol ERROR_STATUS).
+ *
+ * @param code    stable spec part 7 code clients branch on
+ * @param message English developer message; the handler localises known codes by Accept-Language
+ * @param details field-level details (spec 7 `details`), e.g. `{ fields: [{ path, message }] }`
+ * @param headers extra response headers (Retry-After and X-RateLimit-* on 429)
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message ?? code);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * Prefixed opaque identifiers (spec/api.md 2.1).
+ *
+ * Shape: `<prefix><time><random>` where `time` is 10 Crockford base32 characters of the creation
+ * time in milliseconds (so ids sort by creation, like a ULID) and `random` is 16 base32 characters
+ * (80 bits). Secrets (`ent_`, `sk_live_`, `svc_pat_`, node credentials) carry 32 random
+ * characters (160 bits) and no time part, so nothing about them can be guessed.
+ */
+export const ID_PREFIXES = {
+  user: 'u_',
+  request: 'req_',
+  monitor: 'm_',
+  probe_task: 'pt_',
+  api_key: 'key_',
+  enrollment_token_record: 'et_',
+  node: 'n_',
+  result: 'r_',
+  session: 'ses_',
+  alert_policy: 'ap_',
+  alert_event: 'ae_',
+  maintenance_window: 'mmw_',
+  monitor_group: 'mg_',
+  pat: 'pat_',
+} as const;
+
+/** Secret token prefixes (spec/api.md 2.5, 2.12, 5). Only a hash of each secret is stored. */
+export const SECRET_PREFIXES = {
+  enrollment_token: 'ent_',
+  api_key_live: 'sk_live_',
+  api_key_test: 'sk_test_',
+  pat: 'svc_pat_',
+  node_credential: 'nk_',
+  refresh_token: 'rt_',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+export type SecretKind = keyof typeof SECRET_PREFIXES;
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+const TIME_LEN = 10;
+const RANDOM_LEN = 16;
+const SECRET_LEN = 32;
+
+function base32Random(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (let i = 0; i < length; i++) out += CROCKFORD[bytes[i]! & 31];
+  return out;
+}
+
+function base32Time(ms: number): string {
+  let out = '';
+  let rest = ms;
+  for (let i = 0; i < TIME_LEN; i++) {
+    out = CROCKFORD[rest % 32] + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+/**
+ * Make a new sortable id of `kind`, e.g. `newId('monitor')` → `m_01jd3k6w9z4q8r2t7v5x1y3b6c`.
+ * @param now_ms creation time in ms since the epoch (defaults to now); ids made later sort after.
+ */
+export function newId(kind: IdKind, now_ms: number = Date.now()): string {
+  return ID_PREFIXES[kind] + base32Time(now_ms) + base32Random(RANDOM_LEN);
+}
+
+/** Make a new secret of `kind` with 160 random bits, e.g. `newSecret('enrollment_token')` → `ent_…`. */
+export function newSecret(kind: SecretKind): string {
+  return SECRET_PREFIXES[kind] + base32Random(SECRET_LEN);
+}
+
+const ID_BODY = new RegExp(`^[${CROCKFORD}]{${TIME_LEN + RANDOM_LEN}}$`);
+const SECRET_BODY = new RegExp(`^[${CROCKFORD}]{${SECRET_LEN}}$`);
+
+/** True when `value` is an id of `kind` made by {@link newId}. */
+export function isId(kind: IdKind, value: unknown): value is string {
+  const prefix = ID_PREFIXES[kind];
+  return typeof value === 'string' && value.startsWith(prefix) && ID_BODY.test(value.slice(prefix.length));
+}
+
+/** True when `value` has the shape of a secret of `kind` made by {@link newSecret}. */
+export function isSecret(kind: SecretKind, value: unknown): value is string {
+  const prefix = SECRET_PREFIXES[kind];
+  return typeof value === 'string' && value.startsWith(prefix) && SECRET_BODY.test(value.slice(prefix.length));
+}
+
+/** Creation time (ms since the epoch) encoded in an id of `kind`, or null when it is not one. */
+export function idTime(kind: IdKind, value: string): number | null {
+  if (!isId(kind, value)) return null;
+  const body = value.slice(ID_PREFIXES[kind].length, ID_PREFIXES[kind].length + TIME_LEN);
+  let ms = 0;
+  for (const ch of body) ms = ms * 32 + CROCKFORD.indexOf(ch);
+  return ms;
+}
+
+/**
+ * A zod schema accepting only ids of `kind`; the error names the expected prefix.
+ * @example idSchema('monitor').parse('m_01jd3k6w9z4q8r2t7v5x1y3b6c')
+ */
+export function idSchema(kind: IdKind) {
+  const prefix = ID_PREFIXES[kind];
+  return z.string().refine((v) => isId(kind, v), { message: `must be a ${kind} id (${prefix}…)` });
+}
+
+/** A zod schema accepting only secrets of `kind` (shape check only; the store decides validity). */
+export function secretSchema(kind: SecretKind) {
+  const prefix = SECRET_PREFIXES[kind];
+  return z.string().refine((v) => isSecret(kind, v), { message: `must be a ${prefix}… token` });
+}
+
+/** Masked display form of a secret: prefix, first 4 and last 4 characters, e.g. `ent_abcd…wxyz`. */
+export function maskSecret(secret: string): string {
+  const cut = secret.indexOf('_', secret.startsWith('sk_') || secret.startsWith('svc_') ? secret.indexOf('_') + 1 : 0) + 1;
+  const body = secret.slice(cut);
+  return `${secret.slice(0, cut)}${body.slice(0, 4)}…${body.slice(-4)}`;
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { idSchema } from '../ids.js';
+import { taskStatusSchema } from './request.js';
+import {
+  dnsOutputSchema, dnsRecordSchema, failureClassSchema, httpOutputSchema, pingOutputSchema,
+  tcpOutputSchema, tracerouteOutputSchema,
+} from './outputs.js';
+
+/** The node facts attached to each node result (spec 2.3): `{ asn, city, country, isp }`. */
+export const nodeFactsSchema = z.object({
+  asn: z.number().int().nullable(),
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+  isp: z.string().nullable(),
+});
+
+/** Fields every node result has (spec 2.3 "node_id, node_name, success, latency_ms" plus `error`). */
+const nodeResultBase = z.object({
+  node_id: idSchema('node'),
+  node_name: z.string(),
+  node: nodeFactsSchema,
+  success: z.boolean(),
+  error: z.string().nullable(),
+  error_class: failureClassSchema.nullable(),
+  /** Headline time of the check in ms: response_ms, avg rtt, query time or connect time. */
+  latency_ms: z.number().nullable(),
+  finished_at: z.iso.datetime().nullable(),
+});
+
+/**
+ * HTTP node result: spec 2.3's fields exactly (node_id, success, error, final_url, status_code,
+ * response_ms, response_size, headers, node, timing, tls) plus redirects and certificate facts.
+ */
+export const httpNodeResultSchema = nodeResultBase.extend(httpOutputSchema.shape);
+/** Ping node result: base fields plus packets sent/received, loss and min/avg/max/stddev rtt. */
+export const pingNodeResultSchema = nodeResultBase.extend(pingOutputSchema.shape);
+/** DNS node result: base fields plus rcode, answers with ttl and query time. */
+export const dnsNodeResultSchema = nodeResultBase.extend(dnsOutputSchema.shape);
+/** TCP node result: base fields plus connect time and open/refused/timeout/unreachable. */
+export const tcpNodeResultSchema = nodeResultBase.extend(tcpOutputSchema.shape);
+/** Traceroute node result: base fields plus per-hop address and rtts. */
+export const tracerouteNodeResultSchema = nodeResultBase.extend(tracerouteOutputSchema.shape);
+
+/** Summary of spec 2.3: averages over successful nodes' `latency_ms`; counts over all nodes. */
+export const taskSummarySchema = z.object({
+  avg_response_ms: z.number().nullable(),
+  p95_response_ms: z.number().nullable(),
+  success_count: z.number().int().min(0),
+  fail_count: z.number().int().min(0),
+});
+
+/** A node result of any type (what the polling endpoint returns in `node_results[]`). */
+export const nodeResultSchema = z.union([
+  httpNodeResultSchema, pingNodeResultSchema, dnsNodeResultSchema, tcpNodeResultSchema, tracerouteNodeResultSchema,
+  // A node that never answered: only the base fields are known.
+  nodeResultBase,
+]);
+export type NodeResult = z.infer<typeof nodeResultSchema>;
+
+/**
+ * Probe task result `data` (spec 2.3): `{ task_id, target, status, node_results[], summary }` plus
+ * `probe_type`. DNS tasks add spec 2.3's `domain`, `type` (the record type), `pollution_detected`
+ * and `records_by_node[]`; `type` is therefore never used for the probe type.
+ */
+export const probeTaskResultSchema = z.object({
+  task_id: idSchema('probe_task'),
+  task_ids: z.array(idSchema('probe_task')),
+  probe_type: z.enum(['http', 'ping', 'dns', 'tcp', 'traceroute']),
+  target: z.string(),
+  status: taskStatusSchema,
+  created_at: z.iso.datetime(),
+  completed_at: z.iso.datetime().nullable(),
+  node_results: z.array(nodeResultSchema),
+  summary: taskSummarySchema,
+  domain: z.string().optional(),
+  type: z.string().optional(),
+  pollution_detected: z.boolean().optional(),
+  records_by_node: z.array(z.object({ node_id: idSchema('node'), records: z.array(dnsRecordSchema) })).optional(),
+});
+export type ProbeTaskResult = z.infer<typeof probeTaskResultSchema>;
