@@ -1,5 +1,6 @@
 import type { Config } from './config/index.js';
 import type { Sql } from './db/sql.js';
+import type { NodeHub, ResultSink } from './hub/contract.js';
 import type { Logger } from './log.js';
 
 /**
@@ -10,4 +11,8 @@ export interface AppDeps {
   config: Config;
   sql: Sql;
   log: Logger;
+  /** The node hub (hub/hub.ts createHub): task delivery to nodes; node routes close sockets through it. */
+  hub: NodeHub;
+  /** Where the hub hands node results and task acks (tasks/sink.ts createResultSink). */
+  results: ResultSink;
 }

@@ -101,6 +101,8 @@ export const ERROR_STATUS = {
   PROBE_JOB_NOT_FOUND: 404,
   PROBE_TARGET_INVALID: 422,
   DIAGNOSE_REPORT_TOO_LONG: 422,
+  /** Ours (spec 7 lists 422 for "too few nodes" without a code): no online node matches a probe's selection. */
+  PROBE_TOO_FEW_NODES: 422,
   // On-call
   ONCALL_SCHEDULE_NOT_FOUND: 404,
   ONCALL_PARTICIPANT_NOT_FOUND: 404,
@@ -110,9 +112,10 @@ export const ERROR_STATUS = {
 
 /**
  * Codes outside spec part 7's list that we need for transport-level answers: METHOD_NOT_ALLOWED
- * (405) and PAYLOAD_TOO_LARGE (413, spec 7 rule 4). Everything else is the spec's own list.
+ * (405), PAYLOAD_TOO_LARGE (413, spec 7 rule 4) and PROBE_TOO_FEW_NODES (422, spec 7 status table
+ * "too few nodes"). Everything else is the spec's own list.
  */
-export const EXTRA_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE'] as const;
+export const EXTRA_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'PROBE_TOO_FEW_NODES'] as const;
 
 /** One of the stable UPPER_SNAKE_CASE codes clients branch on (spec part 7). */
 export type ErrorCode = keyof typeof ERROR_STATUS;

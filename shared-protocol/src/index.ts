@@ -14,3 +14,5 @@ export * from './probe/results.js';
 export * from './node-protocol/version.js';
 export * from './node-protocol/close-codes.js';
 export * from './node-protocol/messages.js';
+export * from './nodes.js';
+export * from './account.js';

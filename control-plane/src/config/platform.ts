@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** A boolean set from the environment (`true`/`false`/`1`/`0`/`yes`/`no`) or from code. */
+const flag = z.union([z.boolean(), z.stringbool()]);
+
 /**
  * Platform configuration (issue 3): listening, database, logging, auth secrets, rate limits.
  * Environment variable names are given beside each field in config/index.ts.
@@ -15,4 +18,19 @@ export const platformConfigSchema = z.object({
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Unique name of this instance (node sockets are recorded against it). */
   instance_id: z.string().min(1).max(64).optional(),
+  /**
+   * HS256 key for session JWTs (VANTAGE_JWT_SECRET, at least 32 characters). Absent = a random
+   * key generated on first start and kept in the database, so every instance shares it.
+   */
+  jwt_secret: z.string().min(32).optional(),
+  /** Refresh-token (session) lifetime in seconds; default 30 days. */
+  session_ttl_s: z.coerce.number().int().min(60).default(30 * 24 * 3600),
+  /** Take the client address from X-Forwarded-For (rightmost entry) instead of the socket. */
+  trust_proxy: flag.default(false),
+  /** Fixed rate-limit window in seconds (spec 7: 429 with Retry-After and X-RateLimit-*). */
+  rate_limit_window_s: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Requests per window per source IP for anonymous callers. */
+  rate_limit_anonymous: z.coerce.number().int().min(1).default(120),
+  /** Requests per window per credential (session, API key, PAT). */
+  rate_limit_keyed: z.coerce.number().int().min(1).default(1200),
 });

@@ -1,0 +1,130 @@
+import {
+  MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, newId, newSecret, parseNodeMessage,
+  type EnrollMessage, type HelloMessage,
+} from '@vantage/shared-protocol';
+import { consumeEnrollmentToken, setConsumedNode } from '../db/enrollment-tokens.js';
+import { insertNode, markNodeOffline, markNodeOnline } from '../db/nodes.js';
+import { cityById } from '../geo/cities.js';
+import type { GeoFacts } from '../geo/geoip.js';
+import { providerOf } from '../geo/provider.js';
+import { closeWith, sendError, sendFrame, type Conn, type HubCore } from './core.js';
+import { secretHash } from './secrets.js';
+
+const NO_GEO: GeoFacts = { country: null, region: null, city: null, asn: null, isp: null };
+
+function versionSupported(v: number): boolean {
+  return v >= MIN_PROTOCOL_VERSION && v <= PROTOCOL_VERSION;
+}
+
+/** `protocol_version` of a frame that failed validation, when it has one (a newer node's hello). */
+function rawVersion(raw: Buffer): number | null {
+  try {
+    const v = (JSON.parse(raw.toString('utf8')) as { protocol_version?: unknown }).protocol_version;
+    return typeof v === 'number' ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Handle the first frame of a connection (shared-protocol node protocol): `enroll` on an `ent_`
+ * connection, `hello` on an `nk_` one, answered by `welcome`. An unsupported protocol version
+ * closes with 4005, anything else unexpected with 4000 protocol_error after an `error` frame.
+ */
+export async function handshake(core: HubCore, conn: Conn, raw: Buffer): Promise<void> {
+  const parsed = parseNodeMessage(raw);
+  if (!parsed.ok) {
+    const v = rawVersion(raw);
+    if (v !== null && !versionSupported(v)) return closeWith(conn, 'unsupported_version');
+    sendError(conn, 'VALIDATION_FAILED', `first message: ${parsed.error}`);
+    return closeWith(conn, 'protocol_error');
+  }
+  const msg = parsed.value;
+  if ((msg.type === 'enroll' || msg.type === 'hello') && !versionSupported(msg.protocol_version)) {
+    return closeWith(conn, 'unsupported_version');
+  }
+  const expected = conn.auth.kind === 'enroll' ? 'enroll' : 'hello';
+  if (msg.type !== expected) {
+    sendError(conn, 'VALIDATION_FAILED', `first message must be ${expected}, got ${msg.type}`);
+    return closeWith(conn, 'protocol_error');
+  }
+  if (msg.type === 'enroll') return enroll(core, conn, msg);
+  return hello(core, conn, msg as HelloMessage);
+}
+
+/**
+ * Enrollment (DESIGN.md node identity): consume the token and create the node in one transaction,
+ * locate it from the token's declared fields, else from GeoIP of the socket address; the provider
+ * is the declared operator or the ASN organisation. Only a hash of the new `nk_` credential is
+ * stored; the credential itself is sent once in `welcome`.
+ */
+async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<void> {
+  if (conn.auth.kind !== 'enroll') return;
+  const geo = conn.ip ? await core.geo.lookup(conn.ip) : NO_GEO;
+  const credential = newSecret('node_credential');
+  const node_id = newId('node');
+  const token_hash = conn.auth.token_hash;
+  const node = await core.sql.begin(async (tx) => {
+    const token = await consumeEnrollmentToken(tx, token_hash);
+    if (!token) return null;
+    const city = token.city_id !== null ? cityById(token.city_id) : undefined;
+    const declared = token.country_code !== null;
+    const row = await insertNode(tx, {
+      id: node_id,
+      name: (token.label ?? msg.hostname ?? `node-${node_id.slice(-6)}`).slice(0, 64),
+      owner_user_id: token.user_id,
+      instance_id: core.instance_id,
+      credential_hash: secretHash(credential),
+      country: declared ? token.country_code : geo.country,
+      region: declared ? (token.declared_province ?? city?.province ?? null) : geo.region,
+      city: declared ? (city?.name ?? null) : geo.city,
+      city_id: city?.id ?? null,
+      asn: geo.asn,
+      isp: geo.isp,
+      provider: providerOf(token.operator, geo.asn, geo.isp),
+      declared_operator: token.operator,
+      ip_address: conn.ip,
+      agent_version: msg.agent_version,
+      capabilities: msg.capabilities,
+    });
+    await setConsumedNode(tx, token.id, node_id);
+    return row;
+  });
+  if (!node) return closeWith(conn, 'enrollment_token_invalid');
+  if (conn.ws.readyState !== conn.ws.OPEN) {
+    core.log.warn({ node_id }, 'node enrolled but its socket closed before welcome; the token is spent');
+    return markNodeOffline(core.sql, node.id, core.instance_id);
+  }
+  core.register(conn, node.id);
+  core.log.info({ node_id, country: node.country, asn: node.asn }, 'node enrolled');
+  sendFrame(conn, welcome(core, node.id, node.name, msg.protocol_version, credential));
+}
+
+/** A returning node: its hello must name the node its credential belongs to. */
+async function hello(core: HubCore, conn: Conn, msg: HelloMessage): Promise<void> {
+  if (conn.auth.kind !== 'node') return;
+  const node = conn.auth.node;
+  if (msg.node_id !== node.id) return closeWith(conn, 'credential_invalid');
+  core.register(conn, node.id);
+  const row = await markNodeOnline(core.sql, {
+    id: node.id, instance_id: core.instance_id, ip_address: conn.ip, agent_version: msg.agent_version, capabilities: msg.capabilities,
+  });
+  if (!row) {
+    core.unregister(conn);
+    return closeWith(conn, 'node_disabled');
+  }
+  core.log.info({ node_id: node.id, agent_version: msg.agent_version }, 'node connected');
+  sendFrame(conn, welcome(core, row.id, row.name, msg.protocol_version, null));
+}
+
+function welcome(core: HubCore, node_id: string, node_name: string, version: number, credential: string | null) {
+  return {
+    type: 'welcome' as const,
+    protocol_version: version,
+    node_id,
+    node_name,
+    heartbeat_interval_ms: core.config.heartbeat_interval_ms,
+    server_time: new Date().toISOString(),
+    credential,
+  };
+}

@@ -1,0 +1,170 @@
+import t from 'tap';
+import { CLOSE_CODES, LIMITS, newId, taskRunMessageSchema } from '@vantage/shared-protocol';
+import { testDatabase } from '../test-support/db.js';
+import { makeToken, enrollNode, helloNode, recordingSink, startHub, waitFor } from './test-harness.js';
+import { TestNode } from './test-node.js';
+
+const { url, sql } = await testDatabase(t);
+const sink = recordingSink();
+const { hub, base } = await startHub(t, sql, url, { instance_id: 'hub-test-a' }, sink);
+
+async function refused(bearer: string | null): Promise<{ status: number; body: any }> {
+  try {
+    const node = await TestNode.connect(base, bearer);
+    node.close();
+    throw new Error('upgrade unexpectedly accepted');
+  } catch (err) {
+    const e = err as { status?: number; body?: string };
+    if (e.status === undefined) throw err;
+    return { status: e.status, body: JSON.parse(e.body ?? '{}') };
+  }
+}
+
+const nodeRow = async (id: string) => (await sql`SELECT * FROM nodes WHERE id = ${id}`)[0]!;
+
+t.test('enrollment: token consumed once, node created from declared fields, credential hashed', async (t) => {
+  const token = await makeToken(sql, { label: 'bj-1', country_code: 'CN', declared_province: 'CN-BJ', city_id: 1, operator: 'chinatelecom' });
+  const { node, node_id, credential } = await enrollNode(base, token);
+  t.teardown(() => node.close());
+  t.match(credential, /^nk_/);
+  const row = await nodeRow(node_id);
+  t.match(row, { name: 'bj-1', status: 'online', instance_id: 'hub-test-a', country: 'CN', region: 'CN-BJ', city: 'Beijing', provider: 'chinatelecom', ip_address: '127.0.0.1' });
+  t.not(row.credential_hash, credential, 'only a hash is stored');
+  const [tok] = await sql`SELECT status, consumed_node_id FROM enrollment_tokens WHERE consumed_node_id = ${node_id}`;
+  t.match(tok, { status: 'used' });
+  t.same(hub.localNodeIds(), [node_id]);
+
+  const reuse = await refused(token);
+  t.equal(reuse.status, 401, 'a used token is refused before the upgrade');
+  t.equal(reuse.body.error.code, 'NODE_ENROLLMENT_TOKEN_INVALID');
+});
+
+t.test('expired token, missing and bad bearers are refused with 401 before the upgrade', async (t) => {
+  const expired = await makeToken(sql);
+  await sql`UPDATE enrollment_tokens SET expires_at = now() - interval '1 second' WHERE status = 'active'`;
+  t.equal((await refused(expired)).body.error.code, 'NODE_ENROLLMENT_TOKEN_INVALID');
+  t.equal((await refused(null)).body.error.code, 'AUTH_REQUIRED');
+  t.equal((await refused('nk_' + 'a'.repeat(32))).body.error.code, 'AUTH_INVALID_TOKEN');
+  t.equal((await refused('garbage')).status, 401);
+});
+
+t.test('reconnect with the credential: hello, welcome without credential', async (t) => {
+  const first = await enrollNode(base, await makeToken(sql));
+  first.node.close();
+  await first.node.closed;
+  await t.resolves(waitFor(async () => (await nodeRow(first.node_id)).status === 'offline'), 'offline after close');
+  const again = await TestNode.connect(base, first.credential);
+  t.teardown(() => again.close());
+  again.send({ type: 'hello', protocol_version: 1, agent_version: '0.2.0', node_id: first.node_id, capabilities: ['ping', 'tcp'] });
+  const welcome = await again.next('welcome');
+  t.equal(welcome.credential, null);
+  t.equal(welcome.node_id, first.node_id);
+  t.match(await nodeRow(first.node_id), { status: 'online', agent_version: '0.2.0', capabilities: ['ping', 'tcp'] });
+});
+
+t.test('hello naming another node closes credential_invalid; unsupported version closes 4005', async (t) => {
+  const { node, node_id, credential } = await enrollNode(base, await makeToken(sql));
+  node.close();
+  const wrong = await TestNode.connect(base, credential);
+  wrong.send({ type: 'hello', protocol_version: 1, agent_version: '0.1.0', node_id: newId('node') });
+  t.equal((await wrong.closed).code, CLOSE_CODES.credential_invalid.code);
+  const future = await TestNode.connect(base, credential);
+  future.send({ type: 'hello', protocol_version: 99, agent_version: '9.0.0', node_id, something_new: { x: 1 } });
+  t.equal((await future.closed).code, CLOSE_CODES.unsupported_version.code);
+  const enrollOld = await TestNode.connect(base, await makeToken(sql));
+  enrollOld.send({ type: 'enroll', protocol_version: 0, agent_version: '0.0.1' });
+  t.equal((await enrollOld.closed).code, CLOSE_CODES.unsupported_version.code);
+});
+
+t.test('malformed, unknown and oversized frames are answered with error; the link stays up', async (t) => {
+  const { node, node_id } = await enrollNode(base, await makeToken(sql));
+  t.teardown(() => node.close());
+  node.send('not json');
+  t.match(await node.next('error'), { code: 'VALIDATION_FAILED', message: /JSON/ });
+  node.send({ type: 'launch_missiles' });
+  t.match(await node.next('error'), { code: 'VALIDATION_FAILED', message: /type/ });
+  node.send(Buffer.alloc(LIMITS.ws_message_max_bytes + 10, 0x20));
+  t.match(await node.next('error'), { code: 'PAYLOAD_TOO_LARGE' });
+  node.send({ type: 'hello', protocol_version: 1, agent_version: '1', node_id });
+  t.match(await node.next('error'), { code: 'CONFLICT' });
+  // Still connected and still served: a task reaches it.
+  const task_id = newId('probe_task');
+  t.equal(await hub.sendTask(node_id, run(task_id)), 'sent');
+  t.equal((await node.next('task.run')).task_id, task_id);
+});
+
+t.test('results: valid ones go to the sink and are acked after storing; forged ones are refused and settled; invalid ones are not acked', async (t) => {
+  const a = await enrollNode(base, await makeToken(sql), 'a');
+  const b = await enrollNode(base, await makeToken(sql), 'b');
+  t.teardown(() => { a.node.close(); b.node.close(); });
+  const mine = newId('probe_task');
+  const theirs = newId('probe_task');
+  sink.assign(mine, a.node_id);
+  sink.assign(theirs, b.node_id);
+  const good = result(mine);
+  const forged = result(theirs);
+  a.node.send({ type: 'result.batch', batch_id: 7, results: [good, { ...good, result_id: 'r_bad' }, forged] });
+  const invalid = await a.node.next('error');
+  t.match(invalid, { code: 'VALIDATION_FAILED', ref: '7', message: /results\[1\]/ });
+  const rejected = await a.node.next('error');
+  t.match(rejected, { code: 'FORBIDDEN', ref: '7', message: new RegExp(forged.result_id) });
+  const ack = await a.node.next('result.ack');
+  t.same(ack, { type: 'result.ack', batch_id: 7, result_ids: [good.result_id, forged.result_id] },
+    'the forged result is acked too: it can never be accepted, so the node must drop it, not resend it');
+  t.ok(sink.stored.has(good.result_id));
+  t.notOk(sink.stored.has(forged.result_id), 'a result for another node\'s task is not stored');
+  // Resending the same batch is acked again (idempotent storage on the sink side).
+  a.node.send({ type: 'result.batch', batch_id: 8, results: [good] });
+  t.same((await a.node.next('result.ack')).result_ids, [good.result_id]);
+  a.node.send({ type: 'task.ack', task_id: mine, accepted: false, reason: 'queue full' });
+  await waitFor(async () => sink.acks.some((x) => x.task_id === mine));
+  t.match(sink.acks.find((x) => x.task_id === mine), { accepted: false, reason: 'queue full' });
+});
+
+t.test('a second connection replaces the first (4006) and the node stays online', async (t) => {
+  const { node, node_id, credential } = await enrollNode(base, await makeToken(sql));
+  const second = await helloNode(base, credential, node_id);
+  t.teardown(() => second.close());
+  t.equal((await node.closed).code, CLOSE_CODES.replaced.code);
+  t.equal((await nodeRow(node_id)).status, 'online');
+  const task_id = newId('probe_task');
+  await hub.sendTask(node_id, run(task_id));
+  t.equal((await second.next('task.run')).task_id, task_id, 'tasks go to the new connection');
+});
+
+t.test('heartbeats: the hub sends them, and a silent node is closed and marked offline', async (t) => {
+  const { node, node_id } = await enrollNode(base, await makeToken(sql));
+  node.autoHeartbeat = false;
+  t.ok(await node.next('heartbeat'), 'hub heartbeat arrives');
+  // The node never answers: after 3 intervals (1 s each here) the hub closes it.
+  t.equal((await node.closed).code, CLOSE_CODES.heartbeat_timeout.code);
+  await t.resolves(waitFor(async () => (await nodeRow(node_id)).status === 'offline'));
+});
+
+t.test('disconnect (owner disable) closes the socket with 4003 and the node cannot come back', async (t) => {
+  const { node, node_id, credential } = await enrollNode(base, await makeToken(sql));
+  await sql`UPDATE nodes SET status = 'disabled', instance_id = NULL WHERE id = ${node_id}`;
+  await hub.disconnect(node_id, 'node_disabled');
+  t.equal((await node.closed).code, CLOSE_CODES.node_disabled.code);
+  t.equal(await hub.sendTask(node_id, run(newId('probe_task'))), 'offline');
+  t.equal((await refused(credential)).body.error.code, 'NODE_ALREADY_BANNED');
+  t.equal((await nodeRow(node_id)).status, 'disabled', 'close did not overwrite disabled with offline');
+});
+
+t.test('no first frame: closed with hello_timeout', async (t) => {
+  const { base: quick } = await startHub(t, sql, url, { instance_id: 'hub-test-quick', hello_timeout_ms: 500 });
+  const node = await TestNode.connect(quick, await makeToken(sql));
+  t.equal((await node.closed).code, CLOSE_CODES.hello_timeout.code);
+});
+
+function run(task_id: string) {
+  return taskRunMessageSchema.parse({ type: 'task.run', task_id, timeout_ms: 5000, check: { type: 'tcp', target: '198.18.0.10:443', params: {} } });
+}
+
+function result(task_id: string) {
+  return {
+    result_id: newId('result'), task_id, monitor_id: null, type: 'tcp', started_at: new Date().toISOString(),
+    finished_at: new Date().toISOString(), success: true, error: null, error_class: null,
+    output: { resolved_address: '198.18.0.10', port: 443, connect_ms: 0.4, state: 'open' },
+  };
+}

@@ -1,0 +1,64 @@
+import t from 'tap';
+import { createApp } from '../app.js';
+import { call, createApiKey, registerUser, testApp } from '../test-support/app.js';
+
+const WINDOW_S = 3600; // long window: the test never crosses a window boundary by accident
+
+t.test('rate limit: per IP, per credential, shared by instances, spec 7 headers', async (t) => {
+  const { app, deps, url } = await testApp(t, { config: { rate_limit_anonymous: 3, rate_limit_keyed: 4, rate_limit_window_s: WINDOW_S } });
+
+  t.test('anonymous callers are counted per source IP (real socket)', async (t) => {
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 4; i++) {
+      last = await fetch(`${url}/v1/openapi.json`);
+      statuses.push(last.status);
+      if (i < 3) {
+        t.equal(last.headers.get('x-ratelimit-limit'), '3');
+        t.equal(last.headers.get('x-ratelimit-remaining'), String(2 - i));
+        await last.arrayBuffer();
+      }
+    }
+    t.same(statuses, [200, 200, 200, 429]);
+    const body = (await last!.json()) as { error: { code: string } };
+    t.equal(body.error.code, 'RATE_LIMIT_EXCEEDED');
+    t.match(last!.headers.get('retry-after'), /^\d+$/);
+    t.ok(Number(last!.headers.get('retry-after')) >= 1 && Number(last!.headers.get('retry-after')) <= WINDOW_S);
+    t.equal(last!.headers.get('x-ratelimit-remaining'), '0');
+    const reset = last!.headers.get('x-ratelimit-reset')!;
+    t.equal(new Date(reset).toISOString(), reset, 'X-RateLimit-Reset is an ISO date-time');
+    t.ok(Date.parse(reset) > Date.now() - 5000);
+  });
+
+  t.test('keyed callers are counted per credential, across instances', async (t) => {
+    const user = await registerUser(app); // anonymous bucket 'unknown' (no socket in app.request)
+    const a = await createApiKey(app, user.access_token); // session bucket: 1
+    const b = await createApiKey(app, user.access_token); // session bucket: 2
+    const second = createApp({ ...deps }); // another instance on the same database
+    const seen: number[] = [];
+    for (const instance of [app, second, app, second, app]) seen.push((await call(instance, 'GET', '/v1/account/profile', { token: a.key })).status);
+    t.same(seen, [200, 200, 200, 200, 429], 'the fifth call with key a is refused whichever instance serves it');
+    const other = await call(second, 'GET', '/v1/account/profile', { token: b.key });
+    t.equal(other.status, 200, 'key b has its own bucket');
+    t.equal(other.headers.get('x-ratelimit-remaining'), '3');
+  });
+
+  t.test('X-Forwarded-For is ignored unless trust_proxy is set', async (t) => {
+    const res = await fetch(`${url}/v1/openapi.json`, { headers: { 'x-forwarded-for': '198.18.0.9' } });
+    t.equal(res.status, 429, 'still the socket address, already over its limit');
+    await res.arrayBuffer();
+  });
+});
+
+t.test('trust_proxy: rightmost X-Forwarded-For is the client', async (t) => {
+  const { url } = await testApp(t, { config: { rate_limit_anonymous: 1, rate_limit_window_s: WINDOW_S, trust_proxy: true } });
+  const get = async (xff: string) => {
+    const res = await fetch(`${url}/v1/openapi.json`, { headers: { 'x-forwarded-for': xff } });
+    await res.arrayBuffer();
+    return res.status;
+  };
+  t.equal(await get('198.18.0.1'), 200);
+  t.equal(await get('198.18.0.1'), 429);
+  t.equal(await get('198.18.0.2'), 200, 'another client address has its own bucket');
+  t.equal(await get('198.18.0.1, 198.18.0.3'), 200, 'the rightmost entry counts (spoofed left entries do not)');
+});

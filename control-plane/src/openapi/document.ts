@@ -1,0 +1,39 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../env.js';
+
+/** Info and servers of the generated document. */
+const DOCUMENT_CONFIG = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Vantage API',
+    version: '1.0.0',
+    description: 'Network diagnostics and uptime monitoring (spec/api.md). Generated from the shared zod schemas.',
+  },
+} as const;
+
+const openapiRoute = createRoute({
+  method: 'get',
+  path: '/v1/openapi.json',
+  tags: ['meta'],
+  summary: 'This OpenAPI 3.1 document (spec 4.6, 9.2)',
+  responses: { 200: { description: 'OpenAPI 3.1 document (not enveloped)', content: { 'application/json': { schema: z.object({}).catchall(z.unknown()) } } } },
+});
+
+/**
+ * Serve `GET /v1/openapi.json` (spec 4.6, 9.2): the OpenAPI 3.1 document generated from every
+ * route declared with `router.openapi(createRoute(…))` (request and response zod schemas from
+ * shared-protocol), plus the bearer security scheme of spec part 5. Register it after every
+ * router is mounted; the document is built on first request and then reused.
+ */
+export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Session JWT, API key (sk_live_/sk_test_) or personal access token (svc_pat_), spec part 5',
+  });
+  let doc: Record<string, unknown> | undefined;
+  app.openapi(openapiRoute, (c) => {
+    doc ??= app.getOpenAPI31Document(DOCUMENT_CONFIG) as unknown as Record<string, unknown>;
+    return c.json(doc, 200);
+  });
+}

@@ -1,0 +1,92 @@
+import { newId, type CheckSpec, type ProbeCreated, type ProbeParams, type ProbeType } from '@vantage/shared-protocol';
+import type { Config } from '../config/index.js';
+import type { Sql } from '../db/sql.js';
+import { insertTasks, type NewTask } from '../db/tasks.js';
+import type { Principal } from '../env.js';
+import { ApiError } from '../errors.js';
+import type { NodeHub } from '../hub/contract.js';
+import type { Logger } from '../log.js';
+import { compileAddressPolicy, firstBlockedAddress, systemResolver, type AddressVerdict, type HostResolver } from './address-policy.js';
+import { failTask } from './failures.js';
+import { selectNodes, type NodeRequest } from './select.js';
+import { parseTarget, TargetSyntaxError, taskTimeoutMs } from './target.js';
+
+/** What creating probes needs; built once per app by {@link probeCreator}. */
+export interface ProbeCreatorDeps {
+  sql: Sql;
+  log: Logger;
+  config: Pick<Config, 'probe_allow_cidrs' | 'task_grace_ms'>;
+  hub: NodeHub;
+  /** Host name resolver for the target check (default: the system resolver, 3 s bound). */
+  resolve?: HostResolver;
+  /** [0,1) source for node picks (tests pass a seeded one). */
+  random?: () => number;
+}
+
+/** A validated probe request (shared-protocol probeRequestSchema(type) output). */
+export type ProbeBody<T extends ProbeType> = NodeRequest & { target: string; params: ProbeParams[T] };
+
+/**
+ * Build the probe-creation operation (spec 4.1). `create(type, body, principal)`:
+ * 1. parses the target per type (tasks/target.ts): malformed → 400 VALIDATION_FAILED;
+ * 2. checks every host the node will contact (literal, or resolved by the system resolver)
+ *    against the address policy: a private/reserved address outside `probe_allow_cidrs` → 422
+ *    PROBE_TARGET_INVALID for anonymous callers; authenticated callers are restricted to their
+ *    own nodes that allow private targets (DESIGN.md target safety);
+ * 3. selects nodes (tasks/select.ts; 404/503/422 there), inserts one task per node (one group,
+ *    group id = first task id), then sends each `task.run` through the hub; a node the hub finds
+ *    offline gets a failed result at once ("node offline").
+ * @returns `{ task_id, task_ids, status: 'queued' }`
+ */
+export function probeCreator(deps: ProbeCreatorDeps) {
+  const allowed: (address: string) => AddressVerdict = compileAddressPolicy(deps.config.probe_allow_cidrs);
+  const resolve = deps.resolve ?? systemResolver();
+  const log = deps.log.child({ module: 'tasks.create' });
+
+  async function privateOwner(type: ProbeType, target: string, params: unknown, principal: Principal | null): Promise<string | null> {
+    let hosts: string[];
+    try {
+      hosts = parseTarget(type, target, params as never).hosts;
+    } catch (err) {
+      if (err instanceof TargetSyntaxError) throw new ApiError('VALIDATION_FAILED', `${err.path}: ${err.message}`, { fields: [{ path: err.path, message: err.message }] });
+      throw err;
+    }
+    for (const host of hosts) {
+      const blocked = await firstBlockedAddress(host, allowed, resolve);
+      if (!blocked) continue;
+      if (!principal) {
+        throw new ApiError('PROBE_TARGET_INVALID', `target ${host} is a ${blocked.range} address (${blocked.address}); public probes reach only public addresses`, { host, address: blocked.address, range: blocked.range });
+      }
+      return principal.user_id;
+    }
+    return null;
+  }
+
+  async function dispatch(task: NewTask): Promise<void> {
+    let outcome: 'sent' | 'offline' | 'error';
+    try {
+      outcome = await deps.hub.sendTask(task.node_id, { type: 'task.run', task_id: task.id, timeout_ms: task.timeout_ms, check: task.check });
+    } catch (err) {
+      log.warn({ err, task_id: task.id, node_id: task.node_id }, 'task dispatch failed');
+      outcome = 'error';
+    }
+    if (outcome === 'sent') return;
+    await failTask(deps.sql, task.id, outcome === 'offline' ? 'node offline' : 'could not deliver the task to the node', 'internal');
+  }
+
+  return async function create<T extends ProbeType>(type: T, body: ProbeBody<T>, principal: Principal | null): Promise<ProbeCreated> {
+    const private_owner = await privateOwner(type, body.target, body.params, principal);
+    const nodes = await selectNodes(deps.sql, type, body, private_owner, deps.random);
+    const check = { type, target: body.target, params: body.params } as CheckSpec;
+    const timeout_ms = taskTimeoutMs(type, body.params);
+    const ids = nodes.map(() => newId('probe_task'));
+    const tasks: NewTask[] = nodes.map((node, i) => ({
+      id: ids[i]!, group_id: ids[0]!, ordinal: i, node_id: node.id, probe_type: type, target: body.target, check,
+      timeout_ms, grace_ms: deps.config.task_grace_ms, requester_user_id: principal?.user_id ?? null,
+    }));
+    await insertTasks(deps.sql, tasks);
+    await Promise.all(tasks.map(dispatch));
+    log.debug({ task_id: ids[0], type, nodes: ids.length }, 'probe created');
+    return { task_id: ids[0]!, task_ids: ids, status: 'queued' };
+  };
+}

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve, type ServerType } from '@hono/node-server';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createApp } from '../app.js';
+import { loadConfig, type Config } from '../config/index.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { createLogger } from '../log.js';
+import type { Sql } from '../db/sql.js';
+import type { NodeHub, ResultSink } from '../hub/contract.js';
+import { createHub, isHub } from '../hub/hub.js';
+import { createResultSink } from '../tasks/sink.js';
+import { testDatabase } from './db.js';
+
+interface Teardown { teardown(fn: () => unknown): void }
+
+/** What testApp builds the hub and result sink from. */
+export type TestBase = Pick<AppDeps, 'config' | 'sql' | 'log'>;
+
+/**
+ * The whole app on a fresh migrated test database (test-support/db.ts), also listening on
+ * 127.0.0.1:0 for tests that need a real socket (source IPs, WebSocket upgrades, autocannon).
+ * Deps are built as main.ts builds them: the real result sink (tasks/sink.ts) and node hub
+ * (hub/hub.ts, attached to the server for WebSocket upgrades), unless `overrides.results` /
+ * `overrides.hub` give factories for others. `config.database_url` is the test database's URL.
+ * Logs are silent unless TEST_LOG_LEVEL is set; rate limits default high (100000 per window) so
+ * only tests that set `rate_limit_*` meet them. Everything is closed at teardown.
+ *
+ * @returns `{ app, deps, sql, url, server }`: `url` like `http://127.0.0.1:41234` (no trailing slash)
+ */
+export async function testApp(
+  t: Teardown,
+  overrides: { config?: Partial<Config>; results?: (base: TestBase) => ResultSink; hub?: (base: TestBase & { results: ResultSink }) => NodeHub } = {},
+): Promise<{ app: OpenAPIHono<AppEnv>; deps: AppDeps; sql: Sql; url: string; server: ServerType }> {
+  // Cleanup runs last-in first-out (server, hub, then the database), all in one teardown.
+  const cleanups: Array<() => unknown> = [];
+  t.teardown(async () => { for (const fn of cleanups) await fn(); });
+  const { sql, url: database_url } = await testDatabase({ teardown: (fn) => void cleanups.unshift(fn) });
+  const config = loadConfig({}, {
+    database_url,
+    log_level: (process.env.TEST_LOG_LEVEL as Config['log_level']) ?? 'silent',
+    rate_limit_anonymous: 100_000,
+    rate_limit_keyed: 100_000,
+    ...overrides.config,
+  });
+  const base: TestBase = { config, sql, log: createLogger(config.log_level) };
+  const results = (overrides.results ?? createResultSink)(base);
+  const hub = (overrides.hub ?? createHub)({ ...base, results });
+  const deps = { ...base, results, hub };
+  const app = createApp(deps);
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const detach = isHub(hub) ? hub.attach(server as Server) : undefined;
+  cleanups.unshift(async () => {
+    detach?.();
+    await hub.close();
+    (server as Server).closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  if (isHub(hub)) await hub.ready();
+  const { port } = server.address() as AddressInfo;
+  return { app, deps, sql, url: `http://127.0.0.1:${port}`, server };
+}
+
+type Requester = { request: OpenAPIHono<AppEnv>['request'] };
+
+async function json(res: Response, expected: number, what: string): Promise<any> {
+  const body = await res.json();
+  if (res.status !== expected) throw new Error(`${what}: expected ${expected}, got ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/**
+ * Register a user through `POST /v1/auth/register` (a unique email unless given).
+ * @returns `{ user_id, access_token, refresh_token, email, password }`
+ */
+export async function registerUser(app: Requester, email?: string): Promise<{ user_id: string; access_token: string; refresh_token: string; email: string; password: string }> {
+  const address = email ?? `user-${randomBytes(6).toString('hex')}@example.test`;
+  const password = `pw-${randomBytes(9).toString('base64url')}`;
+  const res = await app.request('/v1/auth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: address, password }) });
+  const { data } = await json(res, 201, 'register');
+  return { user_id: data.user_id, access_token: data.access_token, refresh_token: data.refresh_token, email: address, password };
+}
+
+/**
+ * Create an account API key through `POST /v1/account/api-keys` with a session token.
+ * @param scopes e.g. `['read']`; omitted = read and write
+ * @returns `{ key, id }`: the `sk_live_` secret and the `key_` id
+ */
+export async function createApiKey(app: Requester, access_token: string, scopes?: Array<'read' | 'write'>): Promise<{ key: string; id: string }> {
+  const res = await app.request('/v1/account/api-keys', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+    body: JSON.stringify({ name: 'test key', ...(scopes ? { scopes } : {}) }),
+  });
+  const { data } = await json(res, 201, 'create api key');
+  return { key: data.key, id: data.id };
+}
+
+/**
+ * One JSON call through `app.request()`: `body` is JSON-encoded unless a string; `token` becomes
+ * `Authorization: Bearer …`. @returns `{ status, body, headers }` with the parsed JSON body
+ */
+export async function call(
+  app: Requester, method: string, path: string,
+  opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), ...opts.headers };
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await app.request(path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try { parsed = JSON.parse(text); } catch { /* not JSON: keep the text */ }
+  return { status: res.status, body: parsed, headers: res.headers };
+}

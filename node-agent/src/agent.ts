@@ -1,0 +1,185 @@
+import os from 'node:os';
+import { PROTOCOL_VERSION, isSecret, type NodeMessage, type ResultEnvelope } from '@vantage/shared-protocol';
+import type { Logger } from 'pino';
+import { AssignmentScheduler, assignmentTimeoutMs } from './assignments/scheduler.js';
+import { AssignmentStore } from './assignments/store.js';
+import type { AgentConfig } from './config/schema.js';
+import type { BackoffOptions } from './connection/backoff.js';
+import { Connection } from './connection/client.js';
+import { dispatch, rejectInvalid } from './connection/dispatch.js';
+import { AgentFatalError } from './connection/errors.js';
+import { Outbox } from './outbox/outbox.js';
+import { OutboxSender, type SenderOptions } from './outbox/sender.js';
+import type { StateDb } from './state/db.js';
+import { markConnected, readIdentity, saveIdentity } from './state/identity.js';
+import { Secret } from './secret.js';
+import { checkJob, type RunCheckFn } from './tasks/check-job.js';
+import { TaskQueue } from './tasks/queue.js';
+
+export interface AgentDeps {
+  config: AgentConfig;
+  db: StateDb;
+  log: Logger;
+  /** The probe engine (probes/runner.ts runCheck in production). */
+  runCheck: RunCheckFn;
+  agent_version: string;
+  /** `run`: connect and work; `enroll`: exchange the token, store the identity, stop. */
+  mode?: 'run' | 'enroll';
+  hostname?: string;
+  backoff?: BackoffOptions;
+  /** How often `outbox.stats` is sent and the age bound applied, ms (default 60 s). */
+  housekeeping_interval_ms?: number;
+  sender?: Pick<SenderOptions, 'max_in_flight' | 'batch_max' | 'ack_timeout_ms'>;
+  /** Start offsets of assignments (tests fix it). */
+  random?: () => number;
+}
+
+/** How {@link Agent.start} ended. */
+export type AgentExit =
+  | { kind: 'stopped' }
+  | { kind: 'enrolled'; node_id: string; already: boolean }
+  | { kind: 'fatal'; error: AgentFatalError };
+
+export interface Agent {
+  /** Connect and work until stopped, enrolled (enroll mode) or refused for good. Never rejects. */
+  start(): Promise<AgentExit>;
+  /** Soft shutdown: stop scheduling, finish running tasks for up to `grace_ms`, flush the outbox, close. */
+  stop(grace_ms?: number): Promise<void>;
+  readonly outbox: Outbox;
+  readonly assignments: AssignmentStore;
+  readonly queue: TaskQueue;
+  readonly scheduler: AssignmentScheduler;
+}
+
+/**
+ * Build the node agent from its parts without starting anything (STYLE.md habit 5): state DB,
+ * outbox + sender, task queue, assignment store + scheduler, and the control plane connection.
+ * Delivery rule (DESIGN.md): every result goes to the outbox first, then the sender streams it.
+ */
+export function createAgent(deps: AgentDeps): Agent {
+  const { config, db } = deps;
+  const log = deps.log.child({ module: 'agent' });
+  const mode = deps.mode ?? 'run';
+  const policy = { allow_private: config.allow_private, allow_cidrs: config.allow_cidrs };
+  const outbox = new Outbox(db, { max_results: config.outbox_max_results, max_age_s: config.outbox_max_age_s });
+  const assignments = new AssignmentStore(db);
+  const queue = new TaskQueue({ concurrency: config.concurrency, queue_max: config.queue_max });
+  let connection: Connection | null = null;
+  const send = (m: NodeMessage): boolean => connection?.send(m) ?? false;
+  const sender = new OutboxSender({ outbox, send: (f) => connection?.sendFrame(f) ?? false, log: log.child({ module: 'agent.outbox' }), ...deps.sender });
+
+  const deliver = (result: ResultEnvelope) => {
+    const dropped = outbox.add(result);
+    if (dropped > 0) log.warn({ dropped, max_results: config.outbox_max_results }, 'outbox full: oldest results dropped');
+    sender.pump();
+  };
+  const probeLog = deps.log.child({ module: 'probe' });
+  const scheduler = new AssignmentScheduler({
+    random: deps.random,
+    fire: (a) => {
+      const r = queue.submit(`monitor:${a.monitor_id}`, checkJob({
+        check: a.check, timeout_ms: assignmentTimeoutMs(a), owner: { monitor_id: a.monitor_id }, runCheck: deps.runCheck, policy, log: probeLog, deliver,
+      }));
+      if (!r.accepted) log.warn({ monitor_id: a.monitor_id, reason: r.reason }, 'monitor run skipped');
+      else if (r.duplicate) log.warn({ monitor_id: a.monitor_id }, 'monitor run skipped: previous run still going');
+    },
+  });
+  const dispatchDeps = {
+    send, queue, sender, assignments, scheduler, log,
+    taskJob: (m: { task_id: string; timeout_ms: number; check: Parameters<RunCheckFn>[0] }) => checkJob({
+      check: m.check, timeout_ms: m.timeout_ms, owner: { task_id: m.task_id }, runCheck: deps.runCheck, policy, log: probeLog, deliver,
+    }),
+  };
+
+  let finish: ((exit: AgentExit) => void) | null = null;
+  let stopping: Promise<void> | null = null;
+  let housekeeping: NodeJS.Timeout | null = null;
+
+  const agentInfo = () => ({ protocol_version: PROTOCOL_VERSION, agent_version: deps.agent_version, hostname: deps.hostname ?? os.hostname() });
+  const sendStats = () => send({ type: 'outbox.stats', ...outbox.stats() });
+
+  async function shutdown(grace_ms: number): Promise<void> {
+    scheduler.stop();
+    if (housekeeping) clearInterval(housekeeping);
+    const aborted = await queue.drain(grace_ms);
+    if (aborted > 0) log.warn({ aborted, grace_ms }, 'tasks aborted at shutdown');
+    if (connection?.connected) {
+      const flushed = await sender.flush(Math.min(5000, Math.max(1000, grace_ms / 2)));
+      if (!flushed) log.info(outbox.stats(), 'outbox kept for the next start');
+    }
+    await connection?.stop();
+  }
+
+  async function start(): Promise<AgentExit> {
+    const identity = readIdentity(db);
+    if (mode === 'enroll' && identity) return { kind: 'enrolled', node_id: identity.node_id, already: true };
+    if (!identity && !config.token) {
+      return { kind: 'fatal', error: new AgentFatalError('not_enrolled', 'this node is not enrolled: give an enrollment token with --token ent_… (or VANTAGE_AGENT_TOKEN)') };
+    }
+    const control_plane_url = config.control_plane_url ?? identity?.control_plane_url;
+    if (!control_plane_url) return { kind: 'fatal', error: new AgentFatalError('no_control_plane', 'no control plane URL: give --control-plane-url') };
+    if (identity && config.token) log.info({ node_id: identity.node_id }, 'already enrolled; the configured token is not used');
+
+    const dropped = outbox.pruneAge();
+    if (dropped > 0) log.warn({ dropped, max_age_s: config.outbox_max_age_s }, 'outbox: results past their age dropped');
+    if (mode === 'run') scheduler.sync(assignments.list());
+    housekeeping = setInterval(() => {
+      const n = outbox.pruneAge();
+      if (n > 0) log.warn({ dropped: n, max_age_s: config.outbox_max_age_s }, 'outbox: results past their age dropped');
+      sendStats();
+    }, deps.housekeeping_interval_ms ?? 60_000);
+
+    const done = new Promise<AgentExit>((resolve) => { finish = resolve; });
+    connection = new Connection({
+      control_plane_url,
+      log: deps.log.child({ module: 'agent.connection' }),
+      backoff: deps.backoff,
+      greeting: () => {
+        const held = readIdentity(db);
+        if (held) return { secret: held.credential, first: { type: 'hello', node_id: held.node_id, ...agentInfo(), capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'], outbox: outbox.stats() } };
+        return { secret: config.token!, first: { type: 'enroll', ...agentInfo(), capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'] } };
+      },
+      onWelcome: (w) => {
+        const held = readIdentity(db);
+        if (!held) {
+          if (!w.credential || !isSecret('node_credential', w.credential)) {
+            throw new AgentFatalError('enrollment_failed', 'the control plane accepted the token but sent no node credential');
+          }
+          saveIdentity(db, { node_id: w.node_id, credential: new Secret(w.credential), control_plane_url });
+          log.info({ node_id: w.node_id, node_name: w.node_name }, 'enrolled');
+        } else if (held.node_id !== w.node_id) {
+          log.warn({ held: held.node_id, welcome: w.node_id }, 'control plane names another node id');
+        }
+        markConnected(db);
+        log.info({ node_id: w.node_id }, 'connected to control plane');
+        if (mode === 'enroll') {
+          setImmediate(() => void stop(0));
+          return;
+        }
+        sender.connected();
+        sendStats();
+      },
+      onMessage: (m) => dispatch(m, dispatchDeps),
+      onInvalid: (json, error) => rejectInvalid(json, error, send),
+      onDown: () => sender.disconnected(),
+    });
+    connection.run().then(
+      () => finish?.(mode === 'enroll' ? { kind: 'enrolled', node_id: readIdentity(db)?.node_id ?? '', already: false } : { kind: 'stopped' }),
+      async (err: unknown) => {
+        const error = err instanceof AgentFatalError ? err : new AgentFatalError('internal', String((err as Error)?.message ?? err));
+        await shutdown(0);
+        finish?.({ kind: 'fatal', error });
+      },
+    );
+    const exit = await done;
+    if (stopping) await stopping;
+    return exit;
+  }
+
+  function stop(grace_ms = 10_000): Promise<void> {
+    stopping ??= shutdown(grace_ms);
+    return stopping;
+  }
+
+  return { start, stop, outbox, assignments, queue, scheduler };
+}

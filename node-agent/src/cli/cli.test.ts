@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { newId } from '@vantage/shared-protocol';
+import { ControlPlaneStub } from '../connection/test-support/control-plane-stub.js';
+import { eventually } from '../connection/test-support/helpers.js';
+import { openStateDb } from '../state/db.js';
+import { readStatus, type StatusReport } from './status.js';
+
+const BIN = fileURLToPath(new URL('../../bin/node-agent.mjs', import.meta.url));
+
+interface Ran { code: number | null; signal: NodeJS.Signals | null; out: string; err: string }
+
+/** Start the real `node-agent` CLI; `done` resolves with its exit and output. */
+function start(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<Ran>; out: () => string } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { err += d; });
+  const done = new Promise<Ran>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out, err })));
+  return { child, done, out: () => out };
+}
+
+function status(dir: string): StatusReport {
+  const db = openStateDb(dir, { must_exist: true });
+  try {
+    return readStatus(db, dir);
+  } finally {
+    db.close();
+  }
+}
+
+t.test('version, help and bad input', async (t) => {
+  const v = await start(['version']).done;
+  t.equal(v.code, 0);
+  t.match(v.out, /^node-agent \d+\.\d+\.\d+ \(protocol 1, accepts 1-1\)/);
+  const bad = await start(['launch']).done;
+  t.equal(bad.code, 2);
+  t.match(bad.err, /unknown command: launch/);
+  const conf = await start(['status', '--concurrency', 'many']).done;
+  t.equal(conf.code, 2);
+  t.match(conf.err, /concurrency \(from flag --concurrency\)/);
+  const env = await start(['status'], { VANTAGE_AGENT_QUEUE_MAX: '-3' }).done;
+  t.match(env.err, /queue_max \(from env VANTAGE_AGENT_QUEUE_MAX\)/);
+  const none = await start(['status', '--state-dir', t.testdir()]).done;
+  t.equal(none.code, 1);
+  t.match(none.err, /no state DB/);
+  const noToken = await start(['enroll', '--state-dir', t.testdir(), '--control-plane-url', 'http://127.0.0.1:1']).done;
+  t.equal(noToken.code, 2);
+  t.match(noToken.err, /enroll needs an enrollment token/);
+});
+
+t.test('run: enroll, run tasks with the real probe engine, survive kill -9, stop softly on SIGTERM', async (t) => {
+  const target = net.createServer((c) => c.destroy());
+  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+  t.teardown(() => target.close());
+  const port = (target.address() as net.AddressInfo).port;
+  const cp = new ControlPlaneStub({ auto_ack: false });
+  await cp.listen();
+  t.teardown(() => cp.kill());
+  const dir = path.join(t.testdir(), 'state');
+  const token = cp.issueToken();
+  const args = ['run', '--state-dir', dir, '--control-plane-url', cp.url, '--allow-cidr', '127.0.0.0/8', '--log-level', 'debug'];
+
+  const first = start(args, { VANTAGE_AGENT_TOKEN: token });
+  t.teardown(() => first.child.kill('SIGKILL'));
+  await cp.waitFor((m) => m.type === 'outbox.stats', 60_000);
+  const tasks = Array.from({ length: 5 }, () => newId('probe_task'));
+  for (const task_id of tasks) {
+    cp.broadcast({ type: 'task.run', task_id, timeout_ms: 5000, check: { type: 'tcp', target: `127.0.0.1:${port}`, params: { port, timeout_ms: 5000, ip_version: 'auto' } } });
+  }
+  await cp.until(() => cp.results.size === 5);
+  t.ok([...cp.results.values()].every((r) => r.success && r.type === 'tcp' && (r.output as { state?: string } | null)?.state === 'open'), 'real tcp checks succeeded');
+  first.child.kill('SIGKILL');
+  const killed = await first.done;
+  t.equal(killed.signal, 'SIGKILL');
+  const credential = [...cp.credentials.keys()][0]!;
+  t.notMatch(killed.out + killed.err, token, 'token never logged');
+  t.notMatch(killed.out + killed.err, credential, 'credential never logged');
+
+  const after = status(dir);
+  t.equal(after.outbox_pending, 5, 'unacked results survived kill -9');
+  t.equal(after.node_id, cp.credentials.get(credential));
+  const table = await start(['status', '--state-dir', dir]).done;
+  t.match(table.out, /outbox pending\s*│\s*5/);
+  t.notMatch(table.out, credential);
+
+  const before = cp.results.size;
+  cp.results.clear();
+  cp.auto_ack = true;
+  const second = start(args); // no token needed any more
+  t.teardown(() => second.child.kill('SIGKILL'));
+  await cp.until(() => cp.results.size === before, 60_000);
+  await eventually(() => status(dir).outbox_pending === 0, 'outbox drained', 60_000);
+  second.child.kill('SIGTERM');
+  const stopped = await second.done;
+  t.equal(stopped.code, 0, 'soft shutdown exits 0');
+  t.match(stopped.out, /shutting down/);
+});

@@ -1,0 +1,49 @@
+import ipaddr from 'ipaddr.js';
+import { isSecret } from '@vantage/shared-protocol';
+import { z } from 'zod';
+import { LOG_LEVELS } from '../log.js';
+import { Secret } from '../secret.js';
+
+/** Defaults of issue 5 item 1 (the agent's config fields). */
+export const CONFIG_DEFAULTS = {
+  concurrency: 32,
+  queue_max: 256,
+  outbox_max_results: 100_000,
+  outbox_max_age_s: 7 * 24 * 3600,
+  allow_private: false,
+  allow_cidrs: [] as string[],
+  log_level: 'info' as const,
+};
+
+const cidr = z.string().refine((c) => {
+  try {
+    ipaddr.parseCIDR(c);
+    return true;
+  } catch {
+    return false;
+  }
+}, { message: 'must be a CIDR such as 198.18.0.0/15' });
+
+/**
+ * The agent's configuration after merging flags > env > file (config/load.ts). `token` becomes a
+ * {@link Secret}; `control_plane_url` is an http(s) base URL (the WebSocket path is added later).
+ */
+export const agentConfigSchema = z.object({
+  control_plane_url: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
+  token: z.string()
+    .refine((v) => isSecret('enrollment_token', v), { message: 'must be an ent_… enrollment token' })
+    .transform((v) => new Secret(v))
+    .optional(),
+  state_dir: z.string().min(1),
+  concurrency: z.number().int().min(1).max(1024).default(CONFIG_DEFAULTS.concurrency),
+  queue_max: z.number().int().min(0).max(100_000).default(CONFIG_DEFAULTS.queue_max),
+  outbox_max_results: z.number().int().min(10).max(10_000_000).default(CONFIG_DEFAULTS.outbox_max_results),
+  outbox_max_age_s: z.number().int().min(60).max(365 * 24 * 3600).default(CONFIG_DEFAULTS.outbox_max_age_s),
+  allow_private: z.boolean().default(CONFIG_DEFAULTS.allow_private),
+  allow_cidrs: z.array(cidr).default(CONFIG_DEFAULTS.allow_cidrs),
+  log_level: z.enum(LOG_LEVELS).default(CONFIG_DEFAULTS.log_level),
+}).strict();
+
+export type AgentConfig = z.infer<typeof agentConfigSchema>;
+export type ConfigKey = keyof z.input<typeof agentConfigSchema>;
+export const CONFIG_KEYS = Object.keys(agentConfigSchema.shape) as ConfigKey[];

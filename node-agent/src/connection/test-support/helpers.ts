@@ -1,0 +1,43 @@
+import pino from 'pino';
+import type { CheckRun } from '../../probes/check-run.js';
+import type { RunCheckFn } from '../../tasks/check-job.js';
+import { agentConfigSchema, type AgentConfig } from '../../config/schema.js';
+
+/** Poll `cond` every 20 ms until true; reject after `timeout_ms` with `what`. For state with no event (a DB count). */
+export async function eventually(cond: () => boolean, what: string, timeout_ms = 30_000): Promise<void> {
+  const deadline = Date.now() + timeout_ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A silent logger for tests. */
+export const quietLog = pino({ level: 'silent' });
+
+/** Agent config for tests: a state dir, a control plane URL and optional overrides. */
+export function testConfig(over: Record<string, unknown>): AgentConfig {
+  return agentConfigSchema.parse({ state_dir: '/nonexistent', ...over });
+}
+
+/**
+ * A small real check function for agent tests (instead of the probe engine): a target starting
+ * with `hold` waits until {@link release}d or aborted (then reports `cancelled`); others finish on
+ * the next turn with a successful tcp-shaped result.
+ */
+export function heldChecks() {
+  const held = new Map<string, () => void>();
+  const runCheck: RunCheckFn = (check, opts) => new Promise<CheckRun>((resolve) => {
+    const started_at = new Date().toISOString();
+    const finish = (ok: boolean) => resolve({
+      type: 'tcp', started_at, finished_at: new Date().toISOString(), success: ok,
+      error: ok ? null : 'check cancelled', error_class: ok ? null : 'cancelled',
+      output: ok ? { resolved_address: '198.18.1.10', port: 443, connect_ms: 0.5, state: 'open' } : null,
+    } as CheckRun);
+    if (opts.signal?.aborted) return finish(false);
+    opts.signal?.addEventListener('abort', () => finish(false), { once: true });
+    if (check.target.startsWith('hold')) held.set(check.target, () => finish(true));
+    else setImmediate(() => finish(true));
+  });
+  return { runCheck, release: (target: string) => held.get(target)?.(), held };
+}

@@ -1,0 +1,124 @@
+import { Client } from 'undici';
+import { resolveTarget, type IpVersion } from '../resolve.js';
+import type { TargetPolicy } from '../target-policy.js';
+import type { CertificateFacts } from './certificate.js';
+import { classifyNetError, type Failure } from './classify.js';
+import { pinnedConnector, type ConnectMarks } from './connect.js';
+import type { HopRequest } from './redirects.js';
+import { send, SendError, type Sent } from './send.js';
+
+/** Phase durations of one exchange in ms (floats), blackbox_exporter's boundaries; 0 when not reached. */
+export interface Phases {
+  /** start → address resolved (blackbox "resolve"). */
+  dns_ms: number;
+  /** resolved → TCP connected ("connect"). */
+  tcp_ms: number;
+  /** TCP connected → TLS handshake done ("tls"); 0 for http. */
+  tls_ms: number;
+  /** connection ready (request written) → response headers ("processing"). */
+  ttfb_ms: number;
+  /** response headers → last body byte or the cap ("transfer"). */
+  download_ms: number;
+}
+
+/** What one request/response exchange measured. */
+export interface HopMeasure {
+  resolved_address: string | null;
+  status_code: number | null;
+  headers: Record<string, string>;
+  phases: Phases;
+  /** Whole exchange, ms (float). */
+  total_ms: number;
+  /** Body bytes received (as sent on the wire, after chunked framing); null without a response. */
+  response_size: number | null;
+  body_truncated: boolean;
+  tls: { cipher: string; version: string } | null;
+  certificate: CertificateFacts | null;
+  failure: Failure | null;
+}
+
+export interface ExchangeOptions {
+  ip_version: IpVersion;
+  policy: TargetPolicy;
+  /** Aborts on the probe deadline or the runner's signal. */
+  signal: AbortSignal;
+  /** True once `signal` aborted because of the probe's own timeout_ms (for classification). */
+  timedOut: () => boolean;
+  timeout_ms: number;
+  /** Body bytes read at most; beyond it the body is cut and `body_truncated` set. */
+  body_cap_bytes: number;
+  ca?: string | string[];
+}
+
+const zeroPhases = (): Phases => ({ dns_ms: 0, tcp_ms: 0, tls_ms: 0, ttfb_ms: 0, download_ms: 0 });
+
+/**
+ * One HTTP exchange: resolve the URL's host once with resolveTarget (policy checked after
+ * resolution, DESIGN.md target safety), dial that address through a fresh undici Client (Host
+ * header and SNI from the URL), send the request, read the body up to `body_cap_bytes` and
+ * discard it. Never throws for network or target problems: they come back in `failure`.
+ */
+export async function exchange(req: HopRequest, opts: ExchangeOptions): Promise<HopMeasure> {
+  const t0 = performance.now();
+  const out: HopMeasure = {
+    resolved_address: null, status_code: null, headers: {}, phases: zeroPhases(), total_ms: 0,
+    response_size: null, body_truncated: false, tls: null, certificate: null, failure: null,
+  };
+  const resolved = await resolveTarget(req.url.hostname, opts.ip_version, opts.policy);
+  const tDns = performance.now();
+  out.phases.dns_ms = tDns - t0;
+  if (!resolved.ok) {
+    out.failure = { error: resolved.error, error_class: resolved.error_class };
+    out.total_ms = tDns - t0;
+    return out;
+  }
+  out.resolved_address = resolved.address;
+  if (opts.signal.aborted) {
+    out.failure = classifyNetError(opts.signal.reason, opts.timedOut(), opts.timeout_ms);
+    out.total_ms = performance.now() - t0;
+    return out;
+  }
+
+  const marks: ConnectMarks = { tcp_done: null, tls_done: null, tls: null, certificate: null, first_byte: null };
+  const port = req.url.port ? Number(req.url.port) : req.url.protocol === 'https:' ? 443 : 80;
+  const bare = req.url.hostname.replace(/^\[|\]$/g, '');
+  const { connector: connect, dispose } = pinnedConnector({
+    address: resolved.address, port, protocol: req.url.protocol,
+    servername: bare === resolved.address || bare.includes(':') || /^[\d.]+$/.test(bare) ? null : bare,
+    ca: opts.ca, signal: opts.signal,
+  }, marks);
+  const client = new Client(req.url.origin, {
+    connect, pipelining: 1, headersTimeout: opts.timeout_ms, bodyTimeout: opts.timeout_ms, connectTimeout: opts.timeout_ms,
+  });
+  let sent: Sent | null = null;
+  try {
+    sent = await send(client, { path: `${req.url.pathname}${req.url.search}`, method: req.method, headers: req.headers, body: req.body }, opts.signal, opts.body_cap_bytes);
+  } catch (err) {
+    sent = err instanceof SendError ? err.partial : null;
+    out.failure = classifyNetError(err instanceof SendError ? err.cause : err, opts.timedOut(), opts.timeout_ms);
+  } finally {
+    dispose();
+    client.destroy().catch(() => {});
+  }
+  const tEnd = !out.failure && sent ? sent.t_end : performance.now();
+  if (sent) {
+    out.status_code = sent.status_code;
+    out.headers = sent.headers;
+    out.response_size = sent.response_size;
+    out.body_truncated = sent.body_truncated;
+  }
+  out.tls = marks.tls;
+  out.certificate = marks.certificate;
+  const tcpDone = marks.tcp_done;
+  const ready = marks.tls_done ?? tcpDone;
+  if (tcpDone !== null) out.phases.tcp_ms = tcpDone - tDns;
+  if (marks.tls_done !== null && tcpDone !== null) out.phases.tls_ms = marks.tls_done - tcpDone;
+  if (sent && ready !== null) {
+    // First byte as the socket saw it (blackbox's GotFirstResponseByte), else headers parsed.
+    const firstByte = marks.first_byte !== null && marks.first_byte <= sent.t_headers ? marks.first_byte : sent.t_headers;
+    out.phases.ttfb_ms = firstByte - ready;
+    out.phases.download_ms = tEnd - firstByte;
+  }
+  out.total_ms = tEnd - t0;
+  return out;
+}

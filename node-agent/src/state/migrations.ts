@@ -1,0 +1,35 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Forward-only migrations of the node's state DB; `PRAGMA user_version` holds how many ran.
+ * meta: key/value facts (identity, counters); outbox: results not yet acked, `seq` gives the order
+ * they were produced in; assignments: the monitors this node runs, as the control plane sent them.
+ */
+export const MIGRATIONS: string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+   CREATE TABLE outbox (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     result_id TEXT NOT NULL UNIQUE,
+     created_at_ms INTEGER NOT NULL,
+     body TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX outbox_created ON outbox (created_at_ms);
+   CREATE TABLE assignments (monitor_id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT;`,
+];
+
+/**
+ * Apply the migrations `db` has not run yet, each in its own transaction with the version bump.
+ * @throws Error when the DB was written by a newer agent (user_version beyond what we know).
+ */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`state DB schema version ${current} is newer than this agent knows (${MIGRATIONS.length}); upgrade the agent`);
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import { LIMITS } from './limits.js';
+
+/**
+ * Account and credential wire shapes (spec/api.md 2.5, 4.3, part 5). Routes validate requests with
+ * these and the OpenAPI document is generated from them.
+ */
+
+/** Profile locales (spec 2.5): cn = simplified Chinese, tw = traditional Chinese, en. */
+export const ACCOUNT_LOCALES = ['cn', 'en', 'tw'] as const;
+/** Profile themes (spec 2.5). */
+export const ACCOUNT_THEMES = ['system', 'light', 'dark'] as const;
+/** Scopes of account API keys and PATs (spec 4.3); omitted or empty grants both. */
+export const ACCOUNT_KEY_SCOPES = ['read', 'write'] as const;
+
+let zones: Set<string> | undefined;
+/** True for an IANA time-zone name this runtime knows (`Intl.supportedValuesOf('timeZone')`) or `UTC`. */
+export function isIanaTimezone(name: string): boolean {
+  zones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']);
+  return zones.has(name);
+}
+
+/** Number of Unicode code points (spec 4.3 "max 64 Unicode chars"; an emoji counts once). */
+export function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+// Control characters other than tab/newline cannot be stored (NUL) or displayed sensibly.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/**
+ * Optional profile text: NFC-normalised, at most `max` code points, no control characters (tab
+ * and newline allowed in multi-line text). Null, empty or blank → null (clears the field).
+ */
+function profileText(max: number, multiline: boolean) {
+  return z.string()
+    .transform((s) => s.normalize('NFC'))
+    .refine((s) => !(multiline ? CONTROL : /[\u0000-\u001f\u007f]/).test(s), { message: 'must not contain control characters' })
+    .refine((s) => codePoints(s) <= max, { message: `must be at most ${max} characters` })
+    .transform((s) => (s.trim() === '' ? null : s))
+    .nullable();
+}
+
+/** Email as accepted at registration and login: trimmed, at most 254 characters (RFC 5321). */
+const emailSchema = z.string().trim().max(254).pipe(z.email());
+
+/** `POST /v1/auth/register` body (spec 4.3): password at least 8 characters. */
+export const registerRequestSchema = z.object({
+  email: emailSchema,
+  password: z.string().min(LIMITS.password_min_chars).max(1024).refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL' }),
+});
+export type RegisterRequest = z.infer<typeof registerRequestSchema>;
+
+/** `POST /v1/auth/login` body (spec 4.3): `otp` is the 6-digit TOTP code once 2FA is enabled. */
+export const loginRequestSchema = z.object({
+  email: z.string().trim().min(1).max(254),
+  password: z.string().min(1).max(1024),
+  otp: z.string().max(16).optional(),
+});
+export type LoginRequest = z.infer<typeof loginRequestSchema>;
+
+/** `POST /v1/auth/refresh` body (ours; spec 5.10 leaves the exchange open): a `rt_` token. */
+export const refreshRequestSchema = z.object({ refresh_token: z.string().min(1).max(200) });
+
+/**
+ * Auth token response (spec 2.5): `access_token` (JWT, 900 s), `token_type` Bearer, `expires_in`,
+ * plus the rotating `refresh_token` and `user_id`.
+ * @example { "access_token": "eyJ…", "token_type": "Bearer", "expires_in": 900, "refresh_token": "rt_…", "user_id": "u_…" }
+ */
+export const tokenResponseSchema = z.object({
+  access_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int(),
+  refresh_token: z.string(),
+  user_id: z.string(),
+});
+export type TokenResponse = z.infer<typeof tokenResponseSchema>;
+
+/** User profile (spec 2.5). `email`/`phone` are empty strings when unbound; phone is masked. */
+export const profileSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  email_verified: z.boolean(),
+  phone: z.string(),
+  phone_verified: z.boolean(),
+  has_password: z.boolean(),
+  display_name: z.string().nullable(),
+  avatar_url: z.string().nullable(),
+  bio: z.string().nullable(),
+  locale: z.enum(ACCOUNT_LOCALES),
+  timezone: z.string(),
+  theme: z.enum(ACCOUNT_THEMES),
+  status: z.string(),
+  two_factor_enabled: z.boolean(),
+});
+export type Profile = z.infer<typeof profileSchema>;
+
+/**
+ * `PATCH /v1/account/profile` body (spec 4.3, 7 rule 1): every field optional, omitted =
+ * unchanged, unknown fields rejected; display_name max 64 and bio max 500 code points, null or
+ * blank clears; locale cn/en/tw; timezone an IANA name; theme system/light/dark.
+ */
+export const profilePatchSchema = z.strictObject({
+  display_name: profileText(LIMITS.display_name_max_chars, false).optional(),
+  bio: profileText(LIMITS.bio_max_chars, true).optional(),
+  locale: z.enum(ACCOUNT_LOCALES).optional(),
+  timezone: z.string().max(64).refine(isIanaTimezone, { message: 'must be an IANA time zone name' }).optional(),
+  theme: z.enum(ACCOUNT_THEMES).optional(),
+});
+export type ProfilePatch = z.infer<typeof profilePatchSchema>;
+
+/** 2FA setup answer: the base32 TOTP secret and its otpauth:// URI (RFC 6238, SHA1, 6 digits, 30 s). */
+export const totpSetupSchema = z.object({ secret: z.string(), otpauth_uri: z.string() });
+/** 2FA confirm/disable body: the current 6-digit code. */
+export const totpCodeRequestSchema = z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits') });
+
+const keyCommon = {
+  /** Display name of the credential. */
+  name: z.string().trim().min(1).max(100).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' }),
+  /** read and/or write; omitted or empty grants both (spec 4.3). */
+  scopes: z.array(z.enum(ACCOUNT_KEY_SCOPES)).max(2).optional(),
+  /** Validity in days, 1-90, default 90 (spec 4.3, part 8). */
+  expires_days: z.number().int().min(LIMITS.api_key_expires_days_min).max(LIMITS.api_key_expires_days_max).default(LIMITS.api_key_expires_days_default),
+};
+
+/** `POST /v1/account/api-keys` body (spec 4.3); `type` test gives an `sk_test_` key (spec 2.5). */
+export const createApiKeyRequestSchema = z.object({ ...keyCommon, type: z.enum(['production', 'test']).default('production') });
+export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequestSchema>;
+
+/** ApiKey (spec 2.5): never the secret; `key_prefix` is the masked form (`sk_live_abcd…wxyz`). */
+export const apiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  key_prefix: z.string(),
+  type: z.enum(['production', 'test']),
+  scopes: z.array(z.string()),
+  status: z.enum(['active', 'revoked']),
+  created_at: z.iso.datetime(),
+  expires_at: z.iso.datetime().nullable(),
+  last_used_at: z.iso.datetime().nullable(),
+});
+export type ApiKey = z.infer<typeof apiKeySchema>;
+
+/** Create answer (spec 4.3): the key record plus `key`, the full secret, returned exactly once. */
+export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() });
+/** `GET /v1/account/api-keys` payload (spec 2.2): `{api_keys[], total, limit, offset}`. */
+export const apiKeyListSchema = z.object({ api_keys: z.array(apiKeySchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+/** `POST /v1/account/tokens` body: a personal access token (`svc_pat_`, spec 5.2). */
+export const createPatRequestSchema = z.object(keyCommon);
+/** A personal access token record; `token_prefix` masked (`svc_pat_abcd…wxyz`). */
+export const patSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  token_prefix: z.string(),
+  scopes: z.array(z.string()),
+  status: z.enum(['active', 'revoked']),
+  created_at: z.iso.datetime(),
+  expires_at: z.iso.datetime().nullable(),
+  last_used_at: z.iso.datetime().nullable(),
+});
+/** PAT create answer: the record plus `token`, the full secret, returned exactly once. */
+export const createdPatSchema = patSchema.extend({ token: z.string() });
+/** `GET /v1/account/tokens` payload: `{tokens[], total, limit, offset}`. */
+export const patListSchema = z.object({ tokens: z.array(patSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { idSchema } from './ids.js';
+import { LIMITS } from './limits.js';
+
+/*
+ * HTTP shapes of the node side of the API: enrollment tokens (spec 2.12), the node directory
+ * (spec 4.6 GET /v1/nodes) and the fixed city dictionary (spec 4.7 GET /v1/geo/cities).
+ * Dictionary checks (province whitelist, city belongs to country and province) need the
+ * dictionary and are done by the control plane; these schemas check shapes only.
+ */
+
+/** Operators a token may declare (spec 2.12). */
+export const NODE_OPERATORS = ['chinatelecom', 'chinaunicom', 'chinamobile', 'other'] as const;
+export const nodeOperatorSchema = z.enum(NODE_OPERATORS);
+
+/** ISO 3166-1 alpha-2, upper-cased (spec 2.12 "upper-cased by the service"). */
+export const countryCodeSchema = z.string().regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code').transform((c) => c.toUpperCase());
+/** ISO 3166-2 subdivision: two letters, hyphen, 1-3 alphanumerics (spec 2.12), upper-cased. */
+export const provinceCodeSchema = z.string().regex(/^[A-Za-z]{2}-[A-Za-z0-9]{1,3}$/, 'must be an ISO 3166-2 code such as CN-BJ').transform((c) => c.toUpperCase());
+
+/**
+ * Create an enrollment token (spec 2.12): every field optional. `ttl_hours` (1-720, default from
+ * configuration, 24) is ours: the spec says tokens expire but not when.
+ * @example { "label": "bj-probe-1", "country_code": "cn", "declared_province": "CN-BJ", "city_id": 1, "operator": "chinatelecom" }
+ */
+export const enrollmentTokenCreateSchema = z.strictObject({
+  label: z.string().trim().min(1).max(LIMITS.enrollment_label_max_chars).optional(),
+  country_code: countryCodeSchema.optional(),
+  declared_province: provinceCodeSchema.optional(),
+  city_id: z.number().int().min(1).max(2147483647).optional(),
+  operator: nodeOperatorSchema.optional(),
+  sponsor_user_id: z.string().min(1).max(64).optional(),
+  ttl_hours: z.number().int().min(1).max(720).optional(),
+});
+export type EnrollmentTokenCreate = z.infer<typeof enrollmentTokenCreateSchema>;
+
+/** Created token: the `ent_` secret is returned once (spec 2.12), with its record id. */
+export const enrollmentTokenCreatedSchema = z.object({
+  id: idSchema('enrollment_token_record'),
+  token: z.string(),
+  expires_at: z.iso.datetime(),
+});
+
+export const enrollmentTokenStatusSchema = z.enum(['active', 'used', 'expired']);
+
+/** One enrollment token in `{tokens[]}` (spec 2.12); `preview` is masked (`ent_abcd…wxyz`). */
+export const enrollmentTokenItemSchema = z.object({
+  id: idSchema('enrollment_token_record'),
+  label: z.string().nullable(),
+  status: enrollmentTokenStatusSchema,
+  created_at: z.iso.datetime(),
+  expires_at: z.iso.datetime(),
+  preview: z.string(),
+  consumed_node_id: z.string().nullable(),
+  country_code: z.string().nullable(),
+  declared_province: z.string().nullable(),
+  city_id: z.number().int().nullable(),
+  operator: nodeOperatorSchema.nullable(),
+});
+export type EnrollmentTokenItem = z.infer<typeof enrollmentTokenItemSchema>;
+export const enrollmentTokenListSchema = z.object({ tokens: z.array(enrollmentTokenItemSchema) });
+
+/** Node status (spec 4.6 "online..."): online, offline, disabled (by its owner), banned (by an operator). */
+export const NODE_STATUSES = ['online', 'offline', 'disabled', 'banned'] as const;
+export const nodeStatusSchema = z.enum(NODE_STATUSES);
+export type NodeStatus = z.infer<typeof nodeStatusSchema>;
+
+/**
+ * One node in the public directory (spec 4.6 `{id, name, country, region, provider, status}`),
+ * plus city, ASN, tags and capabilities so callers can build a `nodes` selection.
+ */
+export const nodeListItemSchema = z.object({
+  id: idSchema('node'),
+  name: z.string(),
+  country: z.string().nullable(),
+  region: z.string().nullable(),
+  city: z.string().nullable(),
+  asn: z.number().int().nullable(),
+  provider: z.string().nullable(),
+  status: nodeStatusSchema,
+  tags: z.array(z.string()),
+  capabilities: z.array(z.string()),
+  last_seen_at: z.iso.datetime().nullable(),
+});
+export type NodeListItem = z.infer<typeof nodeListItemSchema>;
+
+/** A node as its owner sees it: the directory entry plus owner-only facts. */
+export const nodeDetailSchema = nodeListItemSchema.extend({
+  isp: z.string().nullable(),
+  agent_version: z.string().nullable(),
+  created_at: z.iso.datetime(),
+  /** Owner-only (null for everyone else). */
+  ip_address: z.string().nullable(),
+  allow_private: z.boolean().nullable(),
+  is_owner: z.boolean(),
+});
+export type NodeDetail = z.infer<typeof nodeDetailSchema>;
+
+/** GET /v1/nodes filters (spec 2.2 paging: page >= 1, page_size 1-200). */
+export const nodeListQuerySchema = z.object({
+  country: countryCodeSchema.optional(),
+  region: z.string().min(1).max(64).optional(),
+  provider: z.string().min(1).max(128).optional(),
+  status: nodeStatusSchema.optional(),
+  asn: z.coerce.number().int().min(1).max(4294967295).optional(),
+  tag: z.string().min(1).max(32).optional(),
+  mine: z.enum(['true', 'false']).optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  page_size: z.coerce.number().int().min(1).max(LIMITS.page_size_max).default(LIMITS.page_size_default),
+});
+
+/** `{items[], total, page, page_size, has_more}` (spec 2.2 list variant). */
+export const nodeListSchema = z.object({
+  items: z.array(nodeListItemSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+  has_more: z.boolean(),
+});
+
+const tagSchema = z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,31}$/, 'tags are 1-32 of a-z 0-9 _ . : - starting with a letter or digit');
+
+/**
+ * Owner update of a node (PATCH /v1/nodes/{id}); omitted = unchanged.
+ * @example { "name": "fra-1", "tags": ["eu", "hetzner"], "allow_private": false }
+ */
+export const nodeUpdateSchema = z.strictObject({
+  name: z.string().trim().min(1).max(64).optional(),
+  tags: z.array(tagSchema).max(20).optional(),
+  allow_private: z.boolean().optional(),
+});
+export type NodeUpdate = z.infer<typeof nodeUpdateSchema>;
+
+/** One city of the fixed dictionary (spec 4.7): integer id, ISO country and ISO 3166-2 province. */
+export const citySchema = z.object({
+  id: z.number().int().min(1),
+  name: z.string(),
+  country: z.string(),
+  province: z.string(),
+  province_name: z.string(),
+});
+export type City = z.infer<typeof citySchema>;
+export const cityListQuerySchema = z.object({
+  country: countryCodeSchema.optional(),
+  province: provinceCodeSchema.optional(),
+});
+export const cityListSchema = z.object({ items: z.array(citySchema) });
