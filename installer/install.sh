@@ -502,7 +502,7 @@ main() {
   fi
   WORK=''; INCOMING=''
   trap cleanup EXIT
-  trap 'exit 130' INT TERM
+  trap 'exit 130' HUP INT TERM
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/vantage-install.XXXXXX")
   ensure_node
   download_bundle

@@ -1,0 +1,28 @@
+import { spawn } from 'node:child_process';
+import t from 'tap';
+import { ROOT } from './demo/processes.js';
+
+// README command 1, end to end: the real control plane on the embedded database, three real agent
+// processes enrolled with real ent_ tokens through the API, and every probe type run against local
+// targets through the public API. `--once` makes it exit after printing the tables.
+t.test('the main job runs every probe type on three enrolled nodes and prints the results', { timeout: 300_000 }, async (t) => {
+  const { NODE_OPTIONS: _ignored, ...env } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/demo/main.ts', '--once', '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  t.equal(code, 0, `demo exit code (output:\n${out.slice(-3000)})`);
+  t.match(out, /3 nodes online/);
+  const root = process.getuid?.() === 0;
+  const types = root ? ['HTTP', 'TCP', 'DNS', 'PING', 'TRACEROUTE'] : ['HTTP', 'TCP', 'DNS'];
+  for (const type of types) t.match(out, new RegExp(`${type} \\S+: completed`), `${type} task completed`);
+  t.equal((out.match(/· 3 ok · 0 failed/g) ?? []).length, types.length, 'every probe: 3 nodes ok, none failed');
+  t.match(out, /200 · \d+ B · dns \d+ tcp \d+ ttfb \d+/, 'http row shows status, size and timing');
+  t.match(out, /NOERROR via 127\.0\.0\.1:\d+ · 198\.18\.0\.10, 198\.18\.0\.11/, 'dns row shows the answers the server gave');
+  t.match(out, /open · port \d+/, 'tcp row shows the open port');
+  if (root) t.match(out, /3\/3 · loss 0%/, 'ping row shows all packets received');
+  else t.match(out, /ping and traceroute .* skipped/);
+  t.match(out, /pollution_detected false/, 'identical answers: no pollution');
+});

@@ -1,0 +1,140 @@
+/**
+ * The main job (README command 1; issue 7 item 4): on a fresh machine, with the embedded database,
+ * start the control plane and three local probe nodes, run a multi-node probe of every type against
+ * local targets, print node results and summaries as tables with progress while waiting, then leave
+ * the API up (base URL and a ready-to-paste curl) until interrupted.
+ *
+ * Options: `--once` runs the probes and exits (used by test/demo.test.ts); `--port N` (default
+ * VANTAGE_PORT or 8080, the next free port when taken); `--nodes N` (default 3, max 9).
+ * Without root, ping and traceroute (raw ICMP sockets) are skipped and the output says so.
+ * State lives in `.data/demo/` and is wiped at each start: this is a demo, not a deployment.
+ */
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Api } from './api.js';
+import { ROOT, startChild, waitFor, type Child } from './processes.js';
+import { progress, renderTask } from './render.js';
+import { startTargets } from './targets.js';
+
+const LOCATIONS = [
+  { label: 'demo-fra', country_code: 'DE' }, { label: 'demo-tyo', country_code: 'JP' }, { label: 'demo-nyc', country_code: 'US' },
+  { label: 'demo-sin', country_code: 'SG' }, { label: 'demo-gru', country_code: 'BR' }, { label: 'demo-lhr', country_code: 'GB' },
+  { label: 'demo-bom', country_code: 'IN' }, { label: 'demo-cdg', country_code: 'FR' }, { label: 'demo-pek', country_code: 'CN' },
+];
+
+const { values } = parseArgs({ options: { once: { type: 'boolean' }, port: { type: 'string' }, nodes: { type: 'string' } } });
+const node_count = Math.min(Math.max(Number(values.nodes ?? 3) || 3, 1), LOCATIONS.length);
+const is_root = process.getuid?.() === 0;
+const data_dir = join(ROOT, '.data', 'demo');
+const log_dir = join(data_dir, 'logs');
+const children: Child[] = [];
+let stopping = false;
+
+const say = (line: string) => process.stdout.write(line + '\n');
+
+async function freePort(wanted: number): Promise<number> {
+  const tryListen = (port: number) => new Promise<number | null>((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(null));
+    s.listen(port, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); });
+  });
+  return (await tryListen(wanted)) ?? (await tryListen(0))!;
+}
+
+async function stopAll(code: number): Promise<never> {
+  stopping = true;
+  await Promise.all(children.map((c) => c.stop()));
+  process.exit(code);
+}
+
+function onChildExit(name: string, code: number | null): void {
+  if (stopping) return;
+  process.stderr.write(`\n${name} exited unexpectedly (code ${code}); its log: ${join(log_dir, name + '.log')}\n`);
+  void stopAll(1);
+}
+
+async function main(): Promise<void> {
+  rmSync(data_dir, { recursive: true, force: true });
+  const port = await freePort(Number(values.port ?? process.env.VANTAGE_PORT ?? 8080));
+  const base_url = `http://127.0.0.1:${port}`;
+  const bar = progress();
+
+  say(`Vantage demo: control plane + ${node_count} local probe nodes on loopback (logs in ${log_dir})`);
+  if (!is_root) say('not root: ping and traceroute need raw ICMP sockets (CAP_NET_RAW) and are skipped; run as root to include them');
+
+  bar.update('starting the control plane (embedded Postgres)…');
+  children.push(startChild('control-plane', 'control-plane/bin/control-plane.mjs', [], {
+    VANTAGE_PORT: String(port), VANTAGE_HOST: '127.0.0.1', VANTAGE_PUBLIC_URL: base_url,
+    VANTAGE_DATA_DIR: join(data_dir, 'control-plane'), VANTAGE_LOG_LEVEL: 'warn',
+    // The demo's targets are on loopback: let anonymous probes reach them (DESIGN.md allow-list).
+    VANTAGE_PROBE_ALLOW_CIDRS: '127.0.0.0/8,::1/128', DATABASE_URL: '', VANTAGE_DATABASE_URL: '',
+  }, log_dir, onChildExit));
+  await waitFor('the control plane', 120_000, async () => (await fetch(`${base_url}/v1/openapi.json`)).ok || null);
+
+  const api = new Api(base_url);
+  const email = `demo-${Date.now()}@vantage.local`;
+  const auth = await api.call<{ access_token: string }>('POST', '/v1/auth/register', { email, password: `demo-${Math.random().toString(36).slice(2)}-pw` });
+  api.authorize(auth.access_token);
+
+  for (let i = 0; i < node_count; i++) {
+    const loc = LOCATIONS[i]!;
+    bar.update(`enrolling node ${i + 1}/${node_count} (${loc.label})…`);
+    const { token } = await api.call<{ token: string }>('POST', '/v1/enrollment-tokens', loc);
+    children.push(startChild(loc.label, 'node-agent/bin/node-agent.mjs', [
+      'run', '--control-plane-url', base_url, '--token', token, '--state-dir', join(data_dir, 'agents', loc.label),
+      '--allow-private', '--log-level', 'warn',
+    ], {}, log_dir, onChildExit));
+  }
+  await waitFor('the nodes to come online', 120_000, async () => {
+    const { items } = await api.call<{ items: Array<{ status: string }> }>('GET', '/v1/nodes?status=online');
+    bar.update(`waiting for nodes: ${items.length}/${node_count} online…`);
+    return items.length >= node_count || null;
+  });
+  bar.done();
+  say(`${node_count} nodes online`);
+
+  const targets = await startTargets();
+  const probes: Array<{ type: string; body: Record<string, unknown>; extra?: (task: any) => string }> = [
+    { type: 'http', body: { target: targets.http_url }, extra: () => `target waits ${targets.http_delay_ms} ms` },
+    { type: 'tcp', body: { target: targets.tcp_target } },
+    { type: 'dns', body: { target: targets.dns.zone, params: { record_type: 'A', server: targets.dns.server } }, extra: (t) => `pollution_detected ${t.pollution_detected}` },
+  ];
+  if (is_root) {
+    probes.push({ type: 'ping', body: { target: '127.0.0.1', params: { count: 3, interval_ms: 200 } } });
+    probes.push({ type: 'traceroute', body: { target: '127.0.0.1', params: { max_hops: 5 } } });
+  }
+  let failures = 0;
+  for (const p of probes) {
+    const created = await api.call<{ task_id: string }>('POST', `/v1/probe/${p.type}`, { ...p.body, nodes: { count: node_count } });
+    const started = Date.now();
+    const task = await waitFor(`the ${p.type} probe`, 90_000, async () => {
+      const t = await api.call<any>('GET', `/v1/probe/tasks/${created.task_id}`);
+      bar.update(`${p.type}: ${t.node_results.length}/${node_count} nodes answered (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      return t.status === 'completed' || t.status === 'failed' ? t : null;
+    }, 150);
+    bar.done();
+    if (task.summary.fail_count > 0) failures++;
+    say(renderTask(p.type, String(p.body.target), task, p.extra?.(task)));
+  }
+
+  if (values.once) {
+    await targets.close();
+    say(`\ndone: ${probes.length} probe types on ${node_count} nodes, ${failures} with failed nodes`);
+    await stopAll(failures === 0 ? 0 : 1);
+  }
+  say(`\nThe API is up at ${base_url} (OpenAPI: ${base_url}/v1/openapi.json). Try:`);
+  say(`  curl -s -X POST ${base_url}/v1/probe/http -H 'content-type: application/json' -d '{"target":"${targets.http_url}","nodes":{"count":${node_count}}}'`);
+  say(`  curl -s ${base_url}/v1/probe/tasks/<task_id>     # poll; or …/stream for server-sent events`);
+  say(`  curl -s ${base_url}/v1/nodes`);
+  say('Ctrl-C stops everything.');
+  const stop = () => { say('\nstopping…'); void targets.close().finally(() => stopAll(0)); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  process.stderr.write(`\ndemo failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  void stopAll(1);
+});
