@@ -29,7 +29,7 @@ t.test('a probe runs on real connected nodes through the hub', async (t) => {
   const forged = nodeResult(run2.task_id, 'tcp', 4);
   one.node.send({ type: 'result.batch', batch_id: 1, results: [mine, forged] });
   const ack = await one.node.next('result.ack');
-  t.same(ack.result_ids, [mine.result_id], 'only the node\'s own result is acked');
+  t.same(ack.result_ids, [mine.result_id, forged.result_id], 'the forged result is settled (acked) so the node drops it…');
 
   const failed = nodeResult(run2.task_id, 'tcp', 0, { success: false, error: 'connection refused', error_class: 'refused', output: { resolved_address: '1.1.1.1', port: 443, connect_ms: null, state: 'refused' } });
   two.node.send({ type: 'result.batch', batch_id: 7, results: [failed] });

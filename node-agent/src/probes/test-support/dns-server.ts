@@ -97,7 +97,14 @@ export async function startDnsServer(options: DnsTestServerOptions = {}): Promis
   const host = options.host ?? '127.0.0.1';
   const delay_ms = options.delay_ms ?? 0;
   const stats = { udp: 0, tcp: 0 };
-  const later = (fn: () => void) => (delay_ms > 0 ? setTimeout(fn, delay_ms) : fn());
+  // Timers tick in whole ms (libuv), so a plain setTimeout would add up to 1 ms of jitter; sleep
+  // to within 1 ms and then spin with setImmediate to the exact delay (benchmarks compare medians).
+  const later = (fn: () => void) => {
+    if (delay_ms <= 0) return fn();
+    const due = performance.now() + delay_ms;
+    const spin = () => (performance.now() >= due ? fn() : setImmediate(spin));
+    setTimeout(spin, Math.max(0, delay_ms - 1.5));
+  };
   const connections = new Set<net.Socket>();
 
   const onDatagram = (udp: dgram.Socket, msg: Buffer, rinfo: dgram.RemoteInfo) => {
