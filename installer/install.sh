@@ -337,10 +337,6 @@ write_config() {
   chmod 0755 "$CONF_DIR"
   chown "$SERVICE_USER:$SERVICE_GROUP" "$STATE_DIR"
   chmod 0700 "$STATE_DIR"
-  if [ -n "$NAME" ] && ! "$NODE_BIN" "$PREFIX_DIR/current/node-agent.mjs" help 2>/dev/null | grep -q -e '--name'; then
-    say "this agent version has no name setting: --name ignored (the node is named after the token's label or the host name)"
-    NAME=''
-  fi
   tmp=$CONF_DIR/.agent.json.$$
   (umask 077 && VI_IN=$CONF_FILE VI_OUT=$tmp VI_URL=$URL VI_TOKEN=$TOKEN VI_STATE=$STATE_DIR \
     VI_NAME=$NAME VI_ALLOW_PRIVATE=$ALLOW_PRIVATE VI_ALLOW_CIDRS=$ALLOW_CIDRS "$NODE_BIN" -e '

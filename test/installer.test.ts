@@ -153,7 +153,7 @@ t.test('install, enroll, upgrade in place, uninstall: inside a namespace host', 
   let nodeId = '';
   let firstPid = 0;
   await t.test('first install enrolls the node and prints its id', async (t) => {
-    const res = await install(`--token ${token} --user nobody --yes --allow-cidrs 198.18.0.0/15 --wait 180`);
+    const res = await install(`--token ${token} --user nobody --yes --name edge-ns-1 --allow-cidrs 198.18.0.0/15 --wait 180`);
     t.equal(res.code, 0, `install.sh exit 0\n${res.stderr}`);
     nodeId = res.stdout.match(NODE_ID)?.[0] ?? '';
     t.ok(nodeId, `node id printed: ${res.stdout.trim()}`);
@@ -163,7 +163,7 @@ t.test('install, enroll, upgrade in place, uninstall: inside a namespace host', 
     t.equal(modeOf(stateDir), 0o700, 'state dir 0700');
     t.equal(statSync(stateDir).uid, nobody);
     const conf = JSON.parse(readFileSync(confFile, 'utf8'));
-    t.match(conf, { control_plane_url: base, token, state_dir: stateDir, allow_cidrs: ['198.18.0.0/15'] });
+    t.match(conf, { control_plane_url: base, token, state_dir: stateDir, name: 'edge-ns-1', allow_cidrs: ['198.18.0.0/15'] });
 
     const unit = readFileSync(unitFile, 'utf8');
     for (const line of ['User=nobody', 'AmbientCapabilities=CAP_NET_RAW', 'CapabilityBoundingSet=CAP_NET_RAW', 'NoNewPrivileges=yes',
@@ -185,8 +185,9 @@ t.test('install, enroll, upgrade in place, uninstall: inside a namespace host', 
     t.match(status, new RegExp(`^Uid:\\s+${nobody}\\s+${nobody}\\s`, 'm'), 'the agent runs as the service user');
     t.match(status, /^CapEff:\s+0000000000002000$/m, 'with CAP_NET_RAW and nothing else');
     t.match(status, /^CapBnd:\s+0000000000002000$/m, 'bounded to CAP_NET_RAW');
-    await waitOnline(nodeId);
+    const listed = await waitOnline(nodeId) as { name?: string };
     t.pass(`GET /v1/nodes lists ${nodeId} online`);
+    t.equal(listed.name, 'edge-ns-1', 'the node carries the --name given to the installer');
   });
 
   await t.test('re-running upgrades in place without re-enrolling', { skip: !nodeId && 'first install failed' }, async (t) => {

@@ -95,7 +95,7 @@ export function createAgent(deps: AgentDeps): Agent {
   let stopping: Promise<void> | null = null;
   let housekeeping: NodeJS.Timeout | null = null;
 
-  const agentInfo = () => ({ protocol_version: PROTOCOL_VERSION, agent_version: deps.agent_version, hostname: deps.hostname ?? os.hostname() });
+  const agentInfo = () => ({ protocol_version: PROTOCOL_VERSION, agent_version: deps.agent_version, hostname: deps.hostname ?? os.hostname(), ...(config.name ? { name: config.name } : {}) });
   const sendStats = () => send({ type: 'outbox.stats', ...outbox.stats() });
 
   async function shutdown(grace_ms: number): Promise<void> {

@@ -16,3 +16,4 @@ export * from './node-protocol/close-codes.js';
 export * from './node-protocol/messages.js';
 export * from './nodes.js';
 export * from './account.js';
+export * from './host-port.js';

@@ -71,7 +71,7 @@ async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<vo
     const declared = token.country_code !== null;
     const row = await insertNode(tx, {
       id: node_id,
-      name: (token.label ?? msg.hostname ?? `node-${node_id.slice(-6)}`).slice(0, 64),
+      name: (msg.name ?? token.label ?? msg.hostname ?? `node-${node_id.slice(-6)}`).slice(0, 64),
       owner_user_id: token.user_id,
       instance_id: core.instance_id,
       credential_hash: secretHash(credential),

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { ProbeParams, ProbeType } from '@vantage/shared-protocol';
+import { splitHostPort as splitTarget, type ProbeParams, type ProbeType } from '@vantage/shared-protocol';
 
 /**
  * A probe target taken apart (spec 4.1 "target is a URL / host or IP / domain / host:port"):
@@ -27,31 +27,10 @@ export function isHost(host: string): boolean {
   return isIP(host) !== 0 || HOSTNAME.test(host);
 }
 
-/**
- * Split `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 literal (no port possible), the
- * same grammar as the node (node-agent/src/probes/tcp.ts parseHostPort). Null when malformed.
- */
+/** `splitHostPort` of shared-protocol (the node uses the same grammar) plus an RFC 1123 host check. */
 export function splitHostPort(text: string): { host: string; port: number | null } | null {
-  let host: string;
-  let port_text: string | null = null;
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-  if (bracketed) {
-    host = bracketed[1]!;
-    port_text = bracketed[2] ?? null;
-    if (isIP(host) !== 6) return null;
-  } else if (isIP(text) === 6) {
-    host = text;
-  } else {
-    const parts = text.split(':');
-    if (parts.length > 2) return null;
-    host = parts[0]!;
-    port_text = parts[1] ?? null;
-  }
-  if (!isHost(host)) return null;
-  if (port_text === null) return { host, port: null };
-  if (!/^\d{1,5}$/.test(port_text)) return null;
-  const port = Number(port_text);
-  return port >= 1 && port <= 65535 ? { host, port } : null;
+  const hp = splitTarget(text);
+  return hp && isHost(hp.host) ? hp : null;
 }
 
 function parseHttp(target: string): ParsedTarget {

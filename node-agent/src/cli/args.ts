@@ -29,6 +29,7 @@ options (environment fallback in brackets; flags > env > config file > defaults)
   --config <file>              JSON config file [VANTAGE_AGENT_CONFIG] (default /etc/vantage/agent.json, ./agent.json)
   --control-plane-url <url>    http(s) base URL of the control plane [VANTAGE_AGENT_CONTROL_PLANE_URL]
   --token <ent_…>              enrollment token, used once [VANTAGE_AGENT_TOKEN]
+  --name <name>                node name sent at enrollment [VANTAGE_AGENT_NAME] (default: token label, else host name)
   --state-dir <dir>            state DB folder [VANTAGE_AGENT_STATE_DIR] (default /var/lib/vantage-agent as root, else ./.agent-state)
   --concurrency <n>            checks running at once [VANTAGE_AGENT_CONCURRENCY] (default 32)
   --queue-max <n>              tasks waiting beyond those [VANTAGE_AGENT_QUEUE_MAX] (default 256)
@@ -42,7 +43,7 @@ options (environment fallback in brackets; flags > env > config file > defaults)
 exit status: 0 ok; 1 unexpected error; 2 bad command line or configuration; 3 refused by the control plane (no retry)`;
 
 const STRING_FLAGS: Array<[string, ConfigKey]> = [
-  ['control-plane-url', 'control_plane_url'], ['token', 'token'], ['state-dir', 'state_dir'],
+  ['control-plane-url', 'control_plane_url'], ['token', 'token'], ['state-dir', 'state_dir'], ['name', 'name'],
   ['concurrency', 'concurrency'], ['queue-max', 'queue_max'], ['outbox-max-results', 'outbox_max_results'],
   ['outbox-max-age-s', 'outbox_max_age_s'], ['log-level', 'log_level'],
 ];

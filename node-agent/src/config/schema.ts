@@ -35,6 +35,8 @@ export const agentConfigSchema = z.object({
     .transform((v) => new Secret(v))
     .optional(),
   state_dir: z.string().min(1),
+  /** Node name sent at enrollment (installer --name); default: the token's label, else the host name. */
+  name: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'may only hold letters, digits and . _ -').optional(),
   concurrency: z.number().int().min(1).max(1024).default(CONFIG_DEFAULTS.concurrency),
   queue_max: z.number().int().min(0).max(100_000).default(CONFIG_DEFAULTS.queue_max),
   outbox_max_results: z.number().int().min(10).max(10_000_000).default(CONFIG_DEFAULTS.outbox_max_results),

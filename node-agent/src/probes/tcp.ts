@@ -1,35 +1,11 @@
 import net from 'node:net';
-import type { FailureClass, TcpOutput } from '@vantage/shared-protocol';
+import { splitHostPort, type FailureClass, type TcpOutput } from '@vantage/shared-protocol';
 import { ProbeInputError } from './input-error.js';
 import { resolveTarget } from './resolve.js';
 import type { Probe } from './types.js';
 
-/**
- * Split a TCP target into host and optional port: `host`, `host:port`, `[v6]:port`, `[v6]` or a
- * bare IPv6 literal (`::1`, no port possible). Port must be 1-65535. Returns null when malformed.
- */
-export function parseHostPort(target: string): { host: string; port: number | null } | null {
-  const text = target.trim();
-  let host: string;
-  let portText: string | null = null;
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-  if (bracketed) {
-    host = bracketed[1]!;
-    portText = bracketed[2] ?? null;
-  } else if (net.isIPv6(text)) {
-    host = text;
-  } else {
-    const parts = text.split(':');
-    if (parts.length > 2) return null;
-    host = parts[0]!;
-    portText = parts[1] ?? null;
-  }
-  if (!host || /[\s/]/.test(host)) return null;
-  if (portText === null) return { host, port: null };
-  if (!/^\d{1,5}$/.test(portText)) return null;
-  const port = Number(portText);
-  return port >= 1 && port <= 65535 ? { host, port } : null;
-}
+/** Split a TCP target: shared-protocol's `splitHostPort` (the control plane checks the same grammar). */
+export const parseHostPort = splitHostPort;
 
 type State = TcpOutput['state'];
 

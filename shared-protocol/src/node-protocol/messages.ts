@@ -28,6 +28,8 @@ const agentInfo = {
   protocol_version: z.number().int().min(1),
   agent_version: z.string().min(1).max(64),
   hostname: z.string().max(255).optional(),
+  /** Node name chosen by the operator (installer --name); used at enrollment before the token label and hostname. */
+  name: z.string().min(1).max(64).optional(),
   capabilities: z.array(probeTypeEnum).default([...PROBE_TYPES]),
   outbox: outbox.optional(),
 };
