@@ -10,6 +10,7 @@ import { createHub } from './hub/hub.js';
 import { createLogger } from './log.js';
 import { createResultSink } from './tasks/sink.js';
 import { startTaskSweeper } from './tasks/sweeper.js';
+import { startRateLimitPruner } from './jobs/prune-rate-limits.js';
 
 // Entry point: configuration is read once here and passed down (STYLE.md habit 5).
 const config = loadConfig(process.env);
@@ -48,12 +49,14 @@ hub.attach(server as Server);
 await hub.ready();
 // Ends tasks whose nodes stayed silent past timeout + grace (claimed with SKIP LOCKED: any number of instances).
 const stopSweeper = startTaskSweeper(base);
+const stopPruner = startRateLimitPruner(base);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
   log.info({ signal }, 'shutting down');
+  stopPruner();
   await stopSweeper();
   await hub.close().catch((err) => log.error({ err }, 'hub close failed'));
   await new Promise<void>((resolve) => {
