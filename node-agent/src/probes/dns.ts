@@ -46,9 +46,10 @@ const round_us = (ms: number): number => Math.round(ms * 1000) / 1000;
  *   turned against private resolvers); without it, the system resolver (see DnsProbeOptions).
  * - `protocol: 'udp'` sends one datagram and falls back to TCP when the reply has TC set
  *   (RFC 1035 4.2.1, RFC 7766 5); `'tcp'` goes straight to TCP. `params.timeout_ms` bounds both.
- * - Output: the server queried, the protocol of the reply used, rcode, query_ms (send → reply,
- *   fractional ms), `truncated` (the UDP reply had TC set), answers and authorities in
- *   presentation form (dns/format.ts).
+ * - Output: the server queried, the protocol of the reply used, rcode, query_ms (send → matching
+ *   reply, fractional ms; after a TCP fallback the TCP exchange, connect included, like dig),
+ *   `truncated` (the UDP reply had TC set), answers and authorities in presentation form
+ *   (dns/format.ts).
  * - success is rcode NOERROR (an empty answer is still a success); any other rcode is
  *   error_class 'target' with the rcode in `error`; no reply is 'timeout', ICMP port unreachable
  *   'refused', no route 'unreachable'. Throws ProbeInputError for a name or server that cannot be
