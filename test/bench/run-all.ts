@@ -1,0 +1,135 @@
+/*
+ * Every benchmark in one command (issue 7 item 5):
+ *
+ *   pnpm bench            (= npx tsx test/bench/run-all.ts)
+ *   pnpm bench --quick    smaller sizes, ~1.5 min: checks that every script still runs
+ *   pnpm bench --only hub,e2e   only the benchmarks whose name contains one of these words
+ *
+ * Runs each script of test/bench/ as a child process, one after the other (they pin cores and
+ * must not compete), with a progress line on stderr, and writes bench/out/bench.md (git-ignored;
+ * also printed): the machine (nproc, CPU, memory, kernel, Node.js, load average at start and
+ * end), then one table per area with figure | ours | peer (same run) | goal | ratio/difference.
+ * Peers (iputils ping, curl, dig) are measured by the scripts themselves, interleaved with ours.
+ * A script that fails or times out is reported in its table with the tail of its stderr; the
+ * others still run; the exit code is then 1. Full output of each: bench/out/logs/<name>.log.
+ * Needs root, iproute2, taskset, curl, dig, iputils ping and the Postgres at TEST_DATABASE_URL.
+ */
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { describeMachine, machineMarkdown } from './lib/machine.js';
+import { figuresTable, type Figure } from './lib/markdown.js';
+import { parseAgent, parseApi, parseHub, parseProbeTables, type Parsed } from './lib/parsers.js';
+import { Progress } from './lib/progress.js';
+import { runScript, type ScriptRun } from './lib/run-script.js';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const REPO = join(BENCH_DIR, '..', '..');
+const OUT_DIR = join(REPO, 'bench', 'out');
+const TSX = import.meta.resolve('tsx');
+
+/** One benchmark script: where its figures go, how to run it (full and quick sizes), how to read it. */
+interface Bench {
+  name: string;
+  area: string;
+  file: string;
+  node_flags?: string[];
+  args: string[];
+  quick_args: string[];
+  timeout_s: number;
+  parse: (stdout: string) => Parsed;
+}
+
+const QUICK_PROBE: Record<string, string[]> = {
+  'probe-bench-http-tcp': ['--n', '15', '--seconds', '1'],
+  'probe-bench-ping': ['--count', '40', '--seconds', '1'],
+  'probe-bench-dns': ['--n', '20', '--seconds', '1'],
+};
+
+/** The benchmarks, in run order: every probe-bench-*.ts found, then hub, agent, API, end to end. */
+async function benches(): Promise<Bench[]> {
+  const probe = (await readdir(BENCH_DIR)).filter((f) => /^probe-bench-.+\.ts$/.test(f)).sort();
+  return [
+    ...probe.map((file): Bench => {
+      const name = file.replace(/\.ts$/, '');
+      return { name, area: 'Probe engine (one node, one core)', file, args: [], quick_args: QUICK_PROBE[name] ?? [], timeout_s: 300, parse: parseProbeTables };
+    }),
+    { name: 'hub-bench', area: 'Node hub (one control-plane instance)', file: 'hub-bench.ts', node_flags: ['--expose-gc'], args: [], quick_args: ['--nodes', '100', '--iterations', '5', '--burst', '5'], timeout_s: 300, parse: parseHub },
+    { name: 'agent-bench', area: 'Node agent', file: 'agent-bench.ts', args: [], quick_args: ['--results', '5000', '--idle-s', '2'], timeout_s: 300, parse: parseAgent },
+    { name: 'api-bench', area: 'HTTP API', file: 'api-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 120, parse: parseApi },
+    { name: 'e2e-bench', area: 'End to end (namespace test network)', file: 'e2e-bench.ts', args: [], quick_args: ['--n', '10', '--sse', '3'], timeout_s: 150, parse: parseProbeTables },
+  ];
+}
+
+/** The outcome of one benchmark: its figures, or why there are none. */
+interface Outcome { bench: Bench; args: string[]; run: ScriptRun; parsed: Parsed | null; error: string | null }
+
+function failureText(o: Outcome): string {
+  if (o.run.timed_out) return `timed out after ${o.bench.timeout_s} s`;
+  if (o.run.code !== 0) return `exit code ${o.run.code ?? o.run.signal}`;
+  return `output not understood: ${o.error}`;
+}
+
+/** The Markdown of one area: one table of every script's figures, failures as rows, then notes. */
+function areaMarkdown(area: string, outcomes: Outcome[]): string {
+  const figures: Figure[] = [];
+  const notes: string[] = [];
+  for (const o of outcomes) {
+    const cmd = `\`node ${[...(o.bench.node_flags ?? []), '--import', 'tsx', `test/bench/${o.bench.file}`, ...o.args].join(' ')}\``;
+    if (o.parsed) {
+      figures.push(...o.parsed.figures);
+      notes.push(`- ${o.bench.name}: ${cmd}, ${o.run.seconds.toFixed(1)} s${o.parsed.note ? `; ${o.parsed.note}` : ''}.`);
+    } else {
+      figures.push({ figure: `**${o.bench.name} failed**: ${failureText(o)}`, ours: '—', peer: '', goal: '', difference: '' });
+      notes.push(`- ${o.bench.name}: ${cmd} **failed** (${failureText(o)}) after ${o.run.seconds.toFixed(1)} s; log bench/out/logs/${o.bench.name}.log:\n\n\`\`\`\n${o.run.stderr_tail || '(no stderr)'}\n\`\`\``);
+    }
+  }
+  return [`## ${area}`, '', figuresTable(figures), '', ...notes, ''].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (await benches()).filter((b) => !only || only.some((w) => b.name.includes(w)));
+  await mkdir(join(OUT_DIR, 'logs'), { recursive: true });
+  const machine = await describeMachine();
+  const started = new Date();
+  const t0 = performance.now();
+  const progress = new Progress();
+  const outcomes: Outcome[] = [];
+  for (const [i, bench] of list.entries()) {
+    const args = values.quick ? bench.quick_args : bench.args;
+    progress.start(`[${i + 1}/${list.length}] ${bench.name}`);
+    const run = await runScript([process.execPath, ...(bench.node_flags ?? []), '--import', TSX, join(BENCH_DIR, bench.file), ...args], {
+      cwd: REPO, log_file: join(OUT_DIR, 'logs', `${bench.name}.log`), timeout_s: bench.timeout_s,
+    });
+    let parsed: Parsed | null = null;
+    let error: string | null = null;
+    if (run.code === 0) {
+      try { parsed = bench.parse(run.stdout); } catch (err) { error = (err as Error).message; }
+    }
+    const outcome: Outcome = { bench, args, run, parsed, error };
+    outcomes.push(outcome);
+    progress.done(parsed ? `ok, ${run.seconds.toFixed(1)} s` : `FAILED (${failureText(outcome)}), ${run.seconds.toFixed(1)} s`);
+  }
+  const end_load = (await describeMachine()).load_average;
+  const areas = [...new Set(outcomes.map((o) => o.bench.area))];
+  const failed = outcomes.filter((o) => !o.parsed).length;
+  const md = [
+    '# Vantage benchmarks',
+    '',
+    `Run at ${started.toISOString()} by \`pnpm bench${values.quick ? ' --quick' : ''}${only ? ` --only ${only.join(',')}` : ''}\` in ${((performance.now() - t0) / 1000).toFixed(0)} s;`
+      + ` ${outcomes.length - failed} of ${outcomes.length} benchmarks ran. Figures are from this run only; peers were measured in the same run.`,
+    '',
+    machineMarkdown(machine, end_load),
+    '',
+    ...areas.map((area) => areaMarkdown(area, outcomes.filter((o) => o.bench.area === area))),
+  ].join('\n');
+  await writeFile(join(OUT_DIR, 'bench.md'), md);
+  process.stdout.write(`\n${md}\n`);
+  process.stderr.write(`wrote bench/out/bench.md${failed ? ` (${failed} failed)` : ''}\n`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+await main();
