@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { hostname } from 'node:os';
+import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
 import { loadConfig } from './config/index.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.js';
@@ -26,27 +27,31 @@ const sql = connect(config.database_url ?? embedded!.url, POOL_SIZE);
 const applied = await migrate(sql);
 if (applied.length > 0) log.info({ applied }, 'migrations applied');
 
-const base = { config, sql, log };
+// A stable instance id (host:port) lets a restarted instance release the nodes its previous run
+// held (hub crash recovery); hostname-pid, the hub's own default, would change on every restart.
+const base = { config: { ...config, instance_id: config.instance_id ?? `${hostname()}:${config.port}` }, sql, log };
 // Node hub (issue 6) and result sink (probe tasks), as agreed in the issue 6 contract.
 const results = createResultSink(base);
 const hub = createHub({ ...base, results });
 const deps = { ...base, results, hub };
 const app = createApp(deps satisfies AppDeps);
 
-const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
-  const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-  log.info({ url: `http://${host}:${info.port}`, public_url: config.public_url }, 'control plane listening');
-});
+// Built first, listening last: node statuses are recovered and LISTEN runs before the first request.
+const server = createAdaptorServer({ fetch: app.fetch }) as Server;
 
 server.on('error', (err) => {
   log.fatal({ err }, 'cannot listen');
   void sql.end({ timeout: 1 }).finally(() => embedded?.close()).finally(() => process.exit(1));
 });
 
-// ---- hub: attachHub(server, deps) ----
 // WebSocket upgrades at /v1/nodes/connect; crash recovery and LISTEN start in ready().
-hub.attach(server as Server);
+hub.attach(server);
 await hub.ready();
+server.listen(config.port, config.host, () => {
+  const info = server.address() as { address: string; port: number; family: string };
+  const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+  log.info({ url: `http://${host}:${info.port}`, public_url: config.public_url, instance_id: base.config.instance_id }, 'control plane listening');
+});
 // Ends tasks whose nodes stayed silent past timeout + grace (claimed with SKIP LOCKED: any number of instances).
 const stopSweeper = startTaskSweeper(base);
 const stopPruner = startRateLimitPruner(base);

@@ -168,6 +168,14 @@ export async function storeMonitorResult(tx: Executor, r: {
   return rows.length > 0;
 }
 
+/** Tasks of `node_id` still queued (never acknowledged by the node) whose deadline is ahead, oldest first. */
+export async function unackedTasks(sql: Executor, node_id: string): Promise<TaskRow[]> {
+  return sql<TaskRow[]>`
+    SELECT * FROM probe_tasks
+    WHERE node_id = ${node_id} AND status = 'queued' AND deadline_at > now()
+    ORDER BY created_at LIMIT 1000`;
+}
+
 /** Mark `task_id` of `node_id` running (the node accepted it); no-op unless it is queued. */
 export async function markTaskRunning(sql: Executor, node_id: string, task_id: string): Promise<void> {
   await sql`UPDATE probe_tasks SET status = 'running', started_at = coalesce(started_at, now())

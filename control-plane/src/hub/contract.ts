@@ -31,4 +31,11 @@ export interface ResultSink {
   ingest(node_id: string, results: ResultEnvelope[]): Promise<{ stored: string[]; rejected: Array<{ result_id: string; reason: string }> }>;
   /** A node accepted or rejected a task; a rejection ends that node's part as failed with the reason. */
   taskAck(node_id: string, ack: TaskAckMessage): Promise<void>;
+  /**
+   * Tasks for `node_id` that it never acknowledged and whose deadline is still ahead: sent while it
+   * was reconnecting, or relayed to an instance that died before delivering. The hub re-sends them
+   * right after `welcome`; the agent accepts a task id it already holds as a duplicate and does not
+   * run it twice.
+   */
+  pendingTasks(node_id: string): Promise<TaskRunMessage[]>;
 }

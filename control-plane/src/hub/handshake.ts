@@ -115,6 +115,8 @@ async function hello(core: HubCore, conn: Conn, msg: HelloMessage): Promise<void
   }
   core.log.info({ node_id: node.id, agent_version: msg.agent_version }, 'node connected');
   sendFrame(conn, welcome(core, row.id, row.name, msg.protocol_version, null));
+  // Tasks that missed the node (sent while it reconnected, or relayed to an instance that died).
+  for (const task of await core.results.pendingTasks(node.id)) sendFrame(conn, task);
 }
 
 function welcome(core: HubCore, node_id: string, node_name: string, version: number, credential: string | null) {

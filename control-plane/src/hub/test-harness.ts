@@ -34,6 +34,7 @@ export function recordingSink(): ResultSink & {
       return out;
     },
     async taskAck(_node_id, ack) { acks.push(ack); },
+    async pendingTasks() { return []; },
   };
 }
 

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { testApp } from '../test-support/app.js';
-import { enrollNode, makeToken } from '../hub/test-harness.js';
+import { enrollNode, helloNode, makeToken } from '../hub/test-harness.js';
+import { newId } from '@vantage/shared-protocol';
+import { insertTasks } from '../db/tasks.js';
 import { nodeResult } from './test-support.js';
 
 // The probe-task side through the real hub (hub/hub.ts) and real ws clients speaking the protocol:
@@ -40,4 +42,35 @@ t.test('a probe runs on real connected nodes through the hub', async (t) => {
   t.same(poll.summary, { avg_response_ms: 4, p95_response_ms: 4, success_count: 1, fail_count: 1 });
   t.match(poll.node_results.find((n: any) => n.node_id === one.node_id), { node: { country: 'DE' }, success: true, state: 'open' });
   t.match(poll.node_results.find((n: any) => n.node_id === two.node_id), { success: false, error: 'connection refused', state: 'refused' });
+});
+
+// A task.run can miss its node: sent while the node was reconnecting, or relayed through NOTIFY to
+// an instance that died before delivering. A queued (never acknowledged) task whose deadline is
+// ahead is sent again when the node says hello; an acknowledged or ended one is not.
+t.test('tasks that missed their node are re-sent at hello', async (t) => {
+  const { sql, url } = await testApp(t);
+  const first = await enrollNode(url, await makeToken(sql, { country_code: 'DE' }), 'probe-de');
+  const node_id = first.node_id;
+  first.node.close();
+  await first.node.closed;
+  const check = { type: 'tcp', target: '1.1.1.1:443', params: { timeout_ms: 5000, ip_version: 'auto' } };
+  const task = (id: string, ordinal: number, grace_ms: number) => ({ id, group_id: lost, ordinal, node_id, probe_type: 'tcp', target: check.target, check, timeout_ms: 5000, grace_ms, requester_user_id: null });
+  const lost = newId('probe_task');
+  const overdue = newId('probe_task');
+  await insertTasks(sql, [task(lost, 0, 30_000), task(overdue, 1, -10_000)] as never);
+
+  const again = await helloNode(url, first.credential, node_id);
+  t.teardown(() => again.close());
+  const run = await again.next('task.run');
+  t.equal(run.task_id, lost, 'the queued task is delivered on reconnect');
+  t.match(run.check, check);
+  again.send({ type: 'task.ack', task_id: lost, accepted: true });
+  again.send({ type: 'result.batch', batch_id: 1, results: [nodeResult(lost, 'tcp', 3)] });
+  t.equal((await again.next('result.ack')).result_ids.length, 1);
+
+  const third = await helloNode(url, first.credential, node_id);
+  t.teardown(() => third.close());
+  third.send({ type: 'heartbeat', sent_at: Date.now() });
+  const next = await Promise.race([third.next('task.run'), new Promise((r) => setTimeout(() => r('none'), 1500))]);
+  t.equal(next, 'none', 'nothing is re-sent once the task ended, and a task past its deadline is left to the sweeper');
 });

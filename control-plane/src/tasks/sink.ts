@@ -1,7 +1,7 @@
 import type { ResultEnvelope, TaskAckMessage } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
-import { dropServerFailure, lockTask, markTaskRunning, storedResultIds, storeMonitorResult, storeTaskResult } from '../db/tasks.js';
+import { dropServerFailure, lockTask, markTaskRunning, unackedTasks, storedResultIds, storeMonitorResult, storeTaskResult } from '../db/tasks.js';
 import type { ResultSink } from '../hub/contract.js';
 import type { Logger } from '../log.js';
 import { failTask } from './failures.js';
@@ -85,5 +85,10 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config 
     await failTask(sql, ack.task_id, reason, 'rejected', { node_id });
   }
 
-  return { ingest, taskAck };
+  async function pendingTasks(node_id: string) {
+    const rows = await unackedTasks(sql, node_id);
+    return rows.map((r) => ({ type: 'task.run' as const, task_id: r.id, timeout_ms: r.timeout_ms, check: r.check }));
+  }
+
+  return { ingest, taskAck, pendingTasks };
 }
