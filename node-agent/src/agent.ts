@@ -8,6 +8,7 @@ import type { BackoffOptions } from './connection/backoff.js';
 import { Connection } from './connection/client.js';
 import { dispatch, rejectInvalid } from './connection/dispatch.js';
 import { AgentFatalError } from './connection/errors.js';
+import { openResultAudit } from './outbox/audit.js';
 import { Outbox } from './outbox/outbox.js';
 import { OutboxSender, type SenderOptions } from './outbox/sender.js';
 import type { StateDb } from './state/db.js';
@@ -68,8 +69,9 @@ export function createAgent(deps: AgentDeps): Agent {
   const send = (m: NodeMessage): boolean => connection?.send(m) ?? false;
   const sender = new OutboxSender({ outbox, send: (f) => connection?.sendFrame(f) ?? false, log: log.child({ module: 'agent.outbox' }), ...deps.sender });
 
+  const audit = openResultAudit(db, config.audit_results);
   const deliver = (result: ResultEnvelope) => {
-    const dropped = outbox.add(result);
+    const dropped = audit ? audit.record(result, () => outbox.add(result)) : outbox.add(result);
     if (dropped > 0) log.warn({ dropped, max_results: config.outbox_max_results }, 'outbox full: oldest results dropped');
     sender.pump();
   };

@@ -159,7 +159,13 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     const now = Date.now();
     for (const conn of conns) {
       if (!conn.node_id) continue;
-      if (now - conn.last_frame_at > HEARTBEAT_MISSES_DEAD * interval_ms) closeWith(conn, 'heartbeat_timeout');
+      if (now - conn.last_frame_at > HEARTBEAT_MISSES_DEAD * interval_ms) {
+        // The peer is gone: send the close frame for the record, then drop the socket at once
+        // instead of waiting ws's 30 s close handshake, so the node is offline (and no longer
+        // selected for probes) now.
+        closeWith(conn, 'heartbeat_timeout');
+        conn.ws.terminate();
+      }
       else sendFrame(conn, { type: 'heartbeat', sent_at: now });
     }
     void housekeeping().catch((err: unknown) => log.warn({ err }, 'hub housekeeping failed'));

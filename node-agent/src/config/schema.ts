@@ -44,6 +44,8 @@ export const agentConfigSchema = z.object({
   allow_private: z.boolean().default(CONFIG_DEFAULTS.allow_private),
   allow_cidrs: z.array(cidr).default(CONFIG_DEFAULTS.allow_cidrs),
   log_level: z.enum(LOG_LEVELS).default(CONFIG_DEFAULTS.log_level),
+  /** Test only: record every produced result id in the state DB (outbox/audit.ts; env VANTAGE_AGENT_AUDIT_RESULTS=1). */
+  audit_results: z.union([z.boolean(), z.stringbool()]).default(false),
 }).strict();
 
 export type AgentConfig = z.infer<typeof agentConfigSchema>;

@@ -53,7 +53,8 @@ export function dispatch(m: ServerMessage, d: DispatchDeps): void {
     }
     case 'error':
       d.log.warn({ code: m.code, message: m.message, ref: m.ref }, 'control plane refused a message');
-      if (m.ref && /^\d+$/.test(m.ref)) d.sender.refused(Number(m.ref));
+      // INTERNAL_ERROR on a batch = "not stored; resend later" (control-plane hub/frames.ts): retry.
+      if (m.ref && /^\d+$/.test(m.ref)) d.sender.refused(Number(m.ref), m.code === 'INTERNAL_ERROR');
       return;
     case 'welcome':
     case 'heartbeat':

@@ -15,6 +15,8 @@ export interface SenderOptions {
   batch_max_bytes?: number;
   /** A batch not acked within this is presumed lost: everything unacked is re-sent (default 60 s). */
   ack_timeout_ms?: number;
+  /** After the control plane could not store a batch (e.g. its database is restarting), wait this long and re-send everything unacked (default 2 s). */
+  retry_ms?: number;
 }
 
 interface InFlight {
@@ -36,10 +38,11 @@ export class OutboxSender {
   readonly #in_flight = new Map<number, InFlight>();
   #scheduled = false;
   readonly #waiters = new Set<() => void>();
+  #retry: NodeJS.Timeout | null = null;
 
   constructor(opts: SenderOptions) {
     this.#o = {
-      max_in_flight: 4, batch_max: LIMITS.result_batch_max, batch_max_bytes: 900 * 1024, ack_timeout_ms: 60_000, ...opts,
+      max_in_flight: 4, batch_max: LIMITS.result_batch_max, batch_max_bytes: 900 * 1024, ack_timeout_ms: 60_000, retry_ms: 2000, ...opts,
     };
   }
 
@@ -57,6 +60,8 @@ export class OutboxSender {
   }
 
   #reset(): void {
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = null;
     for (const b of this.#in_flight.values()) clearTimeout(b.timer);
     this.#in_flight.clear();
     this.#cursor = 0;
@@ -111,9 +116,24 @@ export class OutboxSender {
     this.#notify();
   }
 
-  /** The control plane refused batch `batch_id` (an `error` with that ref): free its slot. */
-  refused(batch_id: number): void {
+  /**
+   * The control plane refused batch `batch_id` (an `error` with that ref): free its slot. With
+   * `retry` (it could not store the batch now: INTERNAL_ERROR "resend later", e.g. its database is
+   * restarting) everything unacked is re-sent after `retry_ms`, as after a reconnect; without it
+   * (invalid results) the rows wait for the next reconnect. Without the retry, results refused
+   * during a database outage sat in the outbox for as long as the link stayed up (test/faults
+   * scenario 4).
+   */
+  refused(batch_id: number, retry = false): void {
     const b = this.#in_flight.get(batch_id);
+    if (retry && !this.#retry && this.#online) {
+      this.#retry = setTimeout(() => {
+        this.#retry = null;
+        this.#reset();
+        this.pump();
+      }, this.#o.retry_ms);
+      this.#retry.unref();
+    }
     if (!b) return;
     clearTimeout(b.timer);
     this.#in_flight.delete(batch_id);
