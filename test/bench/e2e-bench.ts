@@ -13,8 +13,8 @@
  *    same machine's clock), i.e. without the polling delay;
  *  - the target's own time: max `response_ms` of the three node results; net = raw − that.
  * Then `sse` more probes watched through GET /v1/probe/tasks/{id}/stream until `event: done`
- * (that stream polls the database every 200 ms, control-plane/src/tasks/stream.ts, so it adds up
- * to 200 ms by design). Peer: curl's time_total for the same URL from an agent's namespace.
+ * (the stream is woken by results stored on its own instance, and polls the database every 200 ms
+ * for results stored by others: control-plane/src/tasks/stream.ts). Peer: curl's time_total for the same URL from an agent's namespace.
  * Bounded: the whole run gives up after 110 s.
  */
 import { parseArgs } from 'node:util';
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
       ['POST → last node result stored (completed_at, no polling delay): raw p50 / p95', pair(stored), '', '', ''],
       ['same, net of the target\'s own time: p50 / p95', pair(good.map((s) => s.stored_ms - s.target_ms)), '', '', ''],
       [`target's own time seen by the nodes, max response_ms of 3, vs curl time_total from an agent host (server waits ${DELAY_MS} ms): p50 / p95`, pair(target), pair(curl), `${fmt(median(target) - median(curl))} ms (p50)`, ''],
-      [`POST → \`event: done\` on GET …/stream (SSE, polls the DB every 200 ms): raw / net p50 (N=${goodSse.length})`, `${fmt(median(goodSse.map((s) => s.raw_ms)))} / ${fmt(median(goodSse.map((s) => s.raw_ms - s.target_ms)))} ms`, '', '', ''],
+      [`POST → \`event: done\` on GET …/stream (SSE): raw / net p50 (N=${goodSse.length})`, `${fmt(median(goodSse.map((s) => s.raw_ms)))} / ${fmt(median(goodSse.map((s) => s.raw_ms - s.target_ms)))} ms`, '', '', ''],
       ['POST /v1/probe/http answered 202: p50 / p95', pair(good.map((s) => s.post_ms)), '', '', ''],
       ['probes not completed with 3 × status 200 (left out of the figures)', String(failed), '', '', '0'],
     ];

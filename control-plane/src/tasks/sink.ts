@@ -5,6 +5,7 @@ import { dropServerFailure, lockTask, markTaskRunning, unackedTasks, storedResul
 import type { ResultSink } from '../hub/contract.js';
 import type { Logger } from '../log.js';
 import { failTask } from './failures.js';
+import { signalGroups } from './signals.js';
 
 /** Reasons a result is refused (sent back to the node in the hub's `error` frame). */
 export const REJECT = {
@@ -38,6 +39,7 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config 
   async function ingest(node_id: string, results: ResultEnvelope[]) {
     const stored: string[] = [];
     const rejected: Array<{ result_id: string; reason: string }> = [];
+    const groups: string[] = [];
     // Lock tasks in a fixed order so two batches touching the same tasks cannot deadlock.
     const ordered = [...results].sort((a, b) => (a.task_id ?? '').localeCompare(b.task_id ?? ''));
     await sql.begin(async (tx) => {
@@ -64,6 +66,7 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config 
           result_id: r.result_id, task_id: task.id, group_id: task.group_id, node_id, from_node: true, success: r.success,
           error: r.error, error_class: r.error_class, output: r.output, started_at: r.started_at, finished_at: r.finished_at,
         };
+        groups.push(task.group_id);
         let inserted = await storeTaskResult(tx, row);
         // A result the node really produced outranks the failure we recorded for it at the
         // deadline (link cut, slow node): nothing a node measured is thrown away.
@@ -73,6 +76,7 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config 
       }
     });
     if (rejected.length) log.debug({ node_id, rejected }, 'results rejected');
+    signalGroups(groups);
     return { stored: [...new Set(stored)], rejected };
   }
 

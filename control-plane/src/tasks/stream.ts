@@ -5,6 +5,7 @@ import { loadGroup, resultSeq, resultsAfter } from '../db/tasks.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 import { aggregateGroup, buildNodeResult } from './aggregate.js';
+import { waitForGroup } from './signals.js';
 
 /** Stream timings (ms): database poll period, keep-alive comment period, wait after the last deadline. */
 export interface StreamTimings { poll_ms: number; keepalive_ms: number; overtime_ms: number }
@@ -15,8 +16,9 @@ const DEFAULTS: StreamTimings = { poll_ms: 200, keepalive_ms: 15_000, overtime_m
  * one `event: node_result` frame per stored node result as it arrives (`id:` = the result id,
  * `data:` = `{ task_id, ...node result }`), then one `event: done` frame whose data is the final
  * polling answer, and the stream ends. A client that reconnects with `Last-Event-ID: <result id>`
- * gets only results stored after that one. New results are found by polling the database every
- * `poll_ms` (works across instances without extra wiring; ids already sent are remembered, so
+ * gets only results stored after that one. A result stored on this instance wakes the stream at
+ * once (tasks/signals.ts); others are found by polling the database every `poll_ms` (works across
+ * instances without extra wiring; ids already sent are remembered, so
  * results committed out of seq order are not missed); `: keepalive` comments keep proxies
  * from closing an idle stream. If the group has not ended `overtime_ms` after its last deadline
  * (no sweeper running), `done` is sent with the group as it stands.
@@ -62,7 +64,7 @@ export async function streamTaskEvents(c: Context<AppEnv>, sql: Sql, task_id: st
         await stream.write(': keepalive\n\n');
         last_write = Date.now();
       }
-      await stream.sleep(t.poll_ms);
+      await waitForGroup(group_id, t.poll_ms);
     }
   });
 }

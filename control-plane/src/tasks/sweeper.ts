@@ -3,6 +3,7 @@ import type { Sql } from '../db/sql.js';
 import { claimOverdueTasks } from '../db/tasks.js';
 import type { Logger } from '../log.js';
 import { failTask } from './failures.js';
+import { signalGroups } from './signals.js';
 
 const BATCH = 200;
 
@@ -25,8 +26,9 @@ export async function sweepOverdueTasks(sql: Sql): Promise<number> {
           : `no result from the node within ${task.timeout_ms} ms plus grace`;
         if (await failTask(sql, task.id, error, 'timeout', { tx })) n++;
       }
-      return { n, claimed: tasks.length };
+      return { n, claimed: tasks.length, groups: tasks.map((task) => task.group_id) };
     });
+    signalGroups(ended.groups);
     total += ended.n;
     if (ended.claimed < BATCH) return total;
   }
