@@ -26,6 +26,7 @@ import { buildQuery, matchReply } from '../../node-agent/src/probes/dns/query.js
 import type { TargetPolicy } from '../../node-agent/src/probes/target-policy.js';
 import { startDnsServer } from '../../node-agent/src/probes/test-support/dns-server.js';
 import { silentLogger } from '../../node-agent/src/probes/test-support/logger.js';
+import { throughput } from './lib/throughput.js';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -109,24 +110,6 @@ async function accuracy(port: number, n: number) {
     for (let k = 0; k < methods.length; k++) await methods[(i + k) % methods.length]!();
   }
   return { ours: summary(ours), dig: summary(dig), raw: summary(raw), dig_step_ms: gcd(dig) };
-}
-
-async function throughput(seconds: number, concurrency: number, once_: () => Promise<boolean>) {
-  let done = 0;
-  let failed = 0;
-  let peakRss = 0;
-  const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 100);
-  const t0 = performance.now();
-  const until = t0 + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < until) {
-      if (await once_()) done++;
-      else failed++;
-    }
-  }));
-  clearInterval(sampler);
-  const elapsed_s = (performance.now() - t0) / 1000;
-  return { per_s: done / elapsed_s, failed, peak_rss_mib: Math.max(peakRss, process.memoryUsage().rss) / 1048576 };
 }
 
 async function main(): Promise<void> {

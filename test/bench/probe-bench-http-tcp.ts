@@ -23,6 +23,7 @@ import { tcpProbe } from '../../node-agent/src/probes/tcp.js';
 import type { TargetPolicy } from '../../node-agent/src/probes/target-policy.js';
 import { startHttpServer } from '../../node-agent/src/probes/test-support/http-server.js';
 import { silentLogger } from '../../node-agent/src/probes/test-support/logger.js';
+import { throughput } from './lib/throughput.js';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -86,24 +87,6 @@ function rawGet(url: URL): Promise<{ fb: number; total: number }> {
     s.on('end', () => { resolve({ fb, total: performance.now() - t0 }); s.destroy(); });
     s.on('error', reject);
   });
-}
-
-async function throughput(seconds: number, concurrency: number, once_: () => Promise<boolean>) {
-  let done = 0;
-  let failed = 0;
-  let peakRss = 0;
-  const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 100);
-  const t0 = performance.now();
-  const until = t0 + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < until) {
-      if (await once_()) done++;
-      else failed++;
-    }
-  }));
-  clearInterval(sampler);
-  const elapsed_s = (performance.now() - t0) / 1000;
-  return { per_s: done / elapsed_s, failed, peak_rss_mib: Math.max(peakRss, process.memoryUsage().rss) / 1048576 };
 }
 
 async function main(): Promise<void> {

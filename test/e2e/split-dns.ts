@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createFramer } from '../../node-agent/src/probes/dns/tcp.js';
 
 /**
  * An authoritative DNS server (UDP and TCP on one port) whose A/AAAA answers may depend on the
@@ -95,12 +96,9 @@ export async function startSplitDns(opts: SplitDnsOptions): Promise<SplitDnsServ
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => {});
-      let pending = Buffer.alloc(0);
+      const messages = createFramer();
       socket.on('data', (chunk: Buffer) => {
-        pending = Buffer.concat([pending, chunk]);
-        while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
-          const message = pending.subarray(2, 2 + pending.readUInt16BE(0));
-          pending = pending.subarray(2 + message.length);
+        for (const message of messages(chunk)) {
           let query: Packet;
           try { query = dnsPacket.decode(message); } catch { socket.destroy(); return; }
           const source = socket.remoteAddress ?? '';

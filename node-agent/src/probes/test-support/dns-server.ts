@@ -16,6 +16,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type Packet } from 'dns-packet';
+import { createFramer } from '../dns/tcp.js';
 
 export const ZONE = 'example.test';
 /** The address in the forged replies for spoof.example.test; a client that returns it accepted a forgery. */
@@ -138,12 +139,9 @@ export async function startDnsServer(options: DnsTestServerOptions = {}): Promis
     connections.add(socket);
     socket.on('close', () => connections.delete(socket));
     socket.on('error', () => {});
-    let pending = Buffer.alloc(0);
+    const messages = createFramer();
     socket.on('data', (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk]);
-      while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
-        const message = pending.subarray(2, 2 + pending.readUInt16BE(0));
-        pending = pending.subarray(2 + message.length);
+      for (const message of messages(chunk)) {
         stats.tcp++;
         let query: DecodedPacket;
         try { query = dnsPacket.decode(message); } catch { socket.destroy(); return; }
