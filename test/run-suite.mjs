@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The whole test suite: the type check over every package, then every tap test file.
+// The whole test suite: the test environment (test/env/provision.sh: Debian packages and a Postgres
+// server on 127.0.0.1:5432, installed as root when missing; skip with VANTAGE_TEST_PROVISION=0),
+// the type check over every package, then every tap test file.
 // Prints each test file's outcome, the failures in full, and a last line `N passed, N failed`
 // (N counts tap's top-level test files plus the type check; assertions are reported beside it).
 // Full TAP output is kept in .tap/report.tap. Extra arguments are passed to tap (file filters).
@@ -19,6 +21,12 @@ function run(cmd, cmdArgs, onLine) {
     child.stderr.on('data', (d) => process.stderr.write(d));
     child.on("close", (code) => { rl.close(); resolve(code ?? 1); });
   });
+}
+
+if (process.env.VANTAGE_TEST_PROVISION !== '0') {
+  console.log('▶ test environment (test/env/provision.sh)');
+  const code = await run('bash', ['test/env/provision.sh'], (line) => console.log(line));
+  if (code !== 0) { console.log('not ok - test environment: see above'); console.log('0 passed, 1 failed'); process.exit(1); }
 }
 
 console.log('▶ type check (tsc --noEmit over shared-protocol, control-plane, node-agent, test)');

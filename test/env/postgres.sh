@@ -2,6 +2,7 @@
 # Make sure a Postgres server answers on 127.0.0.1:5432 with trust auth for user postgres and a
 # database `test` (what the tests expect). Starts Debian's cluster when none answers; idempotent.
 set -euo pipefail
+[ "$(id -u)" = 0 ] || pg_isready -q -h 127.0.0.1 -p 5432 || { echo "no Postgres on 127.0.0.1:5432 and not root: cannot start one" >&2; exit 1; }
 ready() { pg_isready -q -h 127.0.0.1 -p 5432; }
 if ! ready; then
   ver=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -n 1)
