@@ -31,7 +31,7 @@ if (process.env.VANTAGE_TEST_PROVISION !== '0') {
 
 console.log('▶ type check (tsc --noEmit over shared-protocol, control-plane, node-agent, test)');
 const tscStarted = Date.now();
-const tscCode = await run('npx', ['--no-install', 'tsc', '--noEmit', '-p', 'tsconfig.json'], (line) => console.log(line));
+const tscCode = await run('node_modules/.bin/tsc', ['--noEmit', '-p', 'tsconfig.json'], (line) => console.log(line));
 if (tscCode === 0) { passed++; console.log(`ok - type check (${((Date.now() - tscStarted) / 1000).toFixed(1)} s)`); }
 else { failed++; console.log('not ok - type check'); }
 
@@ -40,7 +40,7 @@ const report = createWriteStream('.tap/report.tap');
 let summary = null;
 let failureBlock = null;
 console.log('▶ tap');
-const tapCode = await run('npx', ['--no-install', 'tap', '--reporter=tap', ...args], (line) => {
+const tapCode = await run('node_modules/.bin/tap', ['--reporter=tap', ...args], (line) => {
   report.write(line + '\n');
   const top = /^(not ok|ok) \d+ - (.*)$/.exec(line);
   if (top) {
