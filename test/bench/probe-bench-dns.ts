@@ -27,6 +27,7 @@ import type { TargetPolicy } from '../../node-agent/src/probes/target-policy.js'
 import { startDnsServer } from '../../node-agent/src/probes/test-support/dns-server.js';
 import { silentLogger } from '../../node-agent/src/probes/test-support/logger.js';
 import { throughput } from './lib/throughput.js';
+import { median } from './lib/stats.js';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -43,11 +44,6 @@ async function serve(delay_ms: number): Promise<void> {
   process.stdin.on('end', () => process.exit(0)); // parent gone: stop
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const f2 = (x: number) => x.toFixed(2);
 const f3 = (x: number) => x.toFixed(3);
 

@@ -20,6 +20,7 @@ import { pingProbe } from '../../node-agent/src/probes/ping.js';
 import { silentLogger } from '../../node-agent/src/probes/test-support/logger.js';
 import type { ProbeContext } from '../../node-agent/src/probes/types.js';
 import { createTopology } from '../netns/topology.js';
+import { median } from './lib/stats.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const TSX = import.meta.resolve('tsx');
@@ -27,11 +28,6 @@ const ALLOW = { allow_private: true, allow_cidrs: [] };
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : def;
-};
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const f3 = (x: number) => x.toFixed(3);
 
