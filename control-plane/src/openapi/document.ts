@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { NODE_WS_PATH, PROTOCOL_VERSION, errorEnvelopeSchema } from '@vantage/shared-protocol';
 import type { AppEnv } from '../env.js';
 
 /** Info and servers of the generated document. */
@@ -30,6 +31,20 @@ export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
     type: 'http',
     scheme: 'bearer',
     description: 'Session JWT, API key (sk_live_/sk_test_) or personal access token (svc_pat_), spec part 5',
+  });
+  // The node WebSocket is served by the hub on the HTTP server's upgrade event, outside Hono;
+  // it is described here so the document lists every path the control plane answers.
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: NODE_WS_PATH,
+    tags: ['nodes'],
+    summary: 'Node WebSocket (probe nodes only): upgrade to the node protocol',
+    description: `Opened by node-agent with \`Authorization: Bearer <ent_ enrollment token | nk_ node credential>\`, checked before the upgrade. JSON frames discriminated on \`type\`, protocol version ${PROTOCOL_VERSION}; first frame \`enroll\` (token) or \`hello\` (credential). Messages, close codes 4000-4099 and delivery rules: docs/architecture/shared-protocol.md and docs/architecture/hub.md.`,
+    security: [{ bearer: [] }],
+    responses: {
+      101: { description: 'Switching Protocols: the node protocol starts' },
+      401: { description: 'Missing, unknown, used, expired or revoked token or credential (spec 7 envelope)', content: { 'application/json': { schema: errorEnvelopeSchema } } },
+    },
   });
   let doc: Record<string, unknown> | undefined;
   app.openapi(openapiRoute, (c) => {

@@ -153,4 +153,5 @@ t.test('the OpenAPI document lists the node routes', async (t) => {
   for (const p of ['/v1/nodes', '/v1/nodes/{id}', '/v1/nodes/{id}/disable', '/v1/nodes/{id}/enable', '/v1/enrollment-tokens', '/v1/enrollment-tokens/{id}', '/v1/geo/cities']) {
     t.ok(doc.paths?.[p], p);
   }
+  t.ok(doc.paths?.['/v1/nodes/connect']?.get?.responses?.['101'], 'the node WebSocket upgrade is described too');
 });
