@@ -55,11 +55,22 @@ export async function deleteEnrollmentToken(sql: Sql, user_id: string, id: strin
   return rows.length > 0;
 }
 
-/** An active, unexpired token by hash (upgrade authentication), or null when unknown, used or expired. */
+/** How long a used token may re-enroll the node it created while that node never said hello. */
+export const ENROLLMENT_RETRY_WINDOW_S = 900;
+
+/**
+ * A token by hash that may enroll now (upgrade authentication): active and unexpired, or used
+ * within {@link ENROLLMENT_RETRY_WINDOW_S} by a node that never confirmed its credential with a
+ * `hello` (its `welcome` was lost), which may retry. Null when unknown, expired or spent.
+ */
 export async function findUsableEnrollmentToken(sql: Sql, token_hash: string): Promise<EnrollmentTokenRow | null> {
   const [row] = await sql<EnrollmentTokenRow[]>`
     SELECT ${COLUMNS(sql)} FROM enrollment_tokens
-    WHERE token_hash = ${token_hash} AND status = 'active' AND expires_at > now()`;
+    WHERE token_hash = ${token_hash} AND expires_at > now()
+      AND (status = 'active' OR (status = 'used'
+        AND used_at > now() - make_interval(secs => ${ENROLLMENT_RETRY_WINDOW_S})
+        AND consumed_node_id IN (SELECT id FROM nodes WHERE credential_confirmed_at IS NULL
+          AND removed_at IS NULL AND status IN ('online', 'offline'))))`;
   return row ?? null;
 }
 

@@ -51,6 +51,24 @@ export async function insertNode(tx: Executor, n: NewNode): Promise<NodeRow> {
   return row!;
 }
 
+/**
+ * Retry of an enrollment whose `welcome` was lost: give the node created by the used token
+ * `token_hash` a new credential, if that node never confirmed its first one with a hello, the token
+ * is unexpired and was used within `window_s`. The old credential stops working; the node is
+ * online on `instance_id` (the retrying socket).
+ * @returns the node, or null when the token cannot be retried
+ */
+export async function reissueUnconfirmedCredential(tx: Executor, n: { token_hash: string; credential_hash: string; window_s: number; instance_id: string }): Promise<NodeRow | null> {
+  const { token_hash, credential_hash, window_s, instance_id } = n;
+  const [row] = await tx<NodeRow[]>`
+    UPDATE nodes SET credential_hash = ${credential_hash}, status = 'online', instance_id = ${instance_id}, last_seen_at = now()
+    WHERE id = (SELECT consumed_node_id FROM enrollment_tokens WHERE token_hash = ${token_hash} AND status = 'used'
+        AND expires_at > now() AND used_at > now() - make_interval(secs => ${window_s}))
+      AND credential_confirmed_at IS NULL AND removed_at IS NULL AND status IN ('online', 'offline')
+    RETURNING ${COLUMNS(tx)}`;
+  return row ?? null;
+}
+
 /** The node holding `credential_hash` (a revoked or removed node has none), or null. */
 export async function findNodeByCredential(sql: Sql, credential_hash: string): Promise<NodeRow | null> {
   const [row] = await sql<NodeRow[]>`
@@ -67,7 +85,8 @@ export async function markNodeOnline(sql: Sql, n: {
 }): Promise<NodeRow | null> {
   const [row] = await sql<NodeRow[]>`
     UPDATE nodes SET status = 'online', instance_id = ${n.instance_id}, ip_address = ${n.ip_address},
-      agent_version = ${n.agent_version}, capabilities = ${n.capabilities}, last_seen_at = now()
+      agent_version = ${n.agent_version}, capabilities = ${n.capabilities}, last_seen_at = now(),
+      credential_confirmed_at = coalesce(credential_confirmed_at, now())
     WHERE id = ${n.id} AND status IN ('online', 'offline') AND removed_at IS NULL
     RETURNING ${COLUMNS(sql)}`;
   return row ?? null;

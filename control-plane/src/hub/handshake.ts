@@ -2,8 +2,8 @@ import {
   MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, newId, newSecret, parseNodeMessage,
   type EnrollMessage, type HelloMessage,
 } from '@vantage/shared-protocol';
-import { consumeEnrollmentToken, setConsumedNode } from '../db/enrollment-tokens.js';
-import { insertNode, markNodeOffline, markNodeOnline } from '../db/nodes.js';
+import { consumeEnrollmentToken, ENROLLMENT_RETRY_WINDOW_S, setConsumedNode } from '../db/enrollment-tokens.js';
+import { insertNode, markNodeOffline, markNodeOnline, reissueUnconfirmedCredential } from '../db/nodes.js';
 import { cityById } from '../geo/cities.js';
 import type { GeoFacts } from '../geo/geoip.js';
 import { providerOf } from '../geo/provider.js';
@@ -66,7 +66,10 @@ async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<vo
   const token_hash = conn.auth.token_hash;
   const node = await core.sql.begin(async (tx) => {
     const token = await consumeEnrollmentToken(tx, token_hash);
-    if (!token) return null;
+    // A used token whose node never said hello: its welcome was lost, so re-issue the credential.
+    if (!token) {
+      return reissueUnconfirmedCredential(tx, { token_hash, credential_hash: secretHash(credential), window_s: ENROLLMENT_RETRY_WINDOW_S, instance_id: core.instance_id });
+    }
     const city = token.city_id !== null ? cityById(token.city_id) : undefined;
     const declared = token.country_code !== null;
     const row = await insertNode(tx, {
@@ -92,11 +95,11 @@ async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<vo
   });
   if (!node) return closeWith(conn, 'enrollment_token_invalid');
   if (conn.ws.readyState !== conn.ws.OPEN) {
-    core.log.warn({ node_id }, 'node enrolled but its socket closed before welcome; the token is spent');
+    core.log.warn({ node_id: node.id }, 'node enrolled but its socket closed before welcome; it may retry with the same token');
     return markNodeOffline(core.sql, node.id, core.instance_id);
   }
   core.register(conn, node.id);
-  core.log.info({ node_id, country: node.country, asn: node.asn }, 'node enrolled');
+  core.log.info({ node_id: node.id, country: node.country, asn: node.asn, retried: node.id !== node_id }, 'node enrolled');
   sendFrame(conn, welcome(core, node.id, node.name, msg.protocol_version, credential));
 }
 

@@ -34,9 +34,31 @@ t.test('enrollment: token consumed once, node created from declared fields, cred
   t.match(tok, { status: 'used' });
   t.same(hub.localNodeIds(), [node_id]);
 
+  // The node confirms its credential with a hello; from then on the token is spent for good.
+  const confirmed = await helloNode(base, credential, node_id);
+  t.teardown(() => confirmed.close());
   const reuse = await refused(token);
   t.equal(reuse.status, 401, 'a used token is refused before the upgrade');
   t.equal(reuse.body.error.code, 'NODE_ENROLLMENT_TOKEN_INVALID');
+});
+
+t.test('enrollment whose welcome was lost: the same token re-issues the credential until the first hello', async (t) => {
+  const token = await makeToken(sql, { label: 'lost-welcome' });
+  const first = await enrollNode(base, token);
+  first.node.close(); // as if the welcome never reached the agent: it does not know `first.credential`
+  await first.node.closed;
+  const again = await enrollNode(base, token);
+  t.teardown(() => again.node.close());
+  t.equal(again.node_id, first.node_id, 'the same node, not a second one');
+  t.not(again.credential, first.credential, 'with a new credential');
+  t.equal((await sql`SELECT count(*)::int AS n FROM nodes WHERE name = 'lost-welcome'`)[0]!.n, 1);
+  t.equal((await refused(first.credential)).status, 401, 'the lost credential no longer works');
+  again.node.close();
+  await again.node.closed;
+  const ok = await helloNode(base, again.credential, again.node_id);
+  t.teardown(() => ok.close());
+  t.match(await nodeRow(again.node_id), { status: 'online' });
+  t.equal((await refused(token)).body.error.code, 'NODE_ENROLLMENT_TOKEN_INVALID', 'after the hello the token is spent');
 });
 
 t.test('expired token, missing and bad bearers are refused with 401 before the upgrade', async (t) => {
