@@ -2,19 +2,32 @@ import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 
 /**
- * The caller's IP address for per-IP rate limits. From the socket; with `trust_proxy` the
- * rightmost X-Forwarded-For entry (the address the trusted proxy saw). Requests made with
- * `app.request()` (no socket) yield `'unknown'`.
+ * The client's address from a connection: the socket peer, or with `trust_proxy` the rightmost
+ * X-Forwarded-For entry (the address the trusted proxy saw). IPv4-mapped IPv6 (`::ffff:a.b.c.d`)
+ * is unwrapped. Shared by HTTP requests (rate limits) and node WebSocket upgrades (node address,
+ * GeoIP), so both see the same address behind a proxy.
+ * @returns the address, or null when there is none
+ */
+export function pickClientIp(forwarded_for: string | string[] | undefined, socket_address: string | null | undefined, trust_proxy: boolean): string | null {
+  let ip: string | null = socket_address ?? null;
+  if (trust_proxy && forwarded_for !== undefined) {
+    const joined = Array.isArray(forwarded_for) ? forwarded_for.join(',') : forwarded_for;
+    const last = joined.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    if (last && last.length <= 64) ip = last;
+  }
+  return ip?.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
+
+/**
+ * The caller's IP address for per-IP rate limits ({@link pickClientIp} on the request). Requests
+ * made with `app.request()` (no socket) yield `'unknown'`.
  */
 export function clientIp(c: Context, trust_proxy: boolean): string {
-  if (trust_proxy) {
-    const xff = c.req.header('x-forwarded-for');
-    const last = xff?.split(',').map((s) => s.trim()).filter(Boolean).pop();
-    if (last && last.length <= 64) return last;
-  }
+  let socket_address: string | undefined;
   try {
-    return getConnInfo(c).remote.address ?? 'unknown';
+    socket_address = getConnInfo(c).remote.address;
   } catch {
-    return 'unknown';
+    socket_address = undefined;
   }
+  return pickClientIp(c.req.header('x-forwarded-for'), socket_address, trust_proxy) ?? 'unknown';
 }

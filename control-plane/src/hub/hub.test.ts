@@ -190,3 +190,19 @@ function result(task_id: string) {
     output: { resolved_address: '198.18.0.10', port: 443, connect_ms: 0.4, state: 'open' },
   };
 }
+
+t.test('behind a trusted proxy the node is located from X-Forwarded-For, otherwise from the socket', async (t) => {
+  const { base: proxied } = await startHub(t, sql, url, { instance_id: 'hub-test-proxy', trust_proxy: true });
+  const forwarded = { 'x-forwarded-for': '203.0.113.9, 81.2.69.142' }; // rightmost: what the proxy saw
+  const viaProxy = await TestNode.connect(proxied, await makeToken(sql, { label: 'behind-proxy' }), forwarded);
+  t.teardown(() => viaProxy.close());
+  viaProxy.send({ type: 'enroll', protocol_version: 1, agent_version: '0.1.0' });
+  const w1 = await viaProxy.next('welcome');
+  t.match(await nodeRow(w1.node_id), { ip_address: '81.2.69.142', country: 'GB', city: 'Bracknell', asn: 20712 });
+
+  const direct = await TestNode.connect(base, await makeToken(sql, { label: 'no-proxy' }), forwarded);
+  t.teardown(() => direct.close());
+  direct.send({ type: 'enroll', protocol_version: 1, agent_version: '0.1.0' });
+  const w2 = await direct.next('welcome');
+  t.match(await nodeRow(w2.node_id), { ip_address: '127.0.0.1', country: null }, 'X-Forwarded-For is ignored without trust_proxy');
+});

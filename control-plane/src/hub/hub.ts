@@ -10,6 +10,7 @@ import type { Config } from '../config/index.js';
 import { markNodeOffline, nodeHolder, nodesToDrop, releaseInstanceNodes, sweepStaleNodes, touchNodes } from '../db/nodes.js';
 import type { Sql } from '../db/sql.js';
 import { createGeoLocator, type GeoLocator } from '../geo/geoip.js';
+import { pickClientIp } from '../http/client-ip.js';
 import type { Logger } from '../log.js';
 import type { NodeHub, ResultSink } from './contract.js';
 import { closeWith, sendFrame, type Conn, type HubCore } from './core.js';
@@ -144,9 +145,10 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
       await started;
       const auth = await authenticateUpgrade(sql, req);
       if (!auth.ok) return rejectUpgrade(socket, auth.status, auth.code, auth.message, request_id);
-      const peer = req.socket.remoteAddress ?? null;
+      // Behind a trusted proxy the node's address (and so its GeoIP location) is the forwarded one.
+      const ip = pickClientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress, config.trust_proxy);
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, {
-        ws, auth, ip: peer?.startsWith('::ffff:') ? peer.slice(7) : peer, node_id: null,
+        ws, auth, ip, node_id: null,
         last_frame_at: Date.now(), bad_frames: 0, chain: Promise.resolve(), hello_timer: null,
       }));
     })().catch((err: unknown) => {

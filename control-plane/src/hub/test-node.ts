@@ -42,9 +42,9 @@ export class TestNode {
    * Open a connection to `base` (`http://127.0.0.1:port`) with `Authorization: Bearer <bearer>`.
    * Rejects with an Error whose `status` and `body` carry a refused upgrade's HTTP answer.
    */
-  static connect(base: string, bearer: string | null): Promise<TestNode> {
+  static connect(base: string, bearer: string | null, headers: Record<string, string> = {}): Promise<TestNode> {
     const url = base.replace(/^http/, 'ws') + NODE_WS_PATH;
-    const ws = new WebSocket(url, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+    const ws = new WebSocket(url, { headers: { ...headers, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) } });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new TestNode(ws)));
       ws.once('unexpected-response', (_req, res) => {
