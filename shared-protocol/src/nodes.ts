@@ -92,6 +92,13 @@ export const nodeDetailSchema = nodeListItemSchema.extend({
   /** Owner-only (null for everyone else). */
   ip_address: z.string().nullable(),
   allow_private: z.boolean().nullable(),
+  /** Owner-only: the node's last `outbox.stats` (results waiting, results dropped by its bound). */
+  outbox: z.object({
+    pending: z.number().int(),
+    dropped_total: z.number().int(),
+    oldest_pending_at: z.iso.datetime().nullable(),
+    reported_at: z.iso.datetime(),
+  }).nullable(),
   is_owner: z.boolean(),
 });
 export type NodeDetail = z.infer<typeof nodeDetailSchema>;

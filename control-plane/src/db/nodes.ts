@@ -6,6 +6,11 @@ type Executor = Sql | postgres.TransactionSql<Record<string, never>>;
 
 /** A `nodes` row (0010_nodes.sql) without the credential hash. */
 export interface NodeRow {
+  /** Last `outbox.stats` of the node (null until it reported). */
+  outbox_pending: number | null;
+  outbox_dropped_total: number | null;
+  outbox_oldest_pending_at: Date | null;
+  outbox_reported_at: Date | null;
   id: string;
   name: string;
   owner_user_id: string | null;
@@ -29,7 +34,8 @@ export interface NodeRow {
 
 const COLUMNS = (sql: Executor) => sql`
   id, name, owner_user_id, status, instance_id, country, region, city, asn, isp, provider, tags,
-  ip_address, allow_private, agent_version, capabilities, last_seen_at, created_at, removed_at`;
+  ip_address, allow_private, agent_version, capabilities, last_seen_at, created_at, removed_at,
+  outbox_pending, outbox_dropped_total, outbox_oldest_pending_at, outbox_reported_at`;
 
 /** A new node as enrollment creates it: online on `instance_id`, holding `credential_hash`. */
 export interface NewNode {
@@ -90,6 +96,14 @@ export async function markNodeOnline(sql: Sql, n: {
     WHERE id = ${n.id} AND status IN ('online', 'offline') AND removed_at IS NULL
     RETURNING ${COLUMNS(sql)}`;
   return row ?? null;
+}
+
+/** Store a node's `outbox.stats` report (pending results, results dropped by its bound). */
+export async function recordOutboxStats(sql: Sql, id: string, s: { pending: number; dropped_total: number; oldest_pending_at: string | null }): Promise<void> {
+  await sql`
+    UPDATE nodes SET outbox_pending = ${s.pending}, outbox_dropped_total = ${s.dropped_total},
+      outbox_oldest_pending_at = ${s.oldest_pending_at}, outbox_reported_at = now()
+    WHERE id = ${id}`;
 }
 
 /** Mark offline, only if `instance_id` still holds the node (a newer connection elsewhere wins). */

@@ -1,4 +1,5 @@
 import { describeIssues, fieldIssues, parseNodeMessage, resultEnvelopeSchema, type ResultBatchMessage, type ResultEnvelope } from '@vantage/shared-protocol';
+import { recordOutboxStats } from '../db/nodes.js';
 import { BAD_FRAMES_MAX, closeWith, sendError, sendFrame, type Conn, type HubCore } from './core.js';
 
 /**
@@ -34,7 +35,8 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
     case 'outbox.stats':
       core.log.debug({ node_id, pending: msg.pending, dropped_total: msg.dropped_total }, 'node outbox');
       if (msg.dropped_total > 0) core.log.warn({ node_id, dropped_total: msg.dropped_total }, 'node dropped results from its outbox');
-      return;
+      // Kept on the node record: its owner sees what the node buffers and what it had to drop.
+      return recordOutboxStats(core.sql, node_id, msg);
     case 'assignments.ack':
       core.log.debug({ node_id, version: msg.version }, 'assignments acked');
       return;

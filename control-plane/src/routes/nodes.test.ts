@@ -114,8 +114,19 @@ t.test('node directory: public list with filters and paging; owner fields hidden
   const asOther = await call(app, 'GET', `/v1/nodes/${de.node_id}`, { token: bob.access_token });
   t.match(asOther.body.data, { is_owner: false, ip_address: null, allow_private: null });
   const asOwner = await call(app, 'GET', `/v1/nodes/${de.node_id}`, { token: alice.access_token });
-  t.match(asOwner.body.data, { is_owner: true, ip_address: '127.0.0.1', allow_private: false });
+  t.match(asOwner.body.data, { is_owner: true, ip_address: '127.0.0.1', allow_private: false, outbox: null });
   t.equal((await call(app, 'GET', '/v1/nodes/n_nope')).body.error.code, 'NODE_NOT_FOUND');
+
+  // The node reports its outbox (issue 5: drops counted and reported): the owner sees it.
+  de.node.send({ type: 'outbox.stats', pending: 12, dropped_total: 3, oldest_pending_at: '2026-11-22T09:59:00.000Z' });
+  let seen: any = null;
+  for (let i = 0; i < 100 && !seen; i++) {
+    const res = await call(app, 'GET', `/v1/nodes/${de.node_id}`, { token: alice.access_token });
+    if (res.body.data.outbox) seen = res.body.data.outbox;
+    else await new Promise((r) => setTimeout(r, 50));
+  }
+  t.match(seen, { pending: 12, dropped_total: 3, oldest_pending_at: '2026-11-22T09:59:00.000Z' }, 'outbox stats reach the owner');
+  t.equal((await call(app, 'GET', `/v1/nodes/${de.node_id}`, { token: bob.access_token })).body.data.outbox, null, 'but nobody else');
 });
 
 t.test('owner management: rename/tag, disable closes the socket, enable, remove', async (t) => {

@@ -66,6 +66,10 @@ function toDetail(row: NodeRow, user_id: string | undefined): NodeDetail {
   return {
     ...toItem(row), isp: row.isp, agent_version: row.agent_version, created_at: row.created_at.toISOString(),
     ip_address: owner ? row.ip_address : null, allow_private: owner ? row.allow_private : null, is_owner: owner,
+    outbox: owner && row.outbox_reported_at ? {
+      pending: row.outbox_pending ?? 0, dropped_total: row.outbox_dropped_total ?? 0,
+      oldest_pending_at: row.outbox_oldest_pending_at?.toISOString() ?? null, reported_at: row.outbox_reported_at.toISOString(),
+    } : null,
   };
 }
 
