@@ -5,6 +5,7 @@ import { ROOT } from './demo/processes.js';
 // README command 1, end to end: the real control plane on the embedded database, three real agent
 // processes enrolled with real ent_ tokens through the API, and every probe type run against local
 // targets through the public API. `--once` makes it exit after printing the tables.
+t.setTimeout(300_000); // the file as a whole (tap's default per file is 120 s): agents start slowly on a loaded machine
 t.test('the main job runs every probe type on three enrolled nodes and prints the results', { timeout: 300_000 }, async (t) => {
   const { NODE_OPTIONS: _ignored, ...env } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/demo/main.ts', '--once', '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

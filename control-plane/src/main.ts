@@ -22,7 +22,10 @@ if (!config.database_url) {
   embedded = await startEmbeddedPostgres(config.data_dir);
   log.info({ data_dir: config.data_dir }, 'no database URL set: using embedded Postgres (single instance)');
 }
-const POOL_SIZE = 10;
+// The embedded PGlite is one backend behind pglite-socket: several client connections interleave
+// their extended-protocol messages ("portal does not exist" under load), so embedded mode uses a
+// single connection and queries queue in the client. A real server gets a pool.
+const POOL_SIZE = embedded ? 1 : 10;
 const sql = connect(config.database_url ?? embedded!.url, POOL_SIZE);
 const applied = await migrate(sql);
 if (applied.length > 0) log.info({ applied }, 'migrations applied');

@@ -17,7 +17,7 @@ t.test('the whole app on embedded PGlite: register, login, profile', async (t) =
   t.teardown(() => rm(data_dir, { recursive: true, force: true }));
   const pg = await startEmbeddedPostgres(data_dir);
   t.teardown(() => pg.close());
-  const sql = connect(pg.url, 4);
+  const sql = connect(pg.url, 1); // as main.ts does in embedded mode
   t.teardown(() => sql.end({ timeout: 5 }));
   const applied = await migrate(sql);
   t.ok(applied.includes('0001_accounts.sql'), 'same migrations as a real server');
