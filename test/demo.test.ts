@@ -8,8 +8,11 @@ import { ROOT } from './demo/processes.js';
 t.setTimeout(300_000); // the file as a whole (tap's default per file is 120 s): agents start slowly on a loaded machine
 t.test('the main job runs every probe type on three enrolled nodes and prints the results', { timeout: 300_000 }, async (t) => {
   const { NODE_OPTIONS: _ignored, ...env } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/demo/main.ts', '--once', '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  // Its own process group, so a failed or timed-out run takes the control plane and agents with it.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/demo/main.ts', '--once', '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killGroup = () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } };
+  t.teardown(killGroup);
+  process.once('exit', killGroup);
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });
