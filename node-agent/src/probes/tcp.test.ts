@@ -3,7 +3,7 @@ import t from 'tap';
 import pino from 'pino';
 import { tcpOutputSchema, tcpParamsSchema, type TcpParams } from '@vantage/shared-protocol';
 import { ProbeInputError } from './input-error.js';
-import { parseHostPort, tcpProbe } from './tcp.js';
+import { tcpProbe } from './tcp.js';
 import { DEFAULT_POLICY, type TargetPolicy } from './target-policy.js';
 import { createNetns } from './test-support/netns.js';
 import type { ProbeOutcome } from './types.js';
@@ -23,23 +23,6 @@ async function listen(host = '127.0.0.1'): Promise<net.Server> {
   await new Promise<void>((resolve) => s.listen(0, host, () => resolve()));
   return s;
 }
-
-t.test('parseHostPort', async (t) => {
-  const cases: [string, ReturnType<typeof parseHostPort>][] = [
-    ['example.test', { host: 'example.test', port: null }],
-    ['example.test:443', { host: 'example.test', port: 443 }],
-    ['198.18.1.10:22', { host: '198.18.1.10', port: 22 }],
-    ['[fd00:7661::1]:8080', { host: 'fd00:7661::1', port: 8080 }],
-    ['[::1]', { host: '::1', port: null }],
-    ['fd00:7661::1', { host: 'fd00:7661::1', port: null }],
-    ['host:0', null],
-    ['host:70000', null],
-    ['host:http', null],
-    ['a:b:c', null],
-    ['', null],
-  ];
-  for (const [input, want] of cases) t.same(parseHostPort(input), want, input);
-});
 
 t.test('tcp on loopback', async (t) => {
   const open = await listen();

@@ -4,9 +4,6 @@ import { ProbeInputError } from './input-error.js';
 import { resolveTarget } from './resolve.js';
 import type { Probe } from './types.js';
 
-/** Split a TCP target: shared-protocol's `splitHostPort` (the control plane checks the same grammar). */
-export const parseHostPort = splitHostPort;
-
 type State = TcpOutput['state'];
 
 const STATE_OF_CODE: Record<string, State> = {
@@ -59,7 +56,7 @@ export function tcpConnect(address: string, port: number, timeout_ms: number, si
 export const tcpProbe: Probe<'tcp'> = {
   type: 'tcp',
   async run(target, params, ctx) {
-    const parsed = parseHostPort(target);
+    const parsed = splitHostPort(target); // the grammar the control plane checked before dispatch
     if (!parsed) throw new ProbeInputError(`not a host or host:port: ${target.slice(0, 200)}`);
     const port = parsed.port ?? params.port;
     if (port === undefined) throw new ProbeInputError('no port: give the target as host:port or set params.port');
