@@ -1,16 +1,21 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { copyNativePackages, NATIVE_PACKAGES } from './native-deps.js';
+import { createGzip } from 'node:zlib';
+import { REPO_ROOT, sourceFingerprint, writeFileAtomic } from './bundle-sources.js';
+import { copyNativePackages, NATIVE_PACKAGES, WORKER_PACKAGES } from './native-deps.js';
 
 /**
- * The agent bundle served by the control plane at GET /install/agent.tar.gz (issue 5 item 7).
+ * The agent bundle served by the control plane at GET /install/agent.tar.gz
+ * (docs/operators/install.md). The control plane builds it on the first request when its bundle
+ * folder has none (bundle-cache.ts); this script builds one by hand, e.g. for a release.
  *
- *   npx tsx installer/build-bundle.ts [out_dir] [--version X]
+ *   node_modules/.bin/tsx installer/build-bundle.ts [out_dir] [--version X]
  *
  * Writes to out_dir (default installer/dist/):
  * - `vantage-agent-<version>.tar.gz`: one folder `vantage-agent-<version>/` holding
@@ -20,13 +25,19 @@ import { copyNativePackages, NATIVE_PACKAGES } from './native-deps.js';
  *   here plus their sources and binding.gyp;
  * - `vantage-agent-<version>.tar.gz.sha256` in `sha256sum` format;
  * - `agent.json`: the manifest the control plane serves from `{ version, file, sha256, node_abi,
- *   node_version, built_at }` (the newest build wins).
+ *   node_version, source_sha256, built_at }` (the newest build wins).
+ *
+ * The tarball is reproducible: the same sources (bundle-sources.ts fingerprint) give the same
+ * bytes (sorted entries, fixed owner, mtime and modes, gzip without a timestamp), so builds racing
+ * into one folder agree on the checksum. Modes are u+rwX,go+rX whatever the builder's umask: the
+ * agent runs as an unprivileged user and must be able to read every file. Files appear in the
+ * folder by rename, manifest last, so a reader never sees a half-written bundle.
  */
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '..');
+const repoRoot = REPO_ROOT;
 const agentDir = join(repoRoot, 'node-agent');
-/** The agent's CLI entry (helper E's `node-agent enroll|run|status|version`). */
+/** The agent's CLI entry (`node-agent enroll|run|status|version`). */
 export const AGENT_ENTRY = join(agentDir, 'src', 'cli', 'main.ts');
 export const DEFAULT_OUT_DIR = join(here, 'dist');
 
@@ -40,6 +51,10 @@ export interface BundleManifest {
   /** `process.versions.modules` of the Node.js that compiled the native addons. */
   node_abi: string;
   node_version: string;
+  /** bundle-sources.ts fingerprint of what the bundle was built from. */
+  source_sha256: string;
+  /** Who built it: `build-bundle` (by hand, kept as it is) or `control-plane` (bundle-cache.ts, rebuilt when the sources change). */
+  built_by: string;
   built_at: string;
 }
 
@@ -57,10 +72,25 @@ interface Esbuild {
   build(options: Record<string, unknown>): Promise<unknown>;
 }
 
-/** esbuild lives in the test package (not hoisted to the root): load it from there. */
+/**
+ * esbuild is not hoisted to the root: take the test package's, else the one tsx (a control-plane
+ * dependency) brings, so a control plane installed without the test package still builds.
+ */
 async function loadEsbuild(): Promise<Esbuild> {
-  const req = createRequire(join(repoRoot, 'test', 'package.json'));
-  return (await import(pathToFileURL(req.resolve('esbuild')).href)) as Esbuild;
+  let path: string;
+  try {
+    path = createRequire(join(repoRoot, 'test', 'package.json')).resolve('esbuild');
+  } catch {
+    const tsx = createRequire(join(repoRoot, 'control-plane', 'package.json')).resolve('tsx/package.json');
+    path = createRequire(tsx).resolve('esbuild');
+  }
+  return (await import(pathToFileURL(path).href)) as Esbuild;
+}
+
+/** Entry mtime in the tarball: SOURCE_DATE_EPOCH (the reproducible-builds convention), else 2020-01-01. */
+function archiveEpoch(): number {
+  const epoch = Number(process.env.SOURCE_DATE_EPOCH);
+  return Number.isInteger(epoch) && epoch > 0 ? epoch : 1_577_836_800;
 }
 
 /**
@@ -91,10 +121,10 @@ export async function sha256File(path: string): Promise<string> {
 /**
  * Build the bundle into `out_dir`. `version` defaults to node-agent/package.json's version and
  * must match /^[0-9A-Za-z][0-9A-Za-z.+_-]*$/ (it names a folder on the node). `entry` overrides
- * the agent entry (default AGENT_ENTRY).
+ * the agent entry (default AGENT_ENTRY). `built_by` goes into the manifest (default `build-bundle`).
  * Throws when the agent entry is missing, esbuild fails, or a native package cannot be found.
  */
-export async function buildBundle(opts: { out_dir?: string; version?: string; entry?: string } = {}): Promise<BuildResult> {
+export async function buildBundle(opts: { out_dir?: string; version?: string; entry?: string; built_by?: string } = {}): Promise<BuildResult> {
   const entry = opts.entry ?? AGENT_ENTRY;
   const outDir = resolve(opts.out_dir ?? DEFAULT_OUT_DIR);
   const agentPkg = JSON.parse(readFileSync(join(agentDir, 'package.json'), 'utf8')) as { version: string };
@@ -103,6 +133,7 @@ export async function buildBundle(opts: { out_dir?: string; version?: string; en
   if (!existsSync(entry)) throw new Error(`agent entry ${entry} does not exist (yet)`);
 
   const name = `vantage-agent-${version}`;
+  const source_sha256 = sourceFingerprint(repoRoot);
   const staging = mkdtempSync(join(tmpdir(), 'vantage-bundle-'));
   try {
     const root = join(staging, name);
@@ -112,21 +143,22 @@ export async function buildBundle(opts: { out_dir?: string; version?: string; en
       entryPoints: [entry],
       outfile: join(root, 'node-agent.mjs'),
       bundle: true,
+      // Paths in the bundle's comments are relative to this folder: the same wherever the repository is.
+      absWorkingDir: repoRoot,
       platform: 'node',
       target: 'node20',
       format: 'esm',
-      external: [...NATIVE_PACKAGES, ...OPTIONAL_EXTERNALS],
+      external: [...NATIVE_PACKAGES, ...WORKER_PACKAGES, ...OPTIONAL_EXTERNALS],
       // CommonJS dependencies inside an ESM bundle still call require() for externals and builtins.
       banner: { js: "import { createRequire as __vantageCreateRequire } from 'node:module'; const require = __vantageCreateRequire(import.meta.url);" },
       plugins: [packageJsonNextToBundle],
       legalComments: 'none',
       logLevel: 'warning',
     });
-    const copied = copyNativePackages(NATIVE_PACKAGES, agentDir, join(root, 'node_modules'));
+    const copied = copyNativePackages([...NATIVE_PACKAGES, ...WORKER_PACKAGES], agentDir, join(root, 'node_modules'));
     const pinned = Object.fromEntries(
       copied.filter((p) => (NATIVE_PACKAGES as readonly string[]).includes(p.name)).map((p) => [p.name, p.version]),
     );
-    const built_at = new Date().toISOString();
     const pkg = {
       name: 'vantage-agent',
       version,
@@ -141,7 +173,7 @@ export async function buildBundle(opts: { out_dir?: string; version?: string; en
         node_version: process.versions.node,
         platform: process.platform,
         arch: process.arch,
-        built_at,
+        source_sha256,
         bundled_packages: Object.fromEntries(copied.map((p) => [p.name, p.version])),
       },
     };
@@ -151,12 +183,27 @@ export async function buildBundle(opts: { out_dir?: string; version?: string; en
     mkdirSync(outDir, { recursive: true });
     const file = `${name}.tar.gz`;
     const tarball = join(outDir, file);
-    execFileSync('tar', ['--owner=0', '--group=0', '--numeric-owner', '-czf', tarball, '-C', staging, name]);
+    const plainTar = join(staging, `${name}.tar`);
+    execFileSync('tar', [
+      '--sort=name', `--mtime=@${archiveEpoch()}`, '--owner=0', '--group=0', '--numeric-owner', '--mode=u+rwX,go+rX,go-w',
+      '-cf', plainTar, '-C', staging, name,
+    ]);
+    // Node's gzip writes no timestamp or file name into the header (gzip(1) would).
+    const tmpTarball = `${tarball}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      await pipeline(createReadStream(plainTar), createGzip({ level: 9 }), createWriteStream(tmpTarball));
+      renameSync(tmpTarball, tarball);
+    } finally {
+      rmSync(tmpTarball, { force: true });
+    }
     const sha256 = await sha256File(tarball);
     const sha256_file = `${tarball}.sha256`;
-    writeFileSync(sha256_file, `${sha256}  ${file}\n`);
-    const manifest: BundleManifest = { version, file, sha256, node_abi: process.versions.modules, node_version: process.versions.node, built_at };
-    writeFileSync(join(outDir, 'agent.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileAtomic(sha256_file, `${sha256}  ${file}\n`);
+    const manifest: BundleManifest = {
+      version, file, sha256, node_abi: process.versions.modules, node_version: process.versions.node, source_sha256,
+      built_by: opts.built_by ?? 'build-bundle', built_at: new Date().toISOString(),
+    };
+    writeFileAtomic(join(outDir, 'agent.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     return { ...manifest, out_dir: outDir, tarball, sha256_file };
   } finally {
     rmSync(staging, { recursive: true, force: true });
@@ -174,14 +221,16 @@ function smokeTest(root: string, version: string): void {
   if (!out.includes(version)) throw new Error(`the bundled agent reports ${JSON.stringify(out.trim())}, expected version ${version}`);
 }
 
-function parseArgs(argv: string[]): { out_dir?: string; version?: string } {
-  const out: { out_dir?: string; version?: string } = {};
+function parseArgs(argv: string[]): { out_dir?: string; version?: string; built_by?: string } {
+  const out: { out_dir?: string; version?: string; built_by?: string } = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--version') out.version = argv[++i];
     else if (arg.startsWith('--version=')) out.version = arg.slice('--version='.length);
+    // Set by the control plane's automatic build (bundle-cache.ts), which runs this script.
+    else if (arg === '--built-by') out.built_by = argv[++i];
     else if (arg === '--help' || arg === '-h') {
-      console.log('usage: npx tsx installer/build-bundle.ts [out_dir] [--version X]');
+      console.log('usage: node_modules/.bin/tsx installer/build-bundle.ts [out_dir] [--version X]');
       process.exit(0);
     } else if (!arg.startsWith('-') && out.out_dir === undefined) out.out_dir = arg;
     else throw new Error(`unknown argument ${arg}`);

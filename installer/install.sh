@@ -1,7 +1,11 @@
 #!/bin/sh
 # Vantage probe node installer.
 #
-#   curl -fsSL https://vantage.example.com/install.sh | sh -s -- --token ent_...
+#   curl -fsSL https://vantage.example.com/install.sh | VANTAGE_TOKEN=ent_... sh
+#
+# The enrollment token comes from the environment (VANTAGE_TOKEN) or a file (--token-file), never
+# from the command line: a process's arguments are readable by every user on the host (ps), and
+# this script passes the token to nothing on a command line either (environment and 0600 files).
 #
 # Installs the Vantage node agent as a systemd service that runs as an unprivileged system user
 # with only CAP_NET_RAW (for ICMP ping and traceroute), enrolls it with the control plane and
@@ -11,7 +15,8 @@
 # Files: <prefix>/releases/<version>/, <prefix>/current -> releases/<version>,
 #   /etc/vantage/agent.json (0600, owned by the service user), /var/lib/vantage-agent/ (0700),
 #   /etc/systemd/system/vantage-agent.service (User=vantage-agent, CAP_NET_RAW only).
-# Environment (tests only): VANTAGE_ROOT=/some/dir prefixes every system path above;
+# Environment: VANTAGE_TOKEN (the enrollment token). Tests only: VANTAGE_ROOT=/some/dir prefixes
+#   every system path above;
 #   VANTAGE_FORCE_REBUILD=1 rebuilds the native modules even when the Node ABI matches.
 # Needs: root, curl or wget, tar, sha256sum (or shasum / openssl), Node.js >= 20.18 (installed
 #   with apt-get or dnf when missing). Exit status: 0 done, 1 failed, 2 bad usage.
@@ -19,17 +24,23 @@
 # Everything runs inside main, called on the last line, so a truncated download runs nothing.
 set -eu
 
-# Replaced by the control plane when it serves this script (GET /install.sh).
+# Replaced by the control plane when it serves this script (GET /install.sh): its VANTAGE_PUBLIC_URL,
+# or __VANTAGE_NO_PUBLIC_URL__ when that is not set (then --url is needed).
 DEFAULT_URL='__VANTAGE_BASE_URL__'
 
-USAGE='usage: install.sh --token ent_... [options]        (as root)
+USAGE='usage: VANTAGE_TOKEN=ent_... install.sh [options]        (as root)
+       install.sh --token-file FILE [options]
 
-  --token ent_...     enrollment token (POST /v1/enrollment-tokens); needed on the first
-                      install, ignored by a node that is already enrolled
+  VANTAGE_TOKEN       (environment) enrollment token (POST /v1/enrollment-tokens); needed on
+                      the first install, ignored by a node that is already enrolled
+  --token-file FILE   read the enrollment token from FILE instead (its first line)
   --url URL           control-plane base URL (default: the URL this script was served from)
   --name NAME         node name reported at enrollment (default: the host name)
   --allow-private     let this node probe private, loopback and link-local addresses
   --allow-cidrs LIST  comma-separated CIDR ranges this node may probe even when private
+  --with-browser      also install Chromium (apt-get or dnf package chromium) so this node can
+                      run browser checks; it advertises the browser capability only when
+                      Chromium starts
   --prefix DIR        install folder (default /opt/vantage-agent)
   --user NAME         run as this existing user instead of creating the vantage-agent user
   --foreground        where systemd is absent: run the agent in the foreground (exec)
@@ -49,8 +60,8 @@ have() { command -v "$1" >/dev/null 2>&1; }
 print_help() { printf '%s\n' "$USAGE"; }
 
 parse_args() {
-  TOKEN=''; URL=''; NAME=''; ALLOW_PRIVATE=0; ALLOW_CIDRS=''; PREFIX='/opt/vantage-agent'
-  RUN_USER=''; FOREGROUND=0; NO_START=0; UNINSTALL=0; YES=0; WAIT_S=90
+  TOKEN=''; TOKEN_FILE=''; URL=''; NAME=''; ALLOW_PRIVATE=0; ALLOW_CIDRS=''; PREFIX='/opt/vantage-agent'
+  RUN_USER=''; FOREGROUND=0; NO_START=0; UNINSTALL=0; YES=0; WAIT_S=90; WITH_BROWSER=0
   while [ $# -gt 0 ]; do
     opt=$1
     case $opt in
@@ -58,13 +69,15 @@ parse_args() {
       *) val=''; has_val=0 ;;
     esac
     case $opt in
-      --token|--url|--name|--allow-cidrs|--prefix|--user|--wait)
+      --token)
+        usage_error "--token is not accepted: arguments are visible to every user in the process list. Give the token in the environment (curl -fsSL <url>/install.sh | VANTAGE_TOKEN=ent_... sh) or in a file (--token-file FILE)" ;;
+      --token-file|--url|--name|--allow-cidrs|--prefix|--user|--wait)
         if [ "$has_val" -eq 0 ]; then
           [ $# -ge 2 ] || usage_error "$opt needs a value"
           val=$2; shift
         fi
         case $opt in
-          --token) TOKEN=$val ;;
+          --token-file) TOKEN_FILE=$val ;;
           --url) URL=$val ;;
           --name) NAME=$val ;;
           --allow-cidrs) ALLOW_CIDRS=$val ;;
@@ -73,6 +86,7 @@ parse_args() {
           --wait) WAIT_S=$val ;;
         esac ;;
       --allow-private) ALLOW_PRIVATE=1 ;;
+      --with-browser) WITH_BROWSER=1 ;;
       --foreground) FOREGROUND=1 ;;
       --no-start) NO_START=1 ;;
       --uninstall) UNINSTALL=1 ;;
@@ -85,9 +99,26 @@ parse_args() {
   validate_args
 }
 
+read_token() {
+  # The token from --token-file or VANTAGE_TOKEN (both: an error). VANTAGE_TOKEN is then removed
+  # from the environment so no command this script runs inherits it.
+  TOKEN=${VANTAGE_TOKEN:-}
+  unset VANTAGE_TOKEN
+  token_from=VANTAGE_TOKEN
+  if [ -n "$TOKEN_FILE" ]; then
+    [ -z "$TOKEN" ] || usage_error "give the token once: VANTAGE_TOKEN or --token-file, not both"
+    if [ ! -f "$TOKEN_FILE" ] || [ ! -r "$TOKEN_FILE" ]; then usage_error "--token-file $TOKEN_FILE: no such readable file"; fi
+    IFS= read -r TOKEN <"$TOKEN_FILE" || true
+    [ -n "$TOKEN" ] || usage_error "--token-file $TOKEN_FILE is empty"
+    TOKEN=$(printf '%s' "$TOKEN" | tr -d ' \t\r')
+    token_from="--token-file $TOKEN_FILE"
+  fi
+  case $TOKEN in ''|ent_*) ;; *) usage_error "$token_from must hold an enrollment token (ent_...)" ;; esac
+  case $TOKEN in *[!A-Za-z0-9_]*) usage_error "$token_from has unexpected characters" ;; esac
+}
+
 validate_args() {
-  case $TOKEN in ''|ent_*) ;; *) usage_error "--token must be an enrollment token (ent_...)" ;; esac
-  case $TOKEN in *[!A-Za-z0-9_]*) usage_error "--token has unexpected characters" ;; esac
+  read_token
   case $WAIT_S in ''|*[!0-9]*) usage_error "--wait needs a number of seconds" ;; esac
   case $PREFIX in /*) ;; *) usage_error "--prefix must be an absolute path" ;; esac
   case $PREFIX in *[!A-Za-z0-9/._-]*) usage_error "--prefix may only hold letters, digits and / . _ -" ;; esac
@@ -103,7 +134,13 @@ validate_args() {
 validate_url() {
   URL=${URL%/}
   [ "$UNINSTALL" -eq 1 ] && return 0
-  [ -n "$URL" ] || usage_error "--url is required (the control plane's base URL)"
+  if [ -z "$URL" ]; then
+    case $DEFAULT_URL in
+      __VANTAGE_NO_PUBLIC_URL__)
+        usage_error "--url is required: the control plane that served this script has no VANTAGE_PUBLIC_URL set, so the script does not know where nodes connect (pass --url <its base URL>, or set VANTAGE_PUBLIC_URL on the control plane)" ;;
+      *) usage_error "--url is required (the control plane's base URL)" ;;
+    esac
+  fi
   case $URL in http://*|https://*) ;; *) usage_error "--url must start with http:// or https://" ;; esac
   case $URL in *[!A-Za-z0-9:/._~%@\[\]-]*) usage_error "--url has unexpected characters" ;; esac
 }
@@ -170,11 +207,35 @@ ensure_node() {
 # --- download and verify --------------------------------------------------------------------
 
 fetch() {
-  # fetch URL FILE
-  if have curl; then curl -fsSL --retry 3 -o "$2" "$1" || die "download failed: $1"
-  elif have wget; then wget -q -O "$2" "$1" || die "download failed: $1"
+  # fetch URL FILE: downloads URL into FILE. On an HTTP error it prints the control plane's own
+  # reason (curl -f would hide it behind "error: 503").
+  rm -f "$2"
+  if have curl; then
+    code=$(curl -sSL --retry 3 -o "$2" -w '%{http_code}' "$1") || die "download failed: $1"
+    case $code in 2??) return 0 ;; esac
+    die "download failed: $1 answered HTTP $code: $(server_message "$2")"
+  elif have wget; then
+    # GNU wget keeps an error response's body with --content-on-error; BusyBox wget has no such option.
+    content=''
+    wget --help 2>&1 | grep -q content-on-error && content=--content-on-error
+    # shellcheck disable=SC2086
+    wget -q $content -O "$2" "$1" && return 0
+    [ -s "$2" ] && die "download failed: $1: $(server_message "$2")"
+    die "download failed: $1"
   else die "neither curl nor wget is installed"
   fi
+}
+
+server_message() {
+  # server_message FILE: the reason in an error body (the API's {"error":{"code","message"}}), else
+  # the start of the body; printable ASCII only (the body goes to a terminal).
+  VI_FILE=$1 "$NODE_BIN" -e '
+    const fs = require("fs"); let text = "";
+    try { text = fs.readFileSync(process.env.VI_FILE, "utf8"); } catch {}
+    let out = text.replace(/\s+/g, " ").trim().slice(0, 300);
+    try { const e = JSON.parse(text).error; if (e && (e.code || e.message)) out = [e.code, e.message].filter(Boolean).join(": "); } catch {}
+    console.log((out || "(empty reply)").replace(/[^\x20-\x7e]/g, "?"));
+  ' 2>/dev/null || printf '%s\n' '(unreadable reply)'
 }
 
 sha256_of() {
@@ -224,6 +285,9 @@ install_release() {
   rm -rf "$INCOMING"
   mkdir "$INCOMING"
   tar -xzf "$WORK/agent.tar.gz" -C "$INCOMING" || die "could not unpack the agent bundle"
+  # tar run as root restores the modes stored in the archive: a bundle built under umask 077 would
+  # leave the release readable by root alone, and the service user could not load its own code.
+  chmod -R u+rwX,go+rX,go-w "$INCOMING"
   set -- "$INCOMING"/vantage-agent-*
   if [ $# -ne 1 ] || [ ! -f "$1/package.json" ] || [ ! -f "$1/node-agent.mjs" ]; then
     die "unexpected bundle layout"
@@ -333,12 +397,13 @@ node_id() {
 write_config() {
   # Writes /etc/vantage/agent.json (0600, service user): merges into an existing file so a
   # re-run keeps the operator's other settings; state_dir is where the node identity lives.
+  # `write_config forget-token` removes the (spent) token instead of setting one.
   mkdir -p "$CONF_DIR" "$STATE_DIR"
   chmod 0755 "$CONF_DIR"
   chown "$SERVICE_USER:$SERVICE_GROUP" "$STATE_DIR"
   chmod 0700 "$STATE_DIR"
   tmp=$CONF_DIR/.agent.json.$$
-  (umask 077 && VI_IN=$CONF_FILE VI_OUT=$tmp VI_URL=$URL VI_TOKEN=$TOKEN VI_STATE=$STATE_DIR \
+  (umask 077 && VI_IN=$CONF_FILE VI_OUT=$tmp VI_URL=$URL VI_TOKEN=$TOKEN VI_STATE=$STATE_DIR VI_FORGET=${1:-} \
     VI_NAME=$NAME VI_ALLOW_PRIVATE=$ALLOW_PRIVATE VI_ALLOW_CIDRS=$ALLOW_CIDRS "$NODE_BIN" -e '
       const fs = require("fs"); const e = process.env; let c = {};
       try { c = JSON.parse(fs.readFileSync(e.VI_IN, "utf8")); } catch (err) {
@@ -346,6 +411,7 @@ write_config() {
       }
       c.control_plane_url = e.VI_URL;
       if (e.VI_TOKEN) c.token = e.VI_TOKEN;
+      if (e.VI_FORGET === "forget-token") delete c.token;
       c.state_dir = e.VI_STATE;
       if (e.VI_NAME) c.name = e.VI_NAME;
       if (e.VI_ALLOW_PRIVATE === "1") c.allow_private = true;
@@ -375,6 +441,8 @@ Group=$SERVICE_GROUP
 ExecStart=$(agent_cmd run)
 Restart=always
 RestartSec=5
+# Exit status 3: the control plane refused the node for good (used token, revoked node).
+RestartPreventExitStatus=3
 # Raw sockets for ICMP ping and traceroute, and nothing else: no root at run time.
 AmbientCapabilities=CAP_NET_RAW
 CapabilityBoundingSet=CAP_NET_RAW
@@ -408,21 +476,46 @@ start_service() {
 }
 
 wait_enrolled() {
-  # Polls `node-agent status` once a second, up to --wait seconds, then prints the node id.
+  # Polls `node-agent status` once a second, up to --wait seconds, then prints the node id and
+  # removes the spent token from the config. A service that stopped for good fails at once.
   waited=0
   while :; do
     id=$(node_id)
     [ -n "$id" ] && break
+    if systemctl is-failed --quiet "$UNIT_NAME" 2>/dev/null; then
+      printf '\n' >&2
+      show_agent_log
+      die "the agent stopped before it enrolled (its log is above; a used or expired token is the usual cause)"
+    fi
     if [ "$waited" -ge "$WAIT_S" ]; then
       printf '\n' >&2
-      die "the node did not enroll within ${WAIT_S}s; see: journalctl -u $UNIT_NAME -n 50 (an expired or used token is the usual cause)"
+      show_agent_log
+      die "the node did not enroll within ${WAIT_S}s (the agent's log is above; an expired or used token is the usual cause)"
     fi
     printf '\r%s' "vantage: waiting for the node to enroll with $URL ... ${waited}s" >&2
     sleep 1
     waited=$((waited + 1))
   done
   [ "$waited" -gt 0 ] && printf '\n' >&2
+  [ -z "$TOKEN" ] || write_config forget-token
   printf '%s\n' "Vantage node $id is enrolled and running (version $VERSION)."
+}
+
+show_agent_log() {
+  # The service's last log lines, so a failed enrollment shows the agent's own reason.
+  if have journalctl; then
+    say "the agent's last log lines (journalctl -u $UNIT_NAME -n 30):"
+    journalctl -u "$UNIT_NAME" -n 30 --no-pager >&2 2>&1 || true
+  else
+    say "no journalctl here: read the agent's log where your system keeps the output of $UNIT_NAME"
+  fi
+}
+
+check_agent_runs() {
+  # The service user must be able to run Node.js and read the release: a Node.js under /root (as
+  # nvm installs it) or files only root can read would leave the service failing at every start.
+  out=$(cd / && as_user "$NODE_BIN" "$PREFIX_DIR/current/node-agent.mjs" version 2>&1) \
+    || die "the agent does not start as $SERVICE_USER (can that user read $NODE_BIN and $PREFIX_DIR?): $out"
 }
 
 run_foreground() {
@@ -473,6 +566,21 @@ uninstall() {
   say "the Vantage agent was removed (remove the node from the control plane's node list too)"
 }
 
+ensure_browser() {
+  # --with-browser: the distribution's Chromium (Debian and Ubuntu: chromium; Fedora and RHEL
+  # with EPEL: chromium). Nothing is downloaded from elsewhere; the agent finds /usr/bin/chromium.
+  if have chromium || have chromium-browser; then say "Chromium is installed"; return 0; fi
+  if have apt-get; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >&2 || die "apt-get install chromium failed"
+  elif have dnf; then
+    dnf install -y chromium >&2 || die "dnf install chromium failed (on RHEL-like systems enable EPEL first)"
+  else
+    die "--with-browser: no apt-get or dnf here; install Chromium yourself and re-run without --with-browser"
+  fi
+  say "Chromium installed: this node can run browser checks"
+}
+
 # --- main ---------------------------------------------------------------------------------------
 
 cleanup() {
@@ -494,16 +602,18 @@ main() {
     return 0
   fi
   if [ ! -f "$CONF_FILE" ] && [ -z "$TOKEN" ]; then
-    usage_error "--token is required for a first install (create one with POST /v1/enrollment-tokens)"
+    usage_error "an enrollment token is required for a first install: VANTAGE_TOKEN=ent_... in the environment or --token-file FILE (create one with POST /v1/enrollment-tokens)"
   fi
   WORK=''; INCOMING=''
   trap cleanup EXIT
   trap 'exit 130' HUP INT TERM
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/vantage-install.XXXXXX")
   ensure_node
+  [ "$WITH_BROWSER" -eq 0 ] || ensure_browser
   download_bundle
   install_release
   ensure_user
+  check_agent_runs
   write_config
   write_meta
   if have_systemd; then

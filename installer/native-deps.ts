@@ -12,7 +12,15 @@ import { dirname, join, relative, sep } from 'node:path';
  */
 
 /** Native addons the agent loads at run time: kept out of the esbuild bundle. */
-export const NATIVE_PACKAGES = ['better-sqlite3', 'raw-socket'] as const;
+export const NATIVE_PACKAGES = ['better-sqlite3', 'raw-socket', 'ioctl'] as const;
+
+/**
+ * Pure-JS packages kept out of the esbuild bundle and shipped whole beside it: re2js and
+ * jsonpath-rfc9535 are loaded by file path in the check runner's pattern worker (require.resolve),
+ * and playwright-core (browser checks) finds its own files relative to its package folder
+ * (`__dirname`), which an ESM bundle does not have.
+ */
+export const WORKER_PACKAGES = ['re2js', 'jsonpath-rfc9535', 'playwright-core'] as const;
 
 /**
  * Dependencies used only when a package installs from the registry (prebuilt binary download);
@@ -74,6 +82,7 @@ export function copyNativePackages(names: readonly string[], fromDir: string, de
       continue;
     }
     copied.set(name, { name, version: pkg.version, from: dir });
+    const native = existsSync(join(dir, 'binding.gyp'));
     cpSync(dir, join(destNodeModules, name), {
       recursive: true,
       dereference: true,
@@ -82,7 +91,8 @@ export function copyNativePackages(names: readonly string[], fromDir: string, de
         if (rel === '') return true;
         const top = rel.split(sep)[0]!;
         if (SKIP_DIRS.has(top)) return false;
-        if (top === 'build') return keepBuildFile(rel);
+        // Only a native addon's build/ holds compile leftovers; a JS package's build/ is its code.
+        if (top === 'build' && native) return keepBuildFile(rel);
         return true;
       },
     });

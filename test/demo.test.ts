@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import t from 'tap';
+import { watchCommandLines } from '../installer/test-support/cmdline-watch.js';
 import { ROOT } from './demo/processes.js';
 
 // README command 1, end to end: the real control plane on the embedded database, three real agent
@@ -13,11 +14,15 @@ t.test('the main job runs every probe type on three enrolled nodes and prints th
   const killGroup = () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } };
   t.teardown(killGroup);
   process.once('exit', killGroup);
+  // Enrollment tokens are handed to the agents in their environment, never as arguments (ps).
+  const watch = watchCommandLines('ent_', { process_group: child.pid! });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const leaks = watch.stop();
   t.equal(code, 0, `demo exit code (output:\n${out.slice(-3000)})`);
+  t.same(leaks, [], `no token on a command line of the demo's processes (${watch.samples()} samples)`);
   t.match(out, /3 nodes online/);
   const root = process.getuid?.() === 0;
   const types = root ? ['HTTP', 'TCP', 'DNS', 'PING', 'TRACEROUTE'] : ['HTTP', 'TCP', 'DNS'];
@@ -29,4 +34,19 @@ t.test('the main job runs every probe type on three enrolled nodes and prints th
   if (root) t.match(out, /3\/3 · loss 0%/, 'ping row shows all packets received');
   else t.match(out, /ping and traceroute .* skipped/);
   t.match(out, /pollution_detected false/, 'identical answers: no pollution');
+});
+
+t.test('pnpm start --help prints the usage; a bad option says which, without a stack trace', async (t) => {
+  const { NODE_OPTIONS: _ignored, ...env } = process.env;
+  const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'test/demo/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  const help = run(['--help']);
+  t.equal(help.status, 0, help.stderr);
+  t.match(help.stdout, /^usage: pnpm start/);
+  for (const opt of ['--once', '--port', '--nodes', '--help']) t.match(help.stdout, opt);
+  for (const [args, message] of [[['--bogus'], /Unknown option '--bogus'/], [['--nodes', 'x'], /--nodes needs a number/], [['--port', '70000'], /--port needs a port number/]] as const) {
+    const bad = run([...args]);
+    t.equal(bad.status, 2, `${args.join(' ')}: exit 2`);
+    t.match(bad.stderr, message, `${args.join(' ')}: says why`);
+    t.notMatch(bad.stderr, /\n\s+at /, 'no stack trace');
+  }
 });

@@ -31,7 +31,7 @@ t.test('app platform: envelopes, errors, limits, OpenAPI', async (t) => {
       const r = await call(app, c.method, c.path, { body: c.body, headers: c.headers });
       t.equal(r.status, c.status);
       t.equal(r.body.error?.code, c.code);
-      t.ok(errorEnvelopeSchema.safeParse(r.body).success, 'spec 7 envelope');
+      t.ok(errorEnvelopeSchema.safeParse(r.body).success, 'error envelope');
       t.equal(r.body.error.request_id, r.body.request_id, 'request_id inside and outside');
       t.notMatch(JSON.stringify(r.body), /hunter2|secret\/path|Error:/, 'no internals');
     });

@@ -3,19 +3,24 @@ import type { AppDeps } from './deps.js';
 import type { AppEnv } from './env.js';
 import { notFoundHandler, onError } from './http/errors.js';
 import { limitBody } from './middleware/body-limit.js';
-import { identify } from './middleware/identify.js';
-import { rateLimit } from './middleware/rate-limit.js';
+import { loadShedding } from './middleware/load-shed.js';
+import { cleanInput } from './middleware/clean-input.js';
+import { identify } from './accounts/identify.js';
+import { failedAuthLimit, rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { mountOpenApi } from './openapi/document.js';
-import { mountRoutes } from './routes/index.js';
-import { validationError } from './routes/router.js';
+import { mountRoutes } from './routes.js';
+import { validationError } from './http/router.js';
 import type { ZodError } from 'zod';
 
 /**
- * Build the control-plane HTTP app without listening (STYLE.md: construction apart from
- * listening). Middleware order: request id + logger, 32 KB body limit, identify (principal or
- * null; bad credentials 401), rate limit; then every router (`mountRoutes`), GET
- * /v1/openapi.json, and the one notFound (404/405) and onError (spec part 7 envelope).
+ * Build the control-plane HTTP app without listening (construction apart from
+ * listening). Middleware order: request id + logger, load shedding (503 with Retry-After past the
+ * instance's capacity, before any database work), 32 KB body limit, clean input (NUL, lone
+ * surrogates and malformed percent-encoding refused with 400 on every route), invalid-credential
+ * limit per source IP (counts identify's 401s; 429 past it), identify (principal or null; bad
+ * credentials 401), rate limit; then every router (`mountRoutes`), GET
+ * /v1/openapi.json, and the one notFound (404/405) and onError (error envelope, docs/api/conventions.md).
  *
  * @example const app = createApp(deps); serve({ fetch: app.fetch, port: 8080 });
  */
@@ -26,7 +31,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     },
   });
   app.use('*', requestContext(deps.log));
+  app.use('*', loadShedding(deps.config));
   app.use('*', limitBody());
+  app.use('*', cleanInput(app));
+  app.use('*', failedAuthLimit(deps));
   app.use('*', identify(deps));
   app.use('*', rateLimit(deps));
   mountRoutes(app, deps);

@@ -1,10 +1,10 @@
 import type { Config } from './config/index.js';
 import type { Sql } from './db/sql.js';
-import type { NodeHub, ResultSink } from './hub/contract.js';
+import type { EventPublisher, Mailer, NodeHub, ResultSink } from './contracts.js';
 import type { Logger } from './log.js';
 
 /**
- * What the app and the hub are built from (STYLE.md: construction apart from listening). main.ts
+ * What the app and the hub are built from (construction apart from listening). main.ts
  * builds these once; tests build them against a test database.
  */
 export interface AppDeps {
@@ -13,6 +13,10 @@ export interface AppDeps {
   log: Logger;
   /** The node hub (hub/hub.ts createHub): task delivery to nodes; node routes close sockets through it. */
   hub: NodeHub;
-  /** Where the hub hands node results and task acks (tasks/sink.ts createResultSink). */
+  /** Where the hub hands node results and task acks (probes/sink.ts createResultSink). */
   results: ResultSink;
+  /** Webhook events of the catalog, queued for subscribed endpoints (webhooks/publisher.ts). */
+  events: EventPublisher;
+  /** E-mail through the delivery engine, or the log without SMTP (delivery/mailer.ts). */
+  mail: Mailer;
 }

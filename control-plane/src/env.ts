@@ -1,7 +1,7 @@
 import type { Logger } from './log.js';
 
 /**
- * Who is calling (spec part 5): a session JWT, an API key (`sk_live_`/`sk_test_`) or a personal
+ * Who is calling (docs/api/conventions.md): a session JWT, an API key (`sk_live_`/`sk_test_`) or a personal
  * access token (`svc_pat_`). `scopes` are the credential's scopes (`read`, `write`, …); sessions
  * carry every scope.
  */
@@ -11,6 +11,10 @@ export interface Principal {
   scopes: string[];
   /** Session id, API key id or PAT id: the credential itself (rate limits are keyed on it). */
   credential_id: string;
+  /** When an API key or PAT expires (null: never); keys it creates may not outlive it. Unset for sessions. */
+  expires_at?: Date | null;
+  /** An API key's type (`test` = `sk_test_`); a test key creates only test keys. Unset for sessions and PATs. */
+  key_type?: 'production' | 'test';
 }
 
 /** Hono environment of every router: per-request values set by the app-level middleware. */

@@ -1,13 +1,13 @@
 import { ERROR_STATUS, type ErrorCode } from '@vantage/shared-protocol';
 
 /**
- * The control plane's one error type (STYLE.md: one error class carrying a code). Throw it from a
- * route or a query function; the app's single `onError` turns it into the spec part 7 envelope
+ * The control plane's one error type (one error class carrying a code). Throw it from a
+ * route or a query function; the app's single `onError` turns it into the error envelope (docs/api/conventions.md)
  * with the status of `code` (shared-protocol ERROR_STATUS).
  *
- * @param code    stable spec part 7 code clients branch on
+ * @param code    stable error code (docs/api/conventions.md) clients branch on
  * @param message English developer message; the handler localises known codes by Accept-Language
- * @param details field-level details (spec 7 `details`), e.g. `{ fields: [{ path, message }] }`
+ * @param details field-level details (docs/api/conventions.md `details`), e.g. `{ fields: [{ path, message }] }`
  * @param headers extra response headers (Retry-After and X-RateLimit-* on 429)
  */
 export class ApiError extends Error {

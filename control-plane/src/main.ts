@@ -7,13 +7,29 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { connect } from './db/sql.js';
 import type { AppDeps } from './deps.js';
-import { createHub } from './hub/hub.js';
+import { createHub, LISTEN_BACKLOG } from './hub/hub.js';
 import { createLogger } from './log.js';
-import { createResultSink } from './tasks/sink.js';
-import { startTaskSweeper } from './tasks/sweeper.js';
+import { createResultSink } from './probes/sink.js';
+import { startTaskSweeper } from './probes/sweeper.js';
 import { startRateLimitPruner } from './jobs/prune-rate-limits.js';
+import { trackSockets } from './http/track-sockets.js';
+import { createOutbound } from './outbound.js';
+import { createAssignmentFeed } from './monitors/assignment-feed.js';
+import { monitorAssignments } from './monitors/monitor-assignments.js';
+import { startPlacementJob } from './monitors/placement-job.js';
+import { createCheckHooks } from './checks/hooks.js';
+import { createCheckStore } from './checks/ingest.js';
+import { startCheckJobs } from './checks/jobs.js';
+import { createMaintenanceCalendar } from './alerting/maintenance-calendar.js';
+import { ensurePartitions } from './checks/partitions.js';
+import { webhookStateEvents } from './checks/webhook-events.js';
+import { startHeartbeatJob } from './control-checks/heartbeat-job.js';
+import { startDomainExpiryJob } from './control-checks/domain-expiry-job.js';
+import { loadBootstrap } from './domains/bootstrap.js';
+import { startAlertEngine } from './alerting/engine.js';
+import { lateOutageListener } from './alerting/engine-hook.js';
 
-// Entry point: configuration is read once here and passed down (STYLE.md habit 5).
+// Entry point: configuration is read once here and passed down.
 const config = loadConfig(process.env);
 const log = createLogger(config.log_level);
 
@@ -26,21 +42,37 @@ if (!config.database_url) {
 // their extended-protocol messages ("portal does not exist" under load), so embedded mode uses a
 // single connection and queries queue in the client. A real server gets a pool.
 const POOL_SIZE = embedded ? 1 : 10;
-const sql = connect(config.database_url ?? embedded!.url, POOL_SIZE);
+const sql = connect(config.database_url ?? embedded!.url, POOL_SIZE, log.child({ module: 'db' }));
 const applied = await migrate(sql);
 if (applied.length > 0) log.info({ applied }, 'migrations applied');
+// Check history partitions for today and the days ahead exist before the first result arrives (else
+// rows wait in the DEFAULT partitions until the partition job makes them: never fatal).
+await ensurePartitions(sql).catch((err: unknown) => log.warn({ err }, 'check partitions not created now; the partition job retries'));
 
 // A stable instance id (host:port) lets a restarted instance release the nodes its previous run
 // held (hub crash recovery); hostname-pid, the hub's own default, would change on every restart.
 const base = { config: { ...config, instance_id: config.instance_id ?? `${hostname()}:${config.port}` }, sql, log };
-// Node hub (issue 6) and result sink (probe tasks), as agreed in the issue 6 contract.
-const results = createResultSink(base);
-const hub = createHub({ ...base, results });
-const deps = { ...base, results, hub };
+// Node hub and result sink (probe tasks), as contracts.ts defines them.
+// Outbound delivery (webhook events, e-mail): queue side for the app, worker started after listen.
+const outbound = createOutbound(base);
+// Monitor results are accepted from the nodes a monitor is placed on; the feed sends each held
+// node its assignments (full set after hello, deltas when placement changes them).
+// Monitor check results go to the check history (checks/ingest.ts) in the sink's transaction.
+const results = createResultSink({ ...base, assignments: monitorAssignments(sql), checks: createCheckStore(base) });
+const feed = createAssignmentFeed(base);
+const hub = createHub({ ...base, results, assignments: feed });
+const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail };
 const app = createApp(deps satisfies AppDeps);
 
 // Built first, listening last: node statuses are recovered and LISTEN runs before the first request.
 const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+// A request must have sent its headers within 20 s (slowly trickled headers hold a socket no
+// longer), and be received whole within 60 s (bodies are at most 32 KB).
+server.headersTimeout = 20_000;
+server.requestTimeout = 60_000;
+// Every socket, including upgraded node sockets and upgrades still being decided, which
+// server.close() waits for but closeAllConnections() does not reach: shutdown destroys them.
+const sockets = trackSockets(server);
 
 server.on('error', (err) => {
   log.fatal({ err }, 'cannot listen');
@@ -50,7 +82,9 @@ server.on('error', (err) => {
 // WebSocket upgrades at /v1/nodes/connect; crash recovery and LISTEN start in ready().
 hub.attach(server);
 await hub.ready();
-server.listen(config.port, config.host, () => {
+await feed.start();
+// A raised backlog absorbs every node reconnecting at once after a restart (hub.ts LISTEN_BACKLOG).
+server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }, () => {
   const info = server.address() as { address: string; port: number; family: string };
   const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
   log.info({ url: `http://${host}:${info.port}`, public_url: config.public_url, instance_id: base.config.instance_id }, 'control plane listening');
@@ -58,21 +92,59 @@ server.listen(config.port, config.host, () => {
 // Ends tasks whose nodes stayed silent past timeout + grace (claimed with SKIP LOCKED: any number of instances).
 const stopSweeper = startTaskSweeper(base);
 const stopPruner = startRateLimitPruner(base);
+// Places monitors on nodes and moves them off nodes gone past the grace (queue claimed with SKIP LOCKED: any number of instances).
+const placementJob = startPlacementJob(base);
+// Judges rounds and records monitor state changes (webhook events queued in the same transaction),
+// and runs the partition, rollup and retention jobs (claimed with SKIP LOCKED: any number of instances).
+const checkHooks = createCheckHooks(log);
+checkHooks.onStatePass(webhookStateEvents(outbound.events));
+// Outages learnt late (already over) are recorded as resolved alert events without paging.
+checkHooks.onStatePass(lateOutageListener());
+// Rounds a maintenance window covers count as maintenance (left out of uptime).
+const checkJobs = startCheckJobs({ ...base, hooks: checkHooks, maintenance: createMaintenanceCalendar() });
+// Control-plane checks: missed heartbeat check-ins, and domain registry look-ups (RDAP servers from
+// the RFC 9224 bootstrap file, VANTAGE_RDAP_BOOTSTRAP_FILE to use a refreshed copy); both claimed with SKIP LOCKED.
+const heartbeatJob = startHeartbeatJob(base);
+const domainExpiryJob = startDomainExpiryJob(base, { bootstrap: loadBootstrap(process.env.VANTAGE_RDAP_BOOTSTRAP_FILE || undefined) });
+// Opens, escalates and resolves alert events (steps claimed with SKIP LOCKED: any number of instances).
+const alertEngine = startAlertEngine({ ...base, events: outbound.events });
+// Claims due deliveries (SKIP LOCKED with a lease: any number of instances); releases this instance's claims of a previous run first.
+await outbound.start();
 
 let closing = false;
+/**
+ * Stop within `shutdown_timeout_ms` whatever clients do: stop accepting, close node sockets with
+ * 4008 and idle keep-alive connections at once, give open requests and streams
+ * `shutdown_grace_ms`, then destroy every socket left; a hard deadline exits regardless.
+ */
 async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
   log.info({ signal }, 'shutting down');
+  setTimeout(() => {
+    log.error({ open_sockets: sockets.size, timeout_ms: config.shutdown_timeout_ms }, 'shutdown deadline reached: exiting');
+    process.exit(1);
+  }, config.shutdown_timeout_ms).unref();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
   stopPruner();
-  await stopSweeper();
-  await hub.close().catch((err) => log.error({ err }, 'hub close failed'));
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-    // Open SSE streams would hold close() until their tasks end: cut them after a short wait.
-    setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
-  });
+  const cut = setTimeout(() => {
+    server.closeAllConnections();
+    for (const socket of sockets) socket.destroy();
+  }, config.shutdown_grace_ms);
+  await Promise.all([
+    stopSweeper(),
+    placementJob.stop().then(() => feed.stop()),
+    checkJobs.stop(),
+    heartbeatJob.stop(),
+    domainExpiryJob.stop(),
+    alertEngine.stop(),
+    hub.close().catch((err) => log.error({ err }, 'hub close failed')),
+    outbound.close(config.shutdown_grace_ms).catch((err) => log.error({ err }, 'delivery worker close failed')),
+  ]);
+  server.closeIdleConnections();
+  await closed;
+  clearTimeout(cut);
   await sql.end({ timeout: 5 });
   await embedded?.close();
   log.info('stopped');

@@ -3,10 +3,12 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, connect, type Server } from 'node:net';
 
 /**
- * A one-host test network for the installer test (DESIGN.md "Test network"): a network namespace
- * joined to the root namespace by a veth pair on a random 198.19.x.y/30 (benchmarking range), and
- * a TCP relay from the root side of the link to a server on loopback, so a process inside the
- * namespace reaches the control plane at `http://<root_addr>:<port>` and nothing else.
+ * A one-host test network for the installer test (docs/architecture/test-network.md): a network
+ * namespace joined to the root namespace by a veth pair on a random 198.19.x.y/30 (the benchmarking
+ * range of RFC 2544), and a TCP relay from the root side of the link to a server on loopback, so a
+ * process inside the namespace reaches the control plane at `http://<root_addr>:<port>` and
+ * nothing else. x stays within 2-199: the fault tests' network takes 198.19.200-249.0/24 in the
+ * root namespace, and a /30 already routed there (another test file running now) is skipped.
  */
 
 interface Teardown { teardown(fn: () => unknown): void }
@@ -26,14 +28,24 @@ function ip(...args: string[]): void {
   execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
+/** A random 198.19.x.y/30 (x in 2-199, no root-namespace address or route in 198.19.x.0/24): its .1 and .2. */
+function freeLink(): [string, string] {
+  const used = execFileSync('ip', ['-4', '-o', 'addr', 'show'], { encoding: 'utf8' }) + execFileSync('ip', ['-4', 'route', 'show'], { encoding: 'utf8' });
+  const taken = new Set([...used.matchAll(/198\.19\.(\d+)\./g)].map((m) => Number(m[1])));
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const x = randomInt(2, 200);
+    if (taken.has(x)) continue;
+    const base = randomInt(0, 64) * 4;
+    return [`198.19.${x}.${base + 1}`, `198.19.${x}.${base + 2}`];
+  }
+  throw new Error('no free 198.19.x.0/24 for the installer test link');
+}
+
 /** Create the namespace and its link; deleted at teardown (deleting the namespace drops the veth). */
 export function namespaceHost(t: Teardown): NamespaceHost {
   const tag = randomBytes(3).toString('hex');
   const ns = `vi-${tag}`;
-  const base = randomInt(0, 64) * 4;
-  const net = `198.19.${randomInt(0, 256)}`;
-  const root_addr = `${net}.${base + 1}`;
-  const host_addr = `${net}.${base + 2}`;
+  const [root_addr, host_addr] = freeLink();
   const [outer, inner] = [`vio${tag}`, `vii${tag}`];
   ip('netns', 'add', ns);
   t.teardown(() => {

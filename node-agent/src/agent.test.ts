@@ -1,14 +1,19 @@
 import t, { type Test } from 'tap';
-import { CLOSE_CODES, newId, type NodeMessage, type ResultEnvelope } from '@vantage/shared-protocol';
+import { CLOSE_CODES, isEnrollProof, newId, type NodeMessage, type ResultEnvelope } from '@vantage/shared-protocol';
 import { createAgent, type Agent, type AgentDeps } from './agent.js';
 import { ControlPlaneStub } from './connection/test-support/control-plane-stub.js';
 import { eventually, heldChecks, quietLog, testConfig } from './connection/test-support/helpers.js';
+import { AssignmentStore } from './assignments/store.js';
 import { openStateDb, type StateDb } from './state/db.js';
 import { readIdentity } from './state/identity.js';
 
 const FAST = { min_ms: 50, max_ms: 200 };
 const tcpCheck = (target = '198.18.1.10:443') => ({ type: 'tcp' as const, target, params: { port: 443, timeout_ms: 5000, ip_version: 'auto' as const } });
+/** The same check as a monitor assignment carries it (type, target, config). */
+const tcpMonitorCheck = (target = '198.18.1.10:443') => ({ type: 'tcp' as const, target, config: { port: 443 } });
 type Msg<T extends NodeMessage['type']> = Extract<NodeMessage, { type: T }>;
+/** A round phase whose next round starts half a second from now (rounds are aligned to the wall clock). */
+const soonPhaseMs = (interval_s: number) => (Date.now() + 500) % (interval_s * 1000);
 
 async function stub(t: Test, opts: ConstructorParameters<typeof ControlPlaneStub>[0] = {}): Promise<ControlPlaneStub> {
   const s = new ControlPlaneStub(opts);
@@ -18,7 +23,7 @@ async function stub(t: Test, opts: ConstructorParameters<typeof ControlPlaneStub
 }
 
 function agent(t: Test, db: StateDb, over: Omit<Partial<AgentDeps>, 'config'> & { config: Record<string, unknown> }): { agent: Agent; exit: ReturnType<Agent['start']> } {
-  const a = createAgent({ db, log: quietLog, runCheck: heldChecks().runCheck, agent_version: '0.0.0-test', backoff: FAST, random: () => 0, ...over, config: testConfig(over.config) });
+  const a = createAgent({ db, log: quietLog, runCheck: heldChecks().runCheck, agent_version: '0.0.0-test', backoff: FAST, ...over, config: testConfig(over.config) });
   const exit = a.start();
   t.teardown(() => a.stop(0));
   return { agent: a, exit };
@@ -50,6 +55,26 @@ t.test('enrolls once with the token, then reconnects with the stored credential'
   t.same(h.outbox, { pending: 0, dropped_total: 0 });
   await a.stop(1000);
   t.same(await exit, { kind: 'stopped' });
+});
+
+t.test('the enrollment is confirmed on the enrollment connection (run and enroll mode)', async (t) => {
+  const cp = await stub(t);
+  const db = stateDb(t);
+  const confirm = cp.waitFor<Msg<'enroll.confirm'>>((m) => m.type === 'enroll.confirm');
+  const run = agent(t, db, { config: { control_plane_url: cp.url, token: cp.issueToken() } });
+  const m = await confirm;
+  const id = readIdentity(db)!;
+  t.equal(m.node_id, id.node_id);
+  t.ok(isEnrollProof(m.proof, id.credential.reveal(), id.node_id), 'proof of the stored credential, not the credential itself');
+  t.notMatch(JSON.stringify(m), /nk_/);
+  await cp.until(() => cp.confirmed.has(id.node_id));
+  t.equal(cp.received.filter((x) => x.type === 'hello').length, 0, 'confirmed without reconnecting');
+  await run.agent.stop(1000);
+
+  const enrollOnly = agent(t, stateDb(t), { config: { control_plane_url: cp.url, token: cp.issueToken() }, mode: 'enroll' });
+  const exit = await enrollOnly.exit;
+  t.match(exit, { kind: 'enrolled', already: false });
+  if (exit.kind === 'enrolled') t.ok(cp.confirmed.has(exit.node_id), 'enroll mode exits only once the token is spent');
 });
 
 t.test('fatal refusals stop the agent with the reason, without retrying', async (t) => {
@@ -117,12 +142,13 @@ t.test('tasks: ack, result with task id, queue full, cancel, unsupported type, b
 t.test('assignments are stored, scheduled, acked; a delta from another version is ignored', async (t) => {
   const cp = await stub(t);
   const m1 = newId('monitor');
-  cp.assignments = { version: 3, assignments: [{ monitor_id: m1, interval_s: 60, check: tcpCheck() }] };
+  // Its round phase puts the next round half a second from now (rounds are aligned to the clock).
+  cp.assignments = { version: 3, assignments: [{ monitor_id: m1, interval_s: 60, phase_ms: soonPhaseMs(60), check: tcpMonitorCheck() }] };
   const { agent: a } = agent(t, stateDb(t), { config: { control_plane_url: cp.url, token: cp.issueToken() } });
   const ack = await cp.waitFor<Msg<'assignments.ack'>>((m) => m.type === 'assignments.ack');
   t.equal(ack.version, 3);
   await cp.until(() => [...cp.results.values()].some((r) => r.monitor_id === m1));
-  t.same(a.scheduler.monitor_ids, [m1], 'scheduled (random offset 0 here: ran at once)');
+  t.same(a.scheduler.monitor_ids, [m1], 'scheduled, and ran at its round');
 
   const stale = cp.waitFor<Msg<'assignments.ack'>>((m) => m.type === 'assignments.ack');
   cp.broadcast({ type: 'assignments.delta', from_version: 1, version: 2, upsert: [], remove: [m1] });
@@ -150,7 +176,7 @@ t.test('nothing is lost when the control plane dies and the agent restarts while
   const cp = await stub(t, { auto_ack: false });
   const dir = t.testdir();
   const m1 = newId('monitor');
-  cp.assignments = { version: 1, assignments: [{ monitor_id: m1, interval_s: 3600, check: tcpCheck() }] };
+  cp.assignments = { version: 1, assignments: [{ monitor_id: m1, interval_s: 3600, phase_ms: soonPhaseMs(3600), check: tcpMonitorCheck() }] };
   const db = stateDb(t, dir);
   const first = agent(t, db, { config: { control_plane_url: cp.url, token: cp.issueToken() } });
   await cp.waitFor((m) => m.type === 'assignments.ack');
@@ -166,7 +192,10 @@ t.test('nothing is lost when the control plane dies and the agent restarts while
   await first.agent.stop(1000);
   t.same(await first.exit, { kind: 'stopped' });
 
-  // Agent restarts while the control plane is down: the held assignment runs and buffers.
+  // Agent restarts while the control plane is down: the held assignment runs and buffers (its
+  // next round brought close, as if an hour had passed).
+  const held = new AssignmentStore(db);
+  held.replaceAll(held.version, held.list().map((a) => ({ ...a, phase_ms: soonPhaseMs(a.interval_s) })));
   const second = agent(t, db, { config: { control_plane_url: url } });
   await eventually(() => second.agent.outbox.stats().pending === 22, 'assignment ran while offline');
 

@@ -1,21 +1,28 @@
 import os from 'node:os';
-import { PROTOCOL_VERSION, isSecret, type NodeMessage, type ResultEnvelope } from '@vantage/shared-protocol';
+import { HELLO_TASKS_HELD_MAX, PROTOCOL_VERSION, intersectPolicies, isId, isSecret, type NodeCapability, type NodeMessage, type ResultEnvelope, type TargetPolicy } from '@vantage/shared-protocol';
 import type { Logger } from 'pino';
+import { ClockOffset } from './assignments/clock.js';
 import { AssignmentScheduler, assignmentTimeoutMs } from './assignments/scheduler.js';
 import { AssignmentStore } from './assignments/store.js';
+import { browserAdvertised, browserExecutable } from './browser/advertise.js';
+import { DEFAULT_CHROMIUM_PATH } from './browser/capability.js';
+import { LazyBrowserPool } from './browser/lazy-pool.js';
+import { createMonitorCheckRunner, monitorCheckJob, type RunMonitorCheckFn } from './checks/index.js';
 import type { AgentConfig } from './config/schema.js';
 import type { BackoffOptions } from './connection/backoff.js';
 import { Connection } from './connection/client.js';
 import { dispatch, rejectInvalid } from './connection/dispatch.js';
+import { enrollConfirm } from './connection/enroll.js';
 import { AgentFatalError } from './connection/errors.js';
 import { openResultAudit } from './outbox/audit.js';
 import { Outbox } from './outbox/outbox.js';
 import { OutboxSender, type SenderOptions } from './outbox/sender.js';
+import { detectCapabilities } from './probes/capabilities.js';
 import type { StateDb } from './state/db.js';
 import { markConnected, readIdentity, saveIdentity } from './state/identity.js';
 import { Secret } from './secret.js';
 import { checkJob, type RunCheckFn } from './tasks/check-job.js';
-import { TaskQueue } from './tasks/queue.js';
+import { ONCE_MEMORY, TaskQueue } from './tasks/queue.js';
 
 export interface AgentDeps {
   config: AgentConfig;
@@ -23,6 +30,8 @@ export interface AgentDeps {
   log: Logger;
   /** The probe engine (probes/runner.ts runCheck in production). */
   runCheck: RunCheckFn;
+  /** The monitor check engine (default: checks/index.ts createMonitorCheckRunner() with the agent's browser pool). */
+  runMonitorCheck?: RunMonitorCheckFn;
   agent_version: string;
   /** `run`: connect and work; `enroll`: exchange the token, store the identity, stop. */
   mode?: 'run' | 'enroll';
@@ -31,8 +40,11 @@ export interface AgentDeps {
   /** How often `outbox.stats` is sent and the age bound applied, ms (default 60 s). */
   housekeeping_interval_ms?: number;
   sender?: Pick<SenderOptions, 'max_in_flight' | 'batch_max' | 'ack_timeout_ms'>;
-  /** Start offsets of assignments (tests fix it). */
-  random?: () => number;
+  /**
+   * Check types to advertise; default: what this process can run (probes/capabilities.ts: ping
+   * and traceroute only with a raw ICMP socket; `browser` only when Chromium starts, browser/advertise.ts).
+   */
+  capabilities?: NodeCapability[];
 }
 
 /** How {@link Agent.start} ended. */
@@ -53,18 +65,37 @@ export interface Agent {
 }
 
 /**
- * Build the node agent from its parts without starting anything (STYLE.md habit 5): state DB,
+ * Build the node agent from its parts without starting anything: state DB,
  * outbox + sender, task queue, assignment store + scheduler, and the control plane connection.
- * Delivery rule (DESIGN.md): every result goes to the outbox first, then the sender streams it.
+ * Delivery rule (docs/architecture/node-agent.md): every result goes to the outbox first, then the sender streams it.
  */
 export function createAgent(deps: AgentDeps): Agent {
   const { config, db } = deps;
   const log = deps.log.child({ module: 'agent' });
   const mode = deps.mode ?? 'run';
-  const policy = { allow_private: config.allow_private, allow_cidrs: config.allow_cidrs };
+  // The operator's policy. Every check runs under its intersection with the requester's policy
+  // that the task or assignment carries: private targets need both to allow them.
+  const policy: TargetPolicy = { allow_private: config.allow_private, allow_cidrs: config.allow_cidrs };
+  const checkPolicy = (requester: TargetPolicy): TargetPolicy => intersectPolicies(policy, requester);
+  const capabilities: NodeCapability[] = deps.capabilities ?? (() => {
+    const found = detectCapabilities();
+    for (const m of found.missing) log.warn({ type: m.type, reason: m.reason }, 'check type not advertised');
+    return found.capabilities;
+  })();
+  /** `browser` is added at start, once Chromium was seen to launch (not in enroll mode: the first hello says it). */
+  const detectBrowserCapability = async () => {
+    if (deps.capabilities || mode !== 'run' || capabilities.includes('browser')) return;
+    if (await browserAdvertised(config.browser_executable, log)) capabilities.push('browser');
+  };
+  // The node's one browser, launched by the first browser check and closed at shutdown.
+  const browserPool = new LazyBrowserPool({
+    executable_path: browserExecutable(config.browser_executable) ?? DEFAULT_CHROMIUM_PATH, concurrency: config.browser_concurrency, log: deps.log,
+  });
   const outbox = new Outbox(db, { max_results: config.outbox_max_results, max_age_s: config.outbox_max_age_s });
   const assignments = new AssignmentStore(db);
   const queue = new TaskQueue({ concurrency: config.concurrency, queue_max: config.queue_max });
+  // Results from before a restart still in the outbox: their tasks are never run a second time.
+  queue.remember(outbox.taskIds(ONCE_MEMORY.max));
   let connection: Connection | null = null;
   const send = (m: NodeMessage): boolean => connection?.send(m) ?? false;
   const sender = new OutboxSender({ outbox, send: (f) => connection?.sendFrame(f) ?? false, log: log.child({ module: 'agent.outbox' }), ...deps.sender });
@@ -76,11 +107,15 @@ export function createAgent(deps: AgentDeps): Agent {
     sender.pump();
   };
   const probeLog = deps.log.child({ module: 'probe' });
+  const runMonitorCheck = deps.runMonitorCheck ?? createMonitorCheckRunner({ browser: browserPool });
+  // Our clock against the control plane's (measured over the link): rounds start on its clock.
+  const clock = new ClockOffset();
   const scheduler = new AssignmentScheduler({
-    random: deps.random,
-    fire: (a) => {
-      const r = queue.submit(`monitor:${a.monitor_id}`, checkJob({
-        check: a.check, timeout_ms: assignmentTimeoutMs(a), owner: { monitor_id: a.monitor_id }, runCheck: deps.runCheck, policy, log: probeLog, deliver,
+    now: () => clock.serverNow(),
+    // One check of assignment `a` for its round `scheduled_at` (when the fire time is the round).
+    fire: (a, scheduled_at: string | number | Date = Date.now()) => {
+      const r = queue.submit(`monitor:${a.monitor_id}`, monitorCheckJob({
+        run: a, scheduled_at: new Date(scheduled_at).toISOString(), timeout_ms: assignmentTimeoutMs(a), runMonitorCheck, policy: checkPolicy(a.policy), log: probeLog, deliver,
       }));
       if (!r.accepted) log.warn({ monitor_id: a.monitor_id, reason: r.reason }, 'monitor run skipped');
       else if (r.duplicate) log.warn({ monitor_id: a.monitor_id }, 'monitor run skipped: previous run still going');
@@ -88,23 +123,31 @@ export function createAgent(deps: AgentDeps): Agent {
   });
   const dispatchDeps = {
     send, queue, sender, assignments, scheduler, log,
-    taskJob: (m: { task_id: string; timeout_ms: number; check: Parameters<RunCheckFn>[0] }) => checkJob({
-      check: m.check, timeout_ms: m.timeout_ms, owner: { task_id: m.task_id }, runCheck: deps.runCheck, policy, log: probeLog, deliver,
+    taskJob: (m: { task_id: string; timeout_ms: number; policy: TargetPolicy; check: Parameters<RunCheckFn>[0] }) => checkJob({
+      check: m.check, timeout_ms: m.timeout_ms, owner: { task_id: m.task_id }, runCheck: deps.runCheck, policy: checkPolicy(m.policy), log: probeLog, deliver,
     }),
   };
 
   let finish: ((exit: AgentExit) => void) | null = null;
   let stopping: Promise<void> | null = null;
   let housekeeping: NodeJS.Timeout | null = null;
+  /** An enrollment welcome was answered with enroll.confirm and enroll.confirmed has not come yet. */
+  let confirming = false;
 
   const agentInfo = () => ({ protocol_version: PROTOCOL_VERSION, agent_version: deps.agent_version, hostname: deps.hostname ?? os.hostname(), ...(config.name ? { name: config.name } : {}) });
   const sendStats = () => send({ type: 'outbox.stats', ...outbox.stats() });
+  /** Ad-hoc tasks this agent still holds, for `hello`: the control plane fails the others it had sent (lost in a restart). */
+  const tasksHeld = (): { tasks_held?: string[] } => {
+    const ids = [...new Set([...queue.keys().filter((k) => isId('probe_task', k)), ...outbox.taskIds(HELLO_TASKS_HELD_MAX + 1)])];
+    return ids.length > HELLO_TASKS_HELD_MAX ? {} : { tasks_held: ids };
+  };
 
   async function shutdown(grace_ms: number): Promise<void> {
     scheduler.stop();
     if (housekeeping) clearInterval(housekeeping);
     const aborted = await queue.drain(grace_ms);
     if (aborted > 0) log.warn({ aborted, grace_ms }, 'tasks aborted at shutdown');
+    await browserPool.close();
     if (connection?.connected) {
       const flushed = await sender.flush(Math.min(5000, Math.max(1000, grace_ms / 2)));
       if (!flushed) log.info(outbox.stats(), 'outbox kept for the next start');
@@ -124,6 +167,12 @@ export function createAgent(deps: AgentDeps): Agent {
 
     const dropped = outbox.pruneAge();
     if (dropped > 0) log.warn({ dropped, max_age_s: config.outbox_max_age_s }, 'outbox: results past their age dropped');
+    await detectBrowserCapability();
+    // Stopped while Chromium was being tried: nothing was started yet.
+    if (stopping) {
+      await stopping;
+      return { kind: 'stopped' };
+    }
     if (mode === 'run') scheduler.sync(assignments.list());
     housekeeping = setInterval(() => {
       const n = outbox.pruneAge();
@@ -136,10 +185,11 @@ export function createAgent(deps: AgentDeps): Agent {
       control_plane_url,
       log: deps.log.child({ module: 'agent.connection' }),
       backoff: deps.backoff,
+      clock,
       greeting: () => {
         const held = readIdentity(db);
-        if (held) return { secret: held.credential, first: { type: 'hello', node_id: held.node_id, ...agentInfo(), capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'], outbox: outbox.stats() } };
-        return { secret: config.token!, first: { type: 'enroll', ...agentInfo(), capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'] } };
+        if (held) return { secret: held.credential, first: { type: 'hello', node_id: held.node_id, ...agentInfo(), capabilities, outbox: outbox.stats(), ...tasksHeld() } };
+        return { secret: config.token!, first: { type: 'enroll', ...agentInfo(), capabilities } };
       },
       onWelcome: (w) => {
         const held = readIdentity(db);
@@ -149,19 +199,30 @@ export function createAgent(deps: AgentDeps): Agent {
           }
           saveIdentity(db, { node_id: w.node_id, credential: new Secret(w.credential), control_plane_url });
           log.info({ node_id: w.node_id, node_name: w.node_name }, 'enrolled');
+          // Stored: now spend the token by proving it on this connection (connection/enroll.ts).
+          confirming = send(enrollConfirm(w.node_id, w.credential));
         } else if (held.node_id !== w.node_id) {
           log.warn({ held: held.node_id, welcome: w.node_id }, 'control plane names another node id');
         }
         markConnected(db);
         log.info({ node_id: w.node_id }, 'connected to control plane');
         if (mode === 'enroll') {
-          setImmediate(() => void stop(0));
+          // Enroll mode ends once the token is spent (enroll.confirmed), or at once when it was already.
+          if (!confirming) setImmediate(() => void stop(0));
           return;
         }
         sender.connected();
         sendStats();
       },
-      onMessage: (m) => dispatch(m, dispatchDeps),
+      onMessage: (m) => {
+        if (m.type === 'enroll.confirmed') {
+          confirming = false;
+          log.info({ node_id: m.node_id }, 'enrollment confirmed; the token is spent');
+          if (mode === 'enroll') setImmediate(() => void stop(0));
+          return;
+        }
+        dispatch(m, dispatchDeps);
+      },
       onInvalid: (json, error) => rejectInvalid(json, error, send),
       onDown: () => sender.disconnected(),
     });

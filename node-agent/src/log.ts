@@ -7,7 +7,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
- * Field paths pino censors wherever they appear (DESIGN.md: secrets redacted). The Secret type
+ * Field paths pino censors wherever they appear (secrets are never logged). The Secret type
  * already prints as `[redacted]`; this catches raw strings that slip into a log object.
  */
 export const REDACT_PATHS = [

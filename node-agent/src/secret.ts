@@ -7,7 +7,7 @@ function prefixOf(value: string): string {
 
 /**
  * A secret value (an `ent_` enrollment token or an `nk_` node credential) that cannot be printed or
- * logged by accident (issue 5 item 1): `String()`, `JSON.stringify`, pino and `console.log` all
+ * logged by accident: `String()`, `JSON.stringify`, pino and `console.log` all
  * see `ent_[redacted]`. Only {@link Secret.reveal} gives the value, at the one place it is sent.
  * The value lives in a closure, not a field: pino's wildcard redaction copies objects, which
  * breaks `#private` fields, and a copy of this object still carries nothing secret.

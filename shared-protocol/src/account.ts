@@ -1,16 +1,18 @@
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
+import { textString } from './parse.js';
 
 /**
- * Account and credential wire shapes (spec/api.md 2.5, 4.3, part 5). Routes validate requests with
- * these and the OpenAPI document is generated from them.
+ * Account and credential wire shapes (docs/api/accounts.md, docs/api/conventions.md). Routes validate requests with
+ * these and the OpenAPI document is generated from them. Every request string is a
+ * {@link textString}: NUL and lone surrogates are refused (400 VALIDATION_FAILED).
  */
 
-/** Profile locales (spec 2.5): cn = simplified Chinese, tw = traditional Chinese, en. */
+/** Profile locales (docs/api/accounts.md): cn = simplified Chinese, tw = traditional Chinese, en. */
 export const ACCOUNT_LOCALES = ['cn', 'en', 'tw'] as const;
-/** Profile themes (spec 2.5). */
+/** Profile themes (docs/api/accounts.md). */
 export const ACCOUNT_THEMES = ['system', 'light', 'dark'] as const;
-/** Scopes of account API keys and PATs (spec 4.3); omitted or empty grants both. */
+/** Scopes of account API keys and PATs (docs/api/accounts.md); omitted or empty grants both. */
 export const ACCOUNT_KEY_SCOPES = ['read', 'write'] as const;
 
 let zones: Set<string> | undefined;
@@ -20,7 +22,7 @@ export function isIanaTimezone(name: string): boolean {
   return zones.has(name);
 }
 
-/** Number of Unicode code points (spec 4.3 "max 64 Unicode chars"; an emoji counts once). */
+/** Number of Unicode code points (display names are at most 64 of them, docs/api/accounts.md; an emoji counts once). */
 export function codePoints(s: string): number {
   let n = 0;
   for (const _ of s) n++;
@@ -35,7 +37,7 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
  * and newline allowed in multi-line text). Null, empty or blank → null (clears the field).
  */
 function profileText(max: number, multiline: boolean) {
-  return z.string()
+  return textString()
     .transform((s) => s.normalize('NFC'))
     .refine((s) => !(multiline ? CONTROL : /[\u0000-\u001f\u007f]/).test(s), { message: 'must not contain control characters' })
     .refine((s) => codePoints(s) <= max, { message: `must be at most ${max} characters` })
@@ -44,28 +46,28 @@ function profileText(max: number, multiline: boolean) {
 }
 
 /** Email as accepted at registration and login: trimmed, at most 254 characters (RFC 5321). */
-const emailSchema = z.string().trim().max(254).pipe(z.email());
+const emailSchema = textString().trim().max(254).pipe(z.email());
 
-/** `POST /v1/auth/register` body (spec 4.3): password at least 8 characters. */
+/** `POST /v1/auth/register` body (docs/api/accounts.md): password at least 8 characters. */
 export const registerRequestSchema = z.object({
   email: emailSchema,
-  password: z.string().min(LIMITS.password_min_chars).max(1024).refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL' }),
+  password: textString().min(LIMITS.password_min_chars).max(1024),
 });
 export type RegisterRequest = z.infer<typeof registerRequestSchema>;
 
-/** `POST /v1/auth/login` body (spec 4.3): `otp` is the 6-digit TOTP code once 2FA is enabled. */
+/** `POST /v1/auth/login` body (docs/api/accounts.md): `otp` is the 6-digit TOTP code once 2FA is enabled. */
 export const loginRequestSchema = z.object({
-  email: z.string().trim().min(1).max(254),
-  password: z.string().min(1).max(1024),
-  otp: z.string().max(16).optional(),
+  email: textString().trim().min(1).max(254),
+  password: textString().min(1).max(1024),
+  otp: textString().max(16).optional(),
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 
-/** `POST /v1/auth/refresh` body (ours; spec 5.10 leaves the exchange open): a `rt_` token. */
-export const refreshRequestSchema = z.object({ refresh_token: z.string().min(1).max(200) });
+/** `POST /v1/auth/refresh` body (ours; docs/api/conventions.md leaves the exchange open): a `rt_` token. */
+export const refreshRequestSchema = z.object({ refresh_token: textString().min(1).max(200) });
 
 /**
- * Auth token response (spec 2.5): `access_token` (JWT, 900 s), `token_type` Bearer, `expires_in`,
+ * Auth token response (docs/api/accounts.md): `access_token` (JWT, 900 s), `token_type` Bearer, `expires_in`,
  * plus the rotating `refresh_token` and `user_id`.
  * @example { "access_token": "eyJ…", "token_type": "Bearer", "expires_in": 900, "refresh_token": "rt_…", "user_id": "u_…" }
  */
@@ -78,7 +80,7 @@ export const tokenResponseSchema = z.object({
 });
 export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 
-/** User profile (spec 2.5). `email`/`phone` are empty strings when unbound; phone is masked. */
+/** User profile (docs/api/accounts.md). `email`/`phone` are empty strings when unbound; phone is masked. */
 export const profileSchema = z.object({
   id: z.string(),
   email: z.string(),
@@ -98,7 +100,7 @@ export const profileSchema = z.object({
 export type Profile = z.infer<typeof profileSchema>;
 
 /**
- * `PATCH /v1/account/profile` body (spec 4.3, 7 rule 1): every field optional, omitted =
+ * `PATCH /v1/account/profile` body (docs/api/accounts.md, docs/api/conventions.md): every field optional, omitted =
  * unchanged, unknown fields rejected; display_name max 64 and bio max 500 code points, null or
  * blank clears; locale cn/en/tw; timezone an IANA name; theme system/light/dark.
  */
@@ -106,7 +108,7 @@ export const profilePatchSchema = z.strictObject({
   display_name: profileText(LIMITS.display_name_max_chars, false).optional(),
   bio: profileText(LIMITS.bio_max_chars, true).optional(),
   locale: z.enum(ACCOUNT_LOCALES).optional(),
-  timezone: z.string().max(64).refine(isIanaTimezone, { message: 'must be an IANA time zone name' }).optional(),
+  timezone: textString().max(64).refine(isIanaTimezone, { message: 'must be an IANA time zone name' }).optional(),
   theme: z.enum(ACCOUNT_THEMES).optional(),
 });
 export type ProfilePatch = z.infer<typeof profilePatchSchema>;
@@ -118,18 +120,18 @@ export const totpCodeRequestSchema = z.object({ code: z.string().regex(/^\d{6}$/
 
 const keyCommon = {
   /** Display name of the credential. */
-  name: z.string().trim().min(1).max(100).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' }),
-  /** read and/or write; omitted or empty grants both (spec 4.3). */
+  name: textString().trim().min(1).max(100).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' }),
+  /** read and/or write; omitted or empty grants both (docs/api/accounts.md). */
   scopes: z.array(z.enum(ACCOUNT_KEY_SCOPES)).max(2).optional(),
-  /** Validity in days, 1-90, default 90 (spec 4.3, part 8). */
+  /** Validity in days, 1-90, default 90 (docs/api/accounts.md, docs/api/conventions.md). */
   expires_days: z.number().int().min(LIMITS.api_key_expires_days_min).max(LIMITS.api_key_expires_days_max).default(LIMITS.api_key_expires_days_default),
 };
 
-/** `POST /v1/account/api-keys` body (spec 4.3); `type` test gives an `sk_test_` key (spec 2.5). */
+/** `POST /v1/account/api-keys` body (docs/api/accounts.md); `type` test gives an `sk_test_` key (docs/api/accounts.md). */
 export const createApiKeyRequestSchema = z.object({ ...keyCommon, type: z.enum(['production', 'test']).default('production') });
 export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequestSchema>;
 
-/** ApiKey (spec 2.5): never the secret; `key_prefix` is the masked form (`sk_live_abcd…wxyz`). */
+/** ApiKey (docs/api/accounts.md): never the secret; `key_prefix` is the masked form (`sk_live_abcd…wxyz`). */
 export const apiKeySchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -143,12 +145,12 @@ export const apiKeySchema = z.object({
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
-/** Create answer (spec 4.3): the key record plus `key`, the full secret, returned exactly once. */
+/** Create answer (docs/api/accounts.md): the key record plus `key`, the full secret, returned exactly once. */
 export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() });
-/** `GET /v1/account/api-keys` payload (spec 2.2): `{api_keys[], total, limit, offset}`. */
+/** `GET /v1/account/api-keys` payload (docs/api/conventions.md): `{api_keys[], total, limit, offset}`. */
 export const apiKeyListSchema = z.object({ api_keys: z.array(apiKeySchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 
-/** `POST /v1/account/tokens` body: a personal access token (`svc_pat_`, spec 5.2). */
+/** `POST /v1/account/tokens` body: a personal access token (`svc_pat_`, docs/api/conventions.md). */
 export const createPatRequestSchema = z.object(keyCommon);
 /** A personal access token record; `token_prefix` masked (`svc_pat_abcd…wxyz`). */
 export const patSchema = z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Success envelope of spec/api.md 2.2: `{ data, request_id, meta? }`.
+ * Success envelope of docs/api/conventions.md: `{ data, request_id, meta? }`.
  * @example successEnvelope(z.object({ ok: z.literal(true) })).parse({ data: { ok: true }, request_id: 'req_…' })
  */
 export function successEnvelope<T extends z.ZodType>(data: T) {
@@ -12,13 +12,13 @@ export function successEnvelope<T extends z.ZodType>(data: T) {
   });
 }
 
-/** Message success payload (spec 2.2): `data.message`. */
+/** Message success payload (docs/api/conventions.md): `data.message`. */
 export const messageDataSchema = z.object({ message: z.string() });
-/** Ok success payload (spec 2.2): `data.ok` = true. */
+/** Ok success payload (docs/api/conventions.md): `data.ok` = true. */
 export const okDataSchema = z.object({ ok: z.literal(true) });
 
 /**
- * Common page-based query of spec 2.2: `page` >= 1 default 1, `page_size` 1-200 default 20.
+ * Common page-based query of docs/api/conventions.md: `page` >= 1 default 1, `page_size` 1-200 default 20.
  * Query strings arrive as text, so both are coerced.
  */
 export const pageQuerySchema = z.object({
@@ -26,7 +26,7 @@ export const pageQuerySchema = z.object({
   page_size: z.coerce.number().int().min(1).max(200).default(20),
 });
 
-/** Offset query used by `{items|api_keys[], total, limit, offset}` lists (spec 2.2): limit 1-100, offset >= 0. */
+/** Offset query used by `{items|api_keys[], total, limit, offset}` lists (docs/api/conventions.md): limit 1-100, offset >= 0. */
 export const offsetQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).default(0),

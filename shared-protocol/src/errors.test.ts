@@ -1,7 +1,7 @@
 import t from 'tap';
 import { ERROR_CODES, ERROR_STATUS, errorEnvelopeSchema, statusOf } from './errors.js';
 
-// The full list of spec/api.md part 7, copied by group so a dropped or renamed code fails here.
+// The full list of docs/api/conventions.md, copied by group so a dropped or renamed code fails here.
 const SPEC_CODES = `AUTH_REQUIRED AUTH_INVALID_TOKEN AUTH_EXPIRED AUTH_CREDENTIALS_INVALID AUTH_EMAIL_NOT_VERIFIED
 AUTH_ACCOUNT_DISABLED AUTH_2FA_REQUIRED AUTH_2FA_INVALID AUTH_2FA_SETUP_REQUIRED AUTH_OAUTH_LINKED_OTHER_USER
 AUTH_OAUTH_STATE_INVALID AUTH_WEBAUTHN_CHALLENGE_INVALID AUTH_SESSION_INVALID AUTH_OTP_INVALID AUTH_OTP_EXPIRED
@@ -19,7 +19,7 @@ TOKEN_EXPIRED TOKEN_LIMIT_EXCEEDED POSTMORTEM_NOT_FOUND INCIDENT_NOT_FOUND PROBE
 DIAGNOSE_REPORT_TOO_LONG ONCALL_SCHEDULE_NOT_FOUND ONCALL_PARTICIPANT_NOT_FOUND ONCALL_SCHEDULE_NAME_TAKEN
 ONCALL_TEAM_MEMBER_REQUIRED`.split(/\s+/);
 
-t.test('every spec part 7 code is present with a status from the spec table', async (t) => {
+t.test('every docs/api/conventions.md code is present with its status', async (t) => {
   for (const code of SPEC_CODES) t.ok(code in ERROR_STATUS, `${code} present`);
   t.equal(SPEC_CODES.length, 83);
   const allowed = new Set([400, 401, 402, 403, 404, 405, 408, 409, 410, 413, 422, 429, 500, 502, 503]);
@@ -32,14 +32,14 @@ t.test('every spec part 7 code is present with a status from the spec table', as
   t.equal(statusOf('NODE_OFFLINE'), 503);
 });
 
-t.test('error envelope accepts the spec shape and rejects a missing request_id', async (t) => {
+t.test('error envelope accepts its documented shape and rejects a missing request_id', async (t) => {
   const ok = errorEnvelopeSchema.safeParse({
     error: { code: 'VALIDATION_FAILED', message: 'bad', request_id: 'req_1', details: { fields: [] } },
     request_id: 'req_1',
   });
   t.ok(ok.success);
   t.ok(errorEnvelopeSchema.safeParse({ error: { code: 'validation_error', message: 'x', request_id: 'r' }, request_id: 'r' }).success,
-    'the spec 7 rule 3 lower-case code is representable');
+    'the docs/api/conventions.md lower-case code is representable');
   const bad = errorEnvelopeSchema.safeParse({ error: { code: 'VALIDATION_FAILED', message: 'bad' } });
   t.notOk(bad.success);
 });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Every error code of spec/api.md part 7 with the HTTP status we answer it with. The spec leaves
- * the status of each code open (part 7 rule 6); we follow its status table: auth failures 401,
- * permission 403, missing 404, conflicts 409, business validation 422, limits 429, server 5xx.
+ * Every error code clients branch on, with the HTTP status we answer it with (docs/api/conventions.md):
+ * auth failures 401, permission 403, missing 404, conflicts 409, business validation 422, limits
+ * 429, server 5xx.
  */
 export const ERROR_STATUS = {
   // Auth
@@ -101,8 +101,13 @@ export const ERROR_STATUS = {
   PROBE_JOB_NOT_FOUND: 404,
   PROBE_TARGET_INVALID: 422,
   DIAGNOSE_REPORT_TOO_LONG: 422,
-  /** Ours (spec 7 lists 422 for "too few nodes" without a code): no online node matches a probe's selection. */
+  /** Ours: no online node matches a probe's selection. */
   PROBE_TOO_FEW_NODES: 422,
+  // Webhooks (ours; docs/api/webhooks.md)
+  /** A webhook URL whose host is (or resolves to) a private or reserved address (docs/api/webhooks.md). */
+  WEBHOOK_URL_NOT_ALLOWED: 422,
+  /** An account already has the most webhook endpoints it may have. */
+  WEBHOOK_ENDPOINT_LIMIT_EXCEEDED: 422,
   // On-call
   ONCALL_SCHEDULE_NOT_FOUND: 404,
   ONCALL_PARTICIPANT_NOT_FOUND: 404,
@@ -111,24 +116,25 @@ export const ERROR_STATUS = {
 } as const;
 
 /**
- * Codes outside spec part 7's list that we need for transport-level answers: METHOD_NOT_ALLOWED
- * (405), PAYLOAD_TOO_LARGE (413, spec 7 rule 4) and PROBE_TOO_FEW_NODES (422, spec 7 status table
- * "too few nodes"). Everything else is the spec's own list.
+ * Codes we added to the common list for transport-level and business answers: METHOD_NOT_ALLOWED
+ * (405), PAYLOAD_TOO_LARGE (413), PROBE_TOO_FEW_NODES (422, no online node matches a selection),
+ * WEBHOOK_URL_NOT_ALLOWED and WEBHOOK_ENDPOINT_LIMIT_EXCEEDED (422, business validation of webhook
+ * endpoints).
  */
-export const EXTRA_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'PROBE_TOO_FEW_NODES'] as const;
+export const EXTRA_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'PROBE_TOO_FEW_NODES', 'WEBHOOK_URL_NOT_ALLOWED', 'WEBHOOK_ENDPOINT_LIMIT_EXCEEDED'] as const;
 
-/** One of the stable UPPER_SNAKE_CASE codes clients branch on (spec part 7). */
+/** One of the stable UPPER_SNAKE_CASE codes clients branch on (docs/api/conventions.md). */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 export const errorCodeSchema = z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]);
 
-/** HTTP status for `code` (spec part 7 status table). */
+/** HTTP status for `code` (docs/api/conventions.md). */
 export function statusOf(code: ErrorCode): number {
   return ERROR_STATUS[code];
 }
 
 /**
- * The error envelope of spec part 7:
+ * The error envelope of docs/api/conventions.md:
  * `{ error: { code, message, request_id, details?, doc_url? }, request_id }`.
  * @example { "error": { "code": "NOT_FOUND", "message": "Not found", "request_id": "req_…" }, "request_id": "req_…" }
  */

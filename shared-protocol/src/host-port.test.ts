@@ -1,7 +1,7 @@
 import t from 'tap';
 import { splitHostPort } from './host-port.js';
 
-t.test('splitHostPort: the tcp target and dns server grammar (spec 4.1)', async (t) => {
+t.test('splitHostPort: the tcp target and dns server grammar (docs/api/probes.md)', async (t) => {
   const cases: [string, ReturnType<typeof splitHostPort>][] = [
     ['example.test', { host: 'example.test', port: null }],
     ['example.test:443', { host: 'example.test', port: 443 }],

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 
 /**
  * Split a target of the forms `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 literal
- * (`::1`; no port possible) — the grammar of spec 4.1's tcp `target` ("host:port, or host with
+ * (`::1`; no port possible) — the grammar of docs/api/probes.md's tcp `target` ("host:port, or host with
  * params.port") and dns `server` ("host or host:port"), shared by the control plane's pre-dispatch
  * check and the node's probes so both sides agree. The port, when present, must be 1-65535.
  * Host names are not validated here beyond "non-empty, no whitespace or slash"; callers that need

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 /**
- * Prefixed opaque identifiers (spec/api.md 2.1).
+ * Prefixed opaque identifiers (docs/api/conventions.md).
  *
  * Shape: `<prefix><time><random>` where `time` is 10 Crockford base32 characters of the creation
  * time in milliseconds (so ids sort by creation, like a ULID) and `random` is 16 base32 characters
@@ -24,9 +24,17 @@ export const ID_PREFIXES = {
   maintenance_window: 'mmw_',
   monitor_group: 'mg_',
   pat: 'pat_',
+  webhook_endpoint: 'we_',
+  delivery: 'dlv_',
+  event: 'evt_',
+  message: 'msg_',
+  alert_channel: 'ach_',
+  escalation_level: 'ael_',
+  alert_silence: 'asl_',
+  alert_group: 'agr_',
 } as const;
 
-/** Secret token prefixes (spec/api.md 2.5, 2.12, 5). Only a hash of each secret is stored. */
+/** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */
 export const SECRET_PREFIXES = {
   enrollment_token: 'ent_',
   api_key_live: 'sk_live_',
@@ -34,6 +42,8 @@ export const SECRET_PREFIXES = {
   pat: 'svc_pat_',
   node_credential: 'nk_',
   refresh_token: 'rt_',
+  /** A heartbeat monitor's check-in token (docs/api/monitors.md). */
+  heartbeat_token: 'hb_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -3,24 +3,24 @@ import { idSchema } from './ids.js';
 import { LIMITS } from './limits.js';
 
 /*
- * HTTP shapes of the node side of the API: enrollment tokens (spec 2.12), the node directory
- * (spec 4.6 GET /v1/nodes) and the fixed city dictionary (spec 4.7 GET /v1/geo/cities).
+ * HTTP shapes of the node side of the API: enrollment tokens (docs/api/nodes.md), the node directory
+ * (docs/api/nodes.md GET /v1/nodes) and the fixed city dictionary (docs/api/nodes.md GET /v1/geo/cities).
  * Dictionary checks (province whitelist, city belongs to country and province) need the
  * dictionary and are done by the control plane; these schemas check shapes only.
  */
 
-/** Operators a token may declare (spec 2.12). */
+/** Operators a token may declare (docs/api/nodes.md). */
 export const NODE_OPERATORS = ['chinatelecom', 'chinaunicom', 'chinamobile', 'other'] as const;
 export const nodeOperatorSchema = z.enum(NODE_OPERATORS);
 
-/** ISO 3166-1 alpha-2, upper-cased (spec 2.12 "upper-cased by the service"). */
+/** ISO 3166-1 alpha-2, upper-cased (docs/api/nodes.md). */
 export const countryCodeSchema = z.string().regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code').transform((c) => c.toUpperCase());
-/** ISO 3166-2 subdivision: two letters, hyphen, 1-3 alphanumerics (spec 2.12), upper-cased. */
+/** ISO 3166-2 subdivision: two letters, hyphen, 1-3 alphanumerics (docs/api/nodes.md), upper-cased. */
 export const provinceCodeSchema = z.string().regex(/^[A-Za-z]{2}-[A-Za-z0-9]{1,3}$/, 'must be an ISO 3166-2 code such as CN-BJ').transform((c) => c.toUpperCase());
 
 /**
- * Create an enrollment token (spec 2.12): every field optional. `ttl_hours` (1-720, default from
- * configuration, 24) is ours: the spec says tokens expire but not when.
+ * Create an enrollment token (docs/api/nodes.md): every field optional. `ttl_hours` (1-720, default from
+ * configuration, 24) is ours.
  * @example { "label": "bj-probe-1", "country_code": "cn", "declared_province": "CN-BJ", "city_id": 1, "operator": "chinatelecom" }
  */
 export const enrollmentTokenCreateSchema = z.strictObject({
@@ -34,7 +34,7 @@ export const enrollmentTokenCreateSchema = z.strictObject({
 });
 export type EnrollmentTokenCreate = z.infer<typeof enrollmentTokenCreateSchema>;
 
-/** Created token: the `ent_` secret is returned once (spec 2.12), with its record id. */
+/** Created token: the `ent_` secret is returned once (docs/api/nodes.md), with its record id. */
 export const enrollmentTokenCreatedSchema = z.object({
   id: idSchema('enrollment_token_record'),
   token: z.string(),
@@ -43,7 +43,7 @@ export const enrollmentTokenCreatedSchema = z.object({
 
 export const enrollmentTokenStatusSchema = z.enum(['active', 'used', 'expired']);
 
-/** One enrollment token in `{tokens[]}` (spec 2.12); `preview` is masked (`ent_abcd…wxyz`). */
+/** One enrollment token in `{tokens[]}` (docs/api/nodes.md); `preview` is masked (`ent_abcd…wxyz`). */
 export const enrollmentTokenItemSchema = z.object({
   id: idSchema('enrollment_token_record'),
   label: z.string().nullable(),
@@ -60,13 +60,13 @@ export const enrollmentTokenItemSchema = z.object({
 export type EnrollmentTokenItem = z.infer<typeof enrollmentTokenItemSchema>;
 export const enrollmentTokenListSchema = z.object({ tokens: z.array(enrollmentTokenItemSchema) });
 
-/** Node status (spec 4.6 "online..."): online, offline, disabled (by its owner), banned (by an operator). */
+/** Node status (docs/api/nodes.md): online, offline, disabled (by its owner), banned (by an operator). */
 export const NODE_STATUSES = ['online', 'offline', 'disabled', 'banned'] as const;
 export const nodeStatusSchema = z.enum(NODE_STATUSES);
 export type NodeStatus = z.infer<typeof nodeStatusSchema>;
 
 /**
- * One node in the public directory (spec 4.6 `{id, name, country, region, provider, status}`),
+ * One node in the public directory (docs/api/nodes.md `{id, name, country, region, provider, status}`),
  * plus city, ASN, tags and capabilities so callers can build a `nodes` selection.
  */
 export const nodeListItemSchema = z.object({
@@ -99,11 +99,19 @@ export const nodeDetailSchema = nodeListItemSchema.extend({
     oldest_pending_at: z.iso.datetime().nullable(),
     reported_at: z.iso.datetime(),
   }).nullable(),
+  /**
+   * The node's clock minus the control plane's, ms, as the node last measured it (heartbeats,
+   * NTP-style); null until it reported one. `clock_skewed` is true when it is more than 1000 ms
+   * either way: the node's monitor rounds may then not start together with the others'.
+   */
+  clock_offset_ms: z.number().int().nullable(),
+  clock_skewed: z.boolean(),
+  clock_reported_at: z.iso.datetime().nullable(),
   is_owner: z.boolean(),
 });
 export type NodeDetail = z.infer<typeof nodeDetailSchema>;
 
-/** GET /v1/nodes filters (spec 2.2 paging: page >= 1, page_size 1-200). */
+/** GET /v1/nodes filters (docs/api/conventions.md paging: page >= 1, page_size 1-200). */
 export const nodeListQuerySchema = z.object({
   country: countryCodeSchema.optional(),
   region: z.string().min(1).max(64).optional(),
@@ -116,7 +124,7 @@ export const nodeListQuerySchema = z.object({
   page_size: z.coerce.number().int().min(1).max(LIMITS.page_size_max).default(LIMITS.page_size_default),
 });
 
-/** `{items[], total, page, page_size, has_more}` (spec 2.2 list variant). */
+/** `{items[], total, page, page_size, has_more}` (docs/api/conventions.md list variant). */
 export const nodeListSchema = z.object({
   items: z.array(nodeListItemSchema),
   total: z.number().int(),
@@ -138,7 +146,7 @@ export const nodeUpdateSchema = z.strictObject({
 });
 export type NodeUpdate = z.infer<typeof nodeUpdateSchema>;
 
-/** One city of the fixed dictionary (spec 4.7): integer id, ISO country and ISO 3166-2 province. */
+/** One city of the fixed dictionary (docs/api/nodes.md): integer id, ISO country and ISO 3166-2 province. */
 export const citySchema = z.object({
   id: z.number().int().min(1),
   name: z.string(),

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { LIMITS } from './limits.js';
 import { nodeMessageSchema, serverMessageSchema, type NodeMessage, type ServerMessage } from './node-protocol/messages.js';
 
@@ -14,7 +14,7 @@ export function issuePath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
-/** Field issues of a zod error, in order, with readable paths (used for spec 7 `details`). */
+/** Field issues of a zod error, in order, with readable paths (used for docs/api/conventions.md `details`). */
 export function fieldIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.map((i) => ({ path: issuePath(i.path), message: i.message }));
 }
@@ -22,6 +22,68 @@ export function fieldIssues(error: z.ZodError): FieldIssue[] {
 /** "path: message; path: message" for logs and protocol `error` messages. */
 export function describeIssues(issues: FieldIssue[]): string {
   return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+}
+
+// A NUL (U+0000) cannot be stored in Postgres text or jsonb (SQLSTATE 22021, 22P05); a lone UTF-16
+// surrogate has no UTF-8 encoding (it would be stored silently as U+FFFD). With the `u` flag a
+// valid surrogate pair is one code point, so only lone halves match \p{Cs}.
+const NUL = /\u0000/;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Why `s` is not storable text, or null when it is: a NUL character (U+0000) or a lone UTF-16
+ * surrogate (U+D800-U+DFFF not part of a pair). Every string a client sends is held to this rule
+ * (docs/api/accounts.md "Text input"); the message names the problem, never the value.
+ */
+export function textFault(s: string): string | null {
+  if (NUL.test(s)) return 'must not contain NUL (U+0000)';
+  if (LONE_SURROGATE.test(s)) return 'must not contain a lone UTF-16 surrogate';
+  return null;
+}
+
+/**
+ * A `z.string()` that refuses what {@link textFault} refuses (NUL, lone surrogates), with its
+ * message; chain `.trim()`, `.max()` and the rest after it.
+ * @example const name = textString().trim().min(1).max(100);
+ */
+export function textString() {
+  return z.string().superRefine((s, ctx) => {
+    const fault = textFault(s);
+    if (fault) ctx.addIssue({ code: 'custom', message: fault });
+  });
+}
+
+/** A path segment for a key of untrusted JSON: NUL and lone surrogates shown as `\uXXXX`. */
+function keyLabel(key: string): string {
+  return key.replace(/[\u0000\p{Cs}]/gu, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The first string in parsed JSON (object keys included) that {@link textFault} refuses, as a
+ * field issue whose path reads like {@link issuePath} (`headers.accept`, `node_ids[2]`), or null.
+ * Walks iteratively, so any nesting depth JSON.parse accepted is safe.
+ */
+export function findTextFault(value: unknown): FieldIssue | null {
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop()!;
+    if (typeof v === 'string') {
+      const fault = textFault(v);
+      if (fault) return { path, message: fault };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: `${path}[${i}]` });
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!;
+        const keyPath = path ? `${path}.${keyLabel(key)}` : keyLabel(key);
+        const fault = textFault(key);
+        if (fault) return { path: keyPath, message: `key ${fault}` };
+        stack.push({ value: child, path: keyPath });
+      }
+    }
+  }
+  return null;
 }
 
 /** Validate `input` with `schema`, never throwing. */

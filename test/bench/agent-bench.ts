@@ -1,5 +1,5 @@
 /*
- * Node-agent benchmark (issue 5): outbox absorb rate, replay/drain of 100,000 buffered results to an
+ * Node-agent benchmark: outbox absorb rate, replay/drain of 100,000 buffered results to an
  * in-process control-plane stub, and the idle agent's RSS and CPU. Prints figures; asserts nothing.
  *
  *   cd /work/main && npx tsx test/bench/agent-bench.ts [--results 100000] [--idle-s 20]

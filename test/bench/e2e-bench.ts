@@ -1,5 +1,5 @@
 /*
- * End-to-end benchmark (issue 7 item 5). A script, not a test: it prints a Markdown table.
+ * End-to-end benchmark. A script, not a test: it prints a Markdown table.
  *
  *   npx tsx test/bench/e2e-bench.ts [--n 30] [--sse 10] [--delay 50] [--warmup 3]
  *
@@ -14,7 +14,7 @@
  *  - the target's own time: max `response_ms` of the three node results; net = raw − that.
  * Then `sse` more probes watched through GET /v1/probe/tasks/{id}/stream until `event: done`
  * (the stream is woken by results stored on its own instance, and polls the database every 200 ms
- * for results stored by others: control-plane/src/tasks/stream.ts). Peer: curl's time_total for the same URL from an agent's namespace.
+ * for results stored by others: control-plane/src/probes/stream.ts). Peer: curl's time_total for the same URL from an agent's namespace.
  * Bounded: the whole run gives up after 110 s.
  */
 import { parseArgs } from 'node:util';

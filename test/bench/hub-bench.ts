@@ -1,156 +1,195 @@
 /**
- * Benchmark (not a test) of the node hub, issue 6: N simulated nodes (light ws clients in a child
- * process speaking the real protocol: enroll, answer heartbeats, answer every task.run at once
- * with task.ack + one tcp result) on ONE control-plane instance (this process, real Postgres at
- * TEST_DATABASE_URL, a scratch database dropped afterwards). Prints JSON with:
- *  - memory per connected node: this process's heap+external growth after GC, divided by N
- *    (and the RSS growth), the simulated nodes living in another process;
- *  - the control plane's own added latency from POST /v1/probe/tcp to the last node result
- *    stored (probe_results.stored_at), p50/p99, for probes fanned out to 10 and to 100 nodes
- *    (the nodes answer immediately, so all of it is control-plane time: validation, selection,
- *    task rows, dispatch, ingest);
- *  - probe tasks completed per second with many probes in flight.
- * Targets are 198.18.0.10 (allow-listed test range); no probe traffic is sent: nodes fake results.
+ * Benchmark (not a test) of the node hub at scale: `--instances` control-plane processes (the real
+ * control-plane/src/main.ts, default 1) on one scratch database on the real Postgres at
+ * TEST_DATABASE_URL (dropped afterwards), `--nodes` simulated nodes (test/bench/lib/hub-sim-nodes.ts,
+ * another process: real protocol, every task answered at once) spread over 9 countries and 40
+ * ASNs and over the instances, and API clients over real HTTP (test/bench/lib/hub-load.ts).
+ * Prints a sweep table and one table of figures, each beside its goal:
  *
- *   node --expose-gc --import tsx test/bench/hub-bench.ts [--nodes 1000] [--iterations 30] [--burst 40]
+ *  - probe groups/s before latency degrades: tcp probes on 3 nodes picked automatically, created
+ *    at a fixed rate (`--rates`, `--step-s` seconds each) and polled every 100 ms by their client;
+ *    latency = POST sent → `completed_at`; the knee is the highest rate with p99 < 200 ms, nothing
+ *    shed and every group ended. The sweep stops after a step whose p50 passes 2 s;
+ *  - POST of a 3-node probe at 5 groups/s (its p50 / p99, from the first step);
+ *  - 1,000-node fan-out (`nodes: {count: 1000}`), POST → completed, `--fanouts` sequential probes;
+ *  - one GET of a finished 1,000-node group, 30 times;
+ *  - GET /v1/nodes?page_size=200 at random pages, 4 clients, 300 requests;
+ *  - 503 UNAVAILABLE answers (load shedding) in the sweep, and the enrolment time and the first
+ *    instance's RSS per connected node.
+ * Targets are 198.18.0.10 (allow-listed test range); no probe traffic is sent.
+ *
+ *   node --import tsx test/bench/hub-bench.ts [--nodes 1000] [--instances 1] [--step-s 5]
+ *     [--rates 5,10,20,40,80,120,160,200,250,320] [--fanouts 20] [--profile]
+ *
+ * `--profile` runs the instances with `node --cpu-prof` (profiles in bench/out/profiles/).
  */
 import { fork } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { newId, newSecret } from '@vantage/shared-protocol';
+import { testDatabase } from '../../control-plane/src/test-support/db.js';
+import { secretHash } from '../../control-plane/src/nodes/secrets.js';
+import { cpuMs, rssBytes, startInstance, type Instance } from './lib/hub-instances.js';
+import { Client, rateStep, runGroup, timedGets, type Step } from './lib/hub-load.js';
+import { fmt, quantile } from './lib/stats.js';
 
 const { values } = parseArgs({
   options: {
-    nodes: { type: 'string', default: '1000' }, iterations: { type: 'string', default: '30' },
-    burst: { type: 'string', default: '40' }, 'sim-nodes': { type: 'boolean', default: false },
+    nodes: { type: 'string', default: '1000' }, instances: { type: 'string', default: '1' },
+    'step-s': { type: 'string', default: '5' }, rates: { type: 'string', default: '5,10,20,40,80,120,160,200,250,320' },
+    fanouts: { type: 'string', default: '20' }, profile: { type: 'boolean', default: false },
   },
 });
+const n_nodes = Number(values.nodes);
+const n_instances = Number(values.instances);
+const step_s = Number(values['step-s']);
+const rates = values.rates!.split(',').map(Number);
+const fanouts = Number(values.fanouts);
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OUT = join(REPO, 'bench', 'out');
+const COUNTRIES = ['US', 'DE', 'JP', 'GB', 'SG', 'FR', 'BR', 'IN', 'CN'];
+const POLL = { poll_ms: 100, deadline_ms: 30_000 };
+const log = (s: string) => process.stderr.write(`${s}\n`);
 
-if (values['sim-nodes']) await simulateNodes();
-else await main();
-
-// ───────────────────────────── child: simulated nodes ─────────────────────────────
-async function simulateNodes(): Promise<void> {
-  // ws is a dependency of the control plane (its types are not visible from test/).
-  interface SimSocket { send(data: string): void; close(): void; on(event: string, fn: (arg: any) => void): void }
-  const WebSocket = createRequire(new URL('../../control-plane/package.json', import.meta.url))('ws') as new (url: string, opts: object) => SimSocket;
-  const { newId, NODE_WS_PATH } = await import('@vantage/shared-protocol');
-  const { base, tokens } = await new Promise<{ base: string; tokens: string[] }>((resolve) => process.once('message', resolve as never));
-  const sockets: SimSocket[] = [];
-  let batch = 0;
-  const connectOne = (token: string, i: number) => new Promise<string>((resolve, reject) => {
-    const ws = new WebSocket(base.replace(/^http/, 'ws') + NODE_WS_PATH, { headers: { authorization: `Bearer ${token}` } });
-    sockets.push(ws);
-    ws.on('error', reject);
-    ws.on('open', () => ws.send(JSON.stringify({ type: 'enroll', protocol_version: 1, agent_version: 'bench', hostname: `sim-${i}`, capabilities: ['tcp'] })));
-    ws.on('message', (data: Buffer) => {
-      const m = JSON.parse(data.toString());
-      if (m.type === 'welcome') resolve(m.node_id);
-      else if (m.type === 'heartbeat') ws.send(JSON.stringify({ type: 'heartbeat', sent_at: Date.now() }));
-      else if (m.type === 'task.run') {
-        const now = new Date().toISOString();
-        ws.send(JSON.stringify({ type: 'task.ack', task_id: m.task_id, accepted: true }));
-        ws.send(JSON.stringify({
-          type: 'result.batch', batch_id: batch++, results: [{
-            result_id: newId('result'), task_id: m.task_id, monitor_id: null, type: 'tcp', started_at: now, finished_at: now,
-            success: true, error: null, error_class: null, output: { resolved_address: '198.18.0.10', port: 443, connect_ms: 0.3, state: 'open' },
-          }],
-        }));
-      }
-    });
-  });
-  const ids: string[] = [];
-  for (let i = 0; i < tokens.length; i += 50) ids.push(...await Promise.all(tokens.slice(i, i + 50).map((tok, j) => connectOne(tok, i + j))));
-  process.send!({ ready: ids });
-  process.once('message', () => { for (const ws of sockets) ws.close(); setTimeout(() => process.exit(0), 200); });
-}
-
-// ───────────────────────────── parent: control plane + measurements ─────────────────────────────
-async function main(): Promise<void> {
-  const { newId, newSecret } = await import('@vantage/shared-protocol');
-  const { testApp, call } = await import('../../control-plane/src/test-support/app.js');
-  const { insertEnrollmentToken } = await import('../../control-plane/src/db/enrollment-tokens.js');
-  const { secretHash } = await import('../../control-plane/src/hub/secrets.js');
-  const n_nodes = Number(values.nodes);
-  const iterations = Number(values.iterations);
-  const burst = Number(values.burst);
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) console.error('note: run with node --expose-gc for stable memory figures');
-
-  const teardowns: Array<() => unknown> = [];
-  const t = { teardown: (fn: () => unknown) => void teardowns.unshift(fn) };
-  let child: ReturnType<typeof fork> | undefined;
-  try {
-    const { app, sql, url } = await testApp(t, { config: { probe_allow_cidrs: ['198.18.0.0/15'], instance_id: 'bench', rate_limit_anonymous: 1e9, rate_limit_keyed: 1e9 } });
-    const user_id = newId('user');
-    const tokens: string[] = [];
-    for (let i = 0; i < n_nodes; i++) {
-      const token = newSecret('enrollment_token');
-      tokens.push(token);
-      await insertEnrollmentToken(sql, {
-        id: newId('enrollment_token_record'), user_id, token_hash: secretHash(token), preview: 'ent_…', label: null,
-        country_code: null, declared_province: null, city_id: null, operator: null, sponsor_user_id: null, ttl_hours: 1,
-      });
-    }
-    gc?.();
-    const m0 = process.memoryUsage();
-    child = fork(fileURLToPath(import.meta.url), ['--sim-nodes'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const started = performance.now();
-    child.send({ base: url, tokens });
-    const node_ids = await new Promise<string[]>((resolve, reject) => {
-      child!.once('message', (m: { ready: string[] }) => resolve(m.ready));
-      child!.once('exit', (code) => reject(new Error(`simulated nodes exited ${code}`)));
-    });
-    const enroll_s = (performance.now() - started) / 1000;
-    await new Promise((r) => setTimeout(r, 1000));
-    gc?.();
-    const m1 = process.memoryUsage();
-    const heap = m1.heapUsed + m1.external - (m0.heapUsed + m0.external);
-
-    const pick = (k: number) => [...node_ids].sort(() => Math.random() - 0.5).slice(0, k);
-    const probe = async (k: number): Promise<string> => {
-      const res = await call(app, 'POST', '/v1/probe/tcp', { body: { target: '198.18.0.10:443', node_ids: pick(k) } });
-      if (res.status !== 202) throw new Error(`probe refused: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body.data.task_id;
-    };
-    const lastStored = async (group: string, k: number): Promise<number> => {
-      for (;;) {
-        const [row] = await sql<{ n: number; last: Date | null }[]>`SELECT count(*)::int AS n, max(stored_at) AS last FROM probe_results WHERE group_id = ${group}`;
-        if (row!.n >= k) return row!.last!.getTime();
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    };
-    const fanout = async (k: number) => {
-      const ms: number[] = [];
-      for (let i = 0; i < iterations; i++) {
-        const t0 = Date.now();
-        const group = await probe(k);
-        ms.push((await lastStored(group, k)) - t0);
-      }
-      ms.sort((a, b) => a - b);
-      const q = (p: number) => ms[Math.min(ms.length - 1, Math.ceil(p * ms.length) - 1)]!;
-      return { probes: iterations, p50_ms: q(0.5), p99_ms: q(0.99), max_ms: ms[ms.length - 1] };
-    };
-    await fanout(10); // warm-up
-    const fanout_10 = await fanout(10);
-    const fanout_100 = await fanout(Math.min(100, n_nodes));
-
-    const k = Math.min(100, n_nodes);
-    const t0 = performance.now();
-    const groups = await Promise.all(Array.from({ length: burst }, () => probe(k)));
-    await Promise.all(groups.map((g) => lastStored(g, k)));
-    const burst_s = (performance.now() - t0) / 1000;
-
-    console.log(JSON.stringify({
-      nodes: n_nodes,
-      enroll_s: Number(enroll_s.toFixed(2)),
-      memory_per_node_bytes: { heap_and_external: Math.round(heap / n_nodes), rss: Math.round((m1.rss - m0.rss) / n_nodes) },
-      added_latency_post_to_last_result: { fanout_10, fanout_100 },
-      throughput: { probes: burst, tasks: burst * k, seconds: Number(burst_s.toFixed(2)), tasks_per_s: Math.round((burst * k) / burst_s) },
-    }, null, 2));
-  } finally {
-    child?.send('stop');
-    await new Promise((r) => setTimeout(r, 500));
-    for (const fn of teardowns) await fn();
+const teardowns: Array<() => unknown> = [];
+let sim: ReturnType<typeof fork> | undefined;
+let client: Client | undefined;
+try {
+  const { sql, url: database_url } = await testDatabase({ teardown: (fn) => void teardowns.unshift(fn) });
+  // Tokens in bulk, one declared country each (round-robin), for one owner.
+  const user_id = newId('user');
+  const tokens = Array.from({ length: n_nodes }, () => newSecret('enrollment_token'));
+  for (let i = 0; i < n_nodes; i += 2000) {
+    const rows = tokens.slice(i, i + 2000).map((tok, j) => ({
+      id: newId('enrollment_token_record'), user_id, token_hash: secretHash(tok), preview: 'ent_…', country_code: COUNTRIES[(i + j) % COUNTRIES.length]!,
+    }));
+    await sql`INSERT INTO enrollment_tokens (id, user_id, token_hash, preview, country_code, expires_at)
+      SELECT id, user_id, token_hash, preview, country_code, now() + interval '1 hour' FROM jsonb_to_recordset(${sql.json(rows as never)})
+        AS t(id text, user_id text, token_hash text, preview text, country_code text)`;
   }
+
+  const env = {
+    VANTAGE_LOG_LEVEL: 'warn', VANTAGE_PROBE_ALLOW_CIDRS: '198.18.0.0/15', VANTAGE_TRUST_PROXY: 'true',
+    VANTAGE_RATE_LIMIT_ANONYMOUS: '1000000000', VANTAGE_RATE_LIMIT_KEYED: '1000000000',
+    // 10,000 nodes enrol from one loopback address within seconds.
+    VANTAGE_RATE_LIMIT_UPGRADES: '1000000000',
+  };
+  const node_flags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(OUT, 'profiles')}`] : [];
+  const instances: Instance[] = [];
+  for (let i = 0; i < n_instances; i++) {
+    instances.push(await startInstance({ repo: REPO, database_url, instance_id: `bench-${i + 1}`, env, log_dir: join(OUT, 'hub-logs'), node_flags }));
+    teardowns.unshift(() => instances[i]!.stop());
+  }
+  const rss0 = await rssBytes(instances[0]!.pid);
+
+  log(`enrolling ${n_nodes} simulated nodes on ${n_instances} instance(s)…`);
+  sim = fork(fileURLToPath(new URL('./lib/hub-sim-nodes.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const t_enroll = performance.now();
+  sim.send({ bases: instances.map((x) => x.url), tokens });
+  await new Promise<string[]>((resolve, reject) => {
+    sim!.once('message', (m: { ready: string[] }) => resolve(m.ready));
+    sim!.once('exit', (code) => reject(new Error(`simulated nodes exited ${code}`)));
+  });
+  const enroll_s = (performance.now() - t_enroll) / 1000;
+  // 40 networks across the countries, so the automatic pick has ASNs to spread over.
+  await sql`UPDATE nodes SET asn = 64500 + (abs(hashtext(id)) % 40), provider = 'as' || (64500 + (abs(hashtext(id)) % 40))`;
+  await sql`VACUUM ANALYZE nodes`;
+  await new Promise((r) => setTimeout(r, 1000));
+  const rss1 = await rssBytes(instances[0]!.pid);
+  client = new Client(instances.map((x) => x.url));
+
+  // The instances' CPU with every node connected and no probe: heartbeats and periodic jobs.
+  const instancesCpu = async () => (await Promise.all(instances.map((x) => cpuMs(x.pid)))).reduce((a, b) => a + b, 0);
+  const idle0 = await instancesCpu();
+  await new Promise((r) => setTimeout(r, 5000));
+  const idle_ms_per_s = ((await instancesCpu()) - idle0) / 5;
+  log('warm-up…');
+  for (let i = 0; i < 20; i++) await runGroup(client, {}, POLL);
+
+  const steps: Step[] = [];
+  for (const rate of rates) {
+    log(`sweep: ${rate} groups/s for ${step_s} s…`);
+    const step = await rateStep(client, rate, step_s, {}, { ...POLL, cpu_ms: instancesCpu });
+    steps.push(step);
+    if (!(step.p50_ms <= 2000) && !(step.shed > step.groups / 2)) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+
+  log(`fan-out to ${Math.min(1000, n_nodes)} nodes ×${fanouts}…`);
+  const fan: number[] = [];
+  let fan_failed = 0;
+  let last_group: string | null = null;
+  for (let i = 0; i < fanouts; i++) {
+    let post = await client.request('POST', '/v1/probe/tcp', { target: '198.18.0.10:443', nodes: { count: 1000 } });
+    // A shed request is retried after its Retry-After, as a client should (the sweep may have
+    // just overloaded the instance).
+    for (let tries = 0; post.status === 503 && tries < 20; tries++) {
+      await new Promise((r) => setTimeout(r, 1000 * Number(post.retry_after ?? 1)));
+      post = await client.request('POST', '/v1/probe/tcp', { target: '198.18.0.10:443', nodes: { count: 1000 } });
+    }
+    if (post.status !== 202) {
+      fan_failed++;
+      const states = await sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM nodes GROUP BY status`;
+      log(`fan-out POST refused: ${post.status} ${JSON.stringify(post.body)?.slice(0, 300)}; nodes: ${states.map((x) => `${x.n} ${x.status}`).join(', ')}`);
+      continue;
+    }
+    const sent = Date.now() - post.ms;
+    const task_id = post.body.data.task_id as string;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, POLL.poll_ms));
+      const got = await client.request('GET', `/v1/probe/tasks/${task_id}`);
+      const d = got.status === 200 ? got.body.data : null;
+      if (d?.completed_at) { fan.push(Date.parse(d.completed_at) - sent); last_group = task_id; break; }
+      if (Date.now() - sent > POLL.deadline_ms) {
+        fan_failed++;
+        log(`fan-out ${task_id} not ended after ${POLL.deadline_ms} ms: ${d ? `${d.status}, ${d.node_results.length} node results` : got.status}`);
+        break;
+      }
+    }
+  }
+  const group_get = last_group ? await timedGets(client, 30, 1, () => `/v1/probe/tasks/${last_group}`) : null;
+  const pages = Math.max(1, Math.ceil(n_nodes / 200));
+  const listing = await timedGets(client, 300, 4, () => `/v1/nodes?page_size=200&page=${1 + Math.floor(Math.random() * pages)}`);
+
+  // ── output ──
+  const where = `${n_nodes.toLocaleString('en')} nodes, ${n_instances} instance${n_instances > 1 ? 's' : ''}`;
+  const net = (s: Step) => s.cpu_ms_per_group - (idle_ms_per_s * s.elapsed_ms) / 1000 / s.groups;
+  console.log(`\nHub benchmark: ${where} (node ${process.version}); sweep: ${step_s} s per rate, 3-node tcp probes, automatic selection, polled every 100 ms\n`);
+  console.log('| groups/s | created | ended | shed (503) | other errors | p50 / p99 POST → completed (ms) | p50 POST → seen by poll (ms) | POST p50 / p99 (ms) | control-plane CPU per group, net of idle / this client (ms) | completed_at 1970/null |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const s of steps) {
+    console.log(`| ${s.rate} | ${s.groups} | ${s.completed} | ${s.shed} | ${s.errors} | ${fmt(s.p50_ms, 0)} / ${fmt(s.p99_ms, 0)} | ${fmt(s.seen_p50_ms, 0)} | ${fmt(s.post_p50_ms, 1)} / ${fmt(s.post_p99_ms, 1)} | ${fmt(net(s), 2)} / ${fmt(s.client_cpu_ms_per_group, 2)} | ${s.bad_completed_at} |`);
+  }
+  const good = steps.filter((s) => s.p99_ms < 200 && s.shed === 0 && s.errors === 0);
+  const knee = good.length ? good[good.length - 1]! : null;
+  const after = knee ? steps[steps.indexOf(knee) + 1] : steps[0];
+  const kneeText = `${knee ? `${knee.rate}/s (p50 ${fmt(knee.p50_ms, 0)} ms, p99 ${fmt(knee.p99_ms, 0)} ms)` : 'none'}`
+    + (after ? `; ${after.rate}/s: p50 ${fmt(after.p50_ms, 0)} ms, p99 ${fmt(after.p99_ms, 0)} ms, ${after.shed} shed` : '');
+  const first = steps[0];
+  // The busiest step nothing was shed in: the idle share weighs least there.
+  const cpu_step = [...steps].reverse().find((s) => s.shed === 0 && s.completed === s.groups);
+  const shed_total = steps.reduce((a, s) => a + s.shed, 0);
+  const first_shed = steps.find((s) => s.shed > 0);
+  const verdict = (ok: boolean) => (ok ? 'meets goal' : 'misses goal');
+  const rows: Array<[string, string, string, string]> = [
+    [`${where}: simulated nodes enrolled`, `${n_nodes} in ${enroll_s.toFixed(1)} s`, '', ''],
+    [`${where}: control-plane CPU with every node connected, no probes (heartbeats, periodic jobs)`, `${fmt(idle_ms_per_s / 10, 1)} % of a core`, '', ''],
+    [`${where}: control-plane CPU per 3-node group, net of idle (at ${cpu_step?.rate ?? '—'} groups/s)`, cpu_step ? `${fmt(net(cpu_step), 2)} ms` : '—', '', 'flat in node count'],
+    [`${where}: RSS per connected node (first instance)`, `${fmt((rss1 - rss0) / Math.max(1, Math.ceil(n_nodes / n_instances)) / 1024, 1)} KiB`, '', ''],
+    [`${where}: probe groups/s before latency degrades (3 nodes, polled every 100 ms)`, kneeText, verdict((knee?.rate ?? 0) >= 200), '≥ 200/s at p99 < 200 ms'],
+    [`${where}: POST of a 3-node probe at ${first?.rate ?? '—'} groups/s, p50 / p99`, first ? `${fmt(first.post_p50_ms, 1)} / ${fmt(first.post_p99_ms, 1)} ms` : '—', verdict((first?.post_p50_ms ?? Infinity) < 10), 'p50 < 10 ms'],
+    [`${where}: ${Math.min(1000, n_nodes)}-node fan-out, POST → completed, p50 / p99 (${fan.length} probes, ${fan_failed} failed)`, `${fmt(quantile(fan, 0.5), 0)} / ${fmt(quantile(fan, 0.99), 0)} ms`, verdict(quantile(fan, 0.99) < 500), 'p99 < 500 ms'],
+    [`${where}: one GET of a finished ${Math.min(1000, n_nodes)}-node group (${group_get ? Math.round(group_get.bytes / 1024) : '—'} KB), p50 / p99`, group_get ? `${fmt(quantile(group_get.ms, 0.5), 1)} / ${fmt(quantile(group_get.ms, 0.99), 1)} ms` : '—', verdict(!!group_get && quantile(group_get.ms, 0.99) < 50), '< 50 ms'],
+    [`${where}: GET /v1/nodes?page_size=200, p50 / p99 (4 clients, ${listing.ms.length} requests)`, `${fmt(quantile(listing.ms, 0.5), 1)} / ${fmt(quantile(listing.ms, 0.99), 1)} ms`, verdict(quantile(listing.ms, 0.99) < 50), 'p99 < 50 ms'],
+    [`${where}: 503 UNAVAILABLE (load shed) answers in the sweep`, `${shed_total}${first_shed ? ` (from ${first_shed.rate}/s, Retry-After sent)` : ''}`, '', 'shed before latency collapses'],
+    [`${where}: polls that read an ended group without a valid completed_at`, String(steps.reduce((a, s) => a + s.bad_completed_at, 0)), '', '0'],
+  ];
+  console.log('\n| figure | ours | peer | difference | goal |\n|---|---|---|---|---|');
+  for (const [figure, ours, difference, goal] of rows) console.log(`| ${figure} | ${ours} |  | ${difference} | ${goal} |`);
+} finally {
+  client?.close();
+  if (sim?.connected) sim.send('stop');
+  await new Promise((r) => setTimeout(r, 500));
+  for (const fn of teardowns) await fn();
 }

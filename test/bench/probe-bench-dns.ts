@@ -1,5 +1,5 @@
 /*
- * Benchmark of the node's DNS probe (issue 4). A script, not a test: it prints Markdown figures.
+ * Benchmark of the node's DNS probe. A script, not a test: it prints Markdown figures.
  *
  *   npx tsx test/bench/probe-bench-dns.ts [--n 400] [--delay 5] [--seconds 5] [--concurrency 50]
  *

@@ -1,5 +1,5 @@
 /*
- * Benchmark of the node's HTTP and TCP probes (issue 4). A script, not a test: it prints figures.
+ * Benchmark of the node's HTTP and TCP probes. A script, not a test: it prints figures.
  *
  *   npx tsx test/bench/probe-bench-http-tcp.ts [--n 50] [--seconds 5] [--concurrency 50]
  *

@@ -1,5 +1,5 @@
 /*
- * Benchmark of the node's ICMP ping probe (issue 4). A script, not a test: it prints figures.
+ * Benchmark of the node's ICMP ping probe. A script, not a test: it prints figures.
  *
  *   npx tsx test/bench/probe-bench-ping.ts [--count 200] [--seconds 5] [--concurrency 50]
  *
@@ -9,8 +9,8 @@
  * 1. Accuracy: our per-packet rtt against iputils `ping -i 0.01` on the same target, `count`
  *    packets each at 10 ms intervals, in two interleaved halves (ours, ping, ours, ping), to
  *    127.0.0.1 inside the namespace and to the veth peer; medians and their difference.
- *    iputils reads the kernel's receive timestamp (SO_TIMESTAMP); we read hrtime when the socket
- *    read returns, so our figure includes the event-loop wake-up.
+ *    Both read the kernel's receive timestamp of the reply (iputils through SO_TIMESTAMP, ours
+ *    through SIOCGSTAMPNS, node-agent/src/probes/timestamps/), so neither includes the wake-up.
  * 2. Throughput: `concurrency` tasks each looping single-packet pings for `seconds`, pings/s on
  *    one core, and the process's peak RSS (getrusage maxrss).
  */

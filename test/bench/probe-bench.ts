@@ -1,5 +1,5 @@
 /*
- * The probe-engine benchmark in one command (issue 4):
+ * The probe-engine benchmark in one command:
  *
  *   npx tsx test/bench/probe-bench.ts [extra args passed to every script, e.g. --seconds 3]
  *

@@ -1,5 +1,5 @@
 /*
- * Every benchmark in one command (issue 7 item 5):
+ * Every benchmark in one command:
  *
  *   pnpm bench            (= npx tsx test/bench/run-all.ts)
  *   pnpm bench --quick    smaller sizes, ~1.5 min: checks that every script still runs
@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeMachine, machineMarkdown } from './lib/machine.js';
 import { figuresTable, type Figure } from './lib/markdown.js';
-import { parseAgent, parseApi, parseHub, parseProbeTables, type Parsed } from './lib/parsers.js';
+import { parseAgent, parseApi, parseProbeTables, type Parsed } from './lib/parsers.js';
 import { Progress } from './lib/progress.js';
 import { runScript, type ScriptRun } from './lib/run-script.js';
 
@@ -45,6 +45,7 @@ const QUICK_PROBE: Record<string, string[]> = {
   'probe-bench-http-tcp': ['--n', '15', '--seconds', '1'],
   'probe-bench-ping': ['--count', '40', '--seconds', '1'],
   'probe-bench-dns': ['--n', '20', '--seconds', '1'],
+  'probe-bench-timing': ['--n', '10', '--busy-n', '10', '--warmup', '1'],
 };
 
 /** The benchmarks, in run order: every probe-bench-*.ts found, then hub, agent, API, end to end. */
@@ -55,7 +56,16 @@ async function benches(): Promise<Bench[]> {
       const name = file.replace(/\.ts$/, '');
       return { name, area: 'Probe engine (one node, one core)', file, args: [], quick_args: QUICK_PROBE[name] ?? [], timeout_s: 300, parse: parseProbeTables };
     }),
-    { name: 'hub-bench', area: 'Node hub (one control-plane instance)', file: 'hub-bench.ts', node_flags: ['--expose-gc'], args: [], quick_args: ['--nodes', '100', '--iterations', '5', '--burst', '5'], timeout_s: 300, parse: parseHub },
+    // The hub at scale: each figure of the probe-throughput table beside its goal, at 1,000 and
+    // 10,000 simulated nodes, and with two instances on one database (hub-bench.ts header).
+    ...([
+      ['hub-bench-1k', ['--nodes', '1000'], ['--nodes', '300']],
+      ['hub-bench-10k', ['--nodes', '10000'], ['--nodes', '600']],
+      ['hub-bench-10k-2i', ['--nodes', '10000', '--instances', '2'], ['--nodes', '600', '--instances', '2']],
+    ] as const).map(([name, args, quick]): Bench => ({
+      name, area: 'Node hub', file: 'hub-bench.ts', args: [...args], timeout_s: 1200, parse: parseProbeTables,
+      quick_args: [...quick, '--rates', '5,40', '--step-s', '2', '--fanouts', '3'],
+    })),
     { name: 'agent-bench', area: 'Node agent', file: 'agent-bench.ts', args: [], quick_args: ['--results', '5000', '--idle-s', '2'], timeout_s: 300, parse: parseAgent },
     { name: 'api-bench', area: 'HTTP API', file: 'api-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 120, parse: parseApi },
     { name: 'e2e-bench', area: 'End to end (namespace test network)', file: 'e2e-bench.ts', args: [], quick_args: ['--n', '10', '--sse', '3'], timeout_s: 150, parse: parseProbeTables },

@@ -1,15 +1,15 @@
-/** A small client for the control plane's /v1 API as the demo uses it (spec 2.2 envelopes). */
+/** A small client for the control plane's /v1 API as the demo uses it (docs/api/conventions.md envelopes). */
 export class Api {
   constructor(readonly base_url: string, private bearer: string | null = null) {}
 
-  /** Use `token` as the bearer credential from now on (spec 5.1). */
+  /** Use `token` as the bearer credential from now on (docs/api/conventions.md). */
   authorize(token: string): void {
     this.bearer = token;
   }
 
   /**
    * Call `method path` with a JSON body; resolves the envelope's `data`.
-   * @throws Error with the spec 7 error code and message when the status is not 2xx
+   * @throws Error with the docs/api/conventions.md error code and message when the status is not 2xx
    */
   async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };

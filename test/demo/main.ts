@@ -1,5 +1,5 @@
 /**
- * The main job (README command 1; issue 7 item 4): on a fresh machine, with the embedded database,
+ * The main job (README command 1): on a fresh machine, with the embedded database,
  * start the control plane and three local probe nodes, run a multi-node probe of every type against
  * local targets, print node results and summaries as tables with progress while waiting, then leave
  * the API up (base URL and a ready-to-paste curl) until interrupted.
@@ -24,8 +24,43 @@ const LOCATIONS = [
   { label: 'demo-bom', country_code: 'IN' }, { label: 'demo-cdg', country_code: 'FR' }, { label: 'demo-pek', country_code: 'CN' },
 ];
 
-const { values } = parseArgs({ options: { once: { type: 'boolean' }, port: { type: 'string' }, nodes: { type: 'string' } } });
-const node_count = Math.min(Math.max(Number(values.nodes ?? 3) || 3, 1), LOCATIONS.length);
+const USAGE = `usage: pnpm start [--once] [--port N] [--nodes N]
+
+Starts the control plane on an embedded database and N local probe nodes, runs a probe of every
+type on all of them against local targets and prints the results, then keeps the API up.
+
+  --once      exit after printing the results (status 0 when every node answered every probe)
+  --port N    API port on 127.0.0.1 (default VANTAGE_PORT or 8080; the next free one when taken)
+  --nodes N   probe nodes to start, 1-${LOCATIONS.length} (default 3)
+  --help      print this help`;
+
+function parseOptions(): { once?: boolean; port?: string; nodes?: string } {
+  let parsed;
+  try {
+    parsed = parseArgs({ options: { once: { type: 'boolean' }, port: { type: 'string' }, nodes: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (err) {
+    // node:util's message names the bad option; a stack trace would bury it.
+    process.stderr.write(`pnpm start: ${(err as Error).message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const { port, nodes } = parsed.values;
+  if (port !== undefined && !(/^\d+$/.test(port) && Number(port) <= 65535)) {
+    process.stderr.write(`pnpm start: --port needs a port number (0-65535), got ${JSON.stringify(port)}\n`);
+    process.exit(2);
+  }
+  if (nodes !== undefined && !(/^\d+$/.test(nodes) && Number(nodes) >= 1 && Number(nodes) <= LOCATIONS.length)) {
+    process.stderr.write(`pnpm start: --nodes needs a number from 1 to ${LOCATIONS.length}, got ${JSON.stringify(nodes)}\n`);
+    process.exit(2);
+  }
+  return parsed.values;
+}
+
+const values = parseOptions();
+const node_count = Number(values.nodes ?? 3);
 const is_root = process.getuid?.() === 0;
 const data_dir = join(ROOT, '.data', 'demo');
 const log_dir = join(data_dir, 'logs');
@@ -68,7 +103,8 @@ async function main(): Promise<void> {
   children.push(startChild('control-plane', 'control-plane/bin/control-plane.mjs', [], {
     VANTAGE_PORT: String(port), VANTAGE_HOST: '127.0.0.1', VANTAGE_PUBLIC_URL: base_url,
     VANTAGE_DATA_DIR: join(data_dir, 'control-plane'), VANTAGE_LOG_LEVEL: 'warn',
-    // The demo's targets are on loopback: let anonymous probes reach them (DESIGN.md allow-list).
+    // The demo's targets are on loopback: let anonymous probes reach them (the deployment's
+    // allow-list, docs/api/probes.md).
     VANTAGE_PROBE_ALLOW_CIDRS: '127.0.0.0/8,::1/128', DATABASE_URL: '', VANTAGE_DATABASE_URL: '',
   }, log_dir, onChildExit));
   await waitFor('the control plane', 120_000, async () => (await fetch(`${base_url}/v1/openapi.json`)).ok || null);
@@ -82,10 +118,11 @@ async function main(): Promise<void> {
     const loc = LOCATIONS[i]!;
     bar.update(`enrolling node ${i + 1}/${node_count} (${loc.label})…`);
     const { token } = await api.call<{ token: string }>('POST', '/v1/enrollment-tokens', loc);
+    // The token goes in the environment: a process's arguments are visible to every user (ps).
     children.push(startChild(loc.label, 'node-agent/bin/node-agent.mjs', [
-      'run', '--control-plane-url', base_url, '--token', token, '--state-dir', join(data_dir, 'agents', loc.label),
+      'run', '--control-plane-url', base_url, '--state-dir', join(data_dir, 'agents', loc.label),
       '--allow-private', '--log-level', 'warn',
-    ], {}, log_dir, onChildExit));
+    ], { VANTAGE_AGENT_TOKEN: token }, log_dir, onChildExit));
   }
   await waitFor('the nodes to come online', 120_000, async () => {
     const { items } = await api.call<{ items: Array<{ status: string }> }>('GET', '/v1/nodes?status=online');

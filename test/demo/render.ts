@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 
-/** One node's result as GET /v1/probe/tasks/{id} returns it (spec 2.3 plus the per-type fields). */
+/** One node's result as GET /v1/probe/tasks/{id} returns it (docs/api/probes.md plus the per-type fields). */
 type NodeResult = Record<string, any> & { node_id: string; node_name: string; success: boolean; error: string | null; latency_ms: number | null; node: { country: string | null; city: string | null } };
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${Number(v).toFixed(v < 10 ? 2 : 1)}`);
@@ -18,7 +18,7 @@ export function detail(type: string, r: NodeResult): string {
   }
 }
 
-/** A readable table of one task's node results and its summary line (spec 2.3 summary). */
+/** A readable table of one task's node results and its summary line (docs/api/probes.md summary). */
 export function renderTask(type: string, target: string, task: { status: string; node_results: NodeResult[]; summary: Record<string, number | null> }, extra?: string): string {
   const table = new Table({
     head: ['node', 'location', 'ok', 'latency ms', 'result'],

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The address plan of the end-to-end test network (docs/architecture/test-network.md), DESIGN.md
- * "Test network": 198.18.0.0/15 and fd00:7661::/32 only.
+ * The address plan of the end-to-end test network (docs/architecture/test-network.md):
+ * 198.18.0.0/15 (RFC 2544) and fd00:7661::/32 (RFC 4193) only.
  *
  * Only the parts the root namespace sees (the control-plane uplink and the agent subnets it routes
  * back to) depend on a *slot* (0-15), so that several networks can run at once on one machine (tap

@@ -33,6 +33,15 @@ export interface InstalledAgent {
   start(): Promise<void>;
 }
 
+/** The last `lines` lines of a log file ('(no log)' when there is none yet). */
+export function tail(file: string, lines: number): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
 /** 'running', 'zombie' (exited, not yet reaped by its parent) or 'gone'. */
 function procState(pid: number): 'running' | 'zombie' | 'gone' {
   try {
@@ -43,18 +52,22 @@ function procState(pid: number): 'running' | 'zombie' | 'gone' {
 }
 
 /**
- * Run `curl -fsSL <base_url>/install.sh | sh -s -- --token … --user nobody --yes --allow-cidrs …`
- * in namespace `ns`, then give the unit NODE_EXTRA_CA_CERTS=`ca_file` (what an operator does with a
+ * Run `curl -fsSL <base_url>/install.sh | sh -s -- --user nobody --yes --allow-cidrs …` in
+ * namespace `ns` with the token in the environment (VANTAGE_TOKEN, never on a command line), then give the unit NODE_EXTRA_CA_CERTS=`ca_file` (what an operator does with a
  * drop-in; the stand-in reads the unit's single Environment= line) and restart it, so the agent
  * verifies HTTPS against the test CA. `root` must exist (0755).
- * @throws Error with the installer's output when it fails or prints no node id
+ * @throws Error with the installer's output and the agent's own log when it fails or prints no node id
  */
 export async function installAgent(opts: { ns: string; root: string; base_url: string; token: string; allow_cidrs: string[]; ca_file: string }): Promise<InstalledAgent> {
   const env = { ...cleanEnv(), PATH: `${STANDIN_DIR}:${process.env.PATH}`, VANTAGE_ROOT: opts.root };
   const sh = (script: string, timeout_ms?: number) => runInNamespace(opts.ns, script, env, timeout_ms);
-  const res = await sh(`curl -fsSL ${opts.base_url}/install.sh | sh -s -- --token ${opts.token} --user nobody --yes --allow-cidrs ${opts.allow_cidrs.join(',')} --wait 120`, 240_000);
+  const log_file = join(opts.root, `${UNIT}.log`);
+  const res = await runInNamespace(opts.ns, `curl -fsSL ${opts.base_url}/install.sh | sh -s -- --user nobody --yes --allow-cidrs ${opts.allow_cidrs.join(',')} --wait 120`,
+    { ...env, VANTAGE_TOKEN: opts.token }, 240_000);
   const node_id = res.stdout.match(NODE_ID)?.[0];
-  if (res.code !== 0 || !node_id) throw new Error(`install.sh in ${opts.ns} exited ${res.code}\nstdout: ${res.stdout}\nstderr: ${res.stderr}`);
+  if (res.code !== 0 || !node_id) {
+    throw new Error(`install.sh in ${opts.ns} exited ${res.code}\nstdout: ${res.stdout}\nstderr: ${res.stderr}\nagent log (${log_file}):\n${tail(log_file, 40)}`);
+  }
 
   const unit_file = join(opts.root, 'etc', 'systemd', 'system', UNIT);
   const unit = readFileSync(unit_file, 'utf8');
@@ -74,7 +87,7 @@ export async function installAgent(opts: { ns: string; root: string; base_url: s
     root: opts.root,
     state_dir: join(opts.root, 'var', 'lib', 'vantage-agent'),
     conf_file: join(opts.root, 'etc', 'vantage', 'agent.json'),
-    log_file: join(opts.root, `${UNIT}.log`),
+    log_file,
     pid,
     async kill(signal: NodeJS.Signals = 'SIGKILL') {
       const n = pid();
@@ -95,7 +108,7 @@ export async function installAgent(opts: { ns: string; root: string; base_url: s
     },
     async start() {
       const got = await sh(`systemctl start ${UNIT}`);
-      if (got.code !== 0 || pid() === null) throw new Error(`systemctl start in ${opts.ns} failed: ${got.stderr}`);
+      if (got.code !== 0 || pid() === null) throw new Error(`systemctl start in ${opts.ns} failed: ${got.stderr}\nagent log:\n${tail(log_file, 40)}`);
     },
   };
 }

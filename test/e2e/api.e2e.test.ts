@@ -3,7 +3,7 @@ import { ApiError, call, runProbe } from './client.js';
 import { startTestNetwork, type TestNetwork } from './network.js';
 
 /**
- * Issue 7 item 2: every probe type through the public API only, fanned out to the three installed
+ * Every probe type through the public API only, fanned out to the three installed
  * agents of the e2e test network (test/e2e/network.ts), checked against what the targets host
  * really does (docs/architecture/test-network.md). One network is shared by all subtests.
  * Probes are anonymous: the control plane's allow-list covers the test ranges.

@@ -1,9 +1,9 @@
 /**
- * The few API calls the e2e tests and the network builder make, over plain fetch (spec 2.2
+ * The few API calls the e2e tests and the network builder make, over plain fetch (docs/api/conventions.md
  * envelopes; docs/api/probes.md for tasks and their stream).
  */
 
-/** A non-2xx answer: the HTTP status and the spec 7 error object. */
+/** A non-2xx answer: the HTTP status and the docs/api/conventions.md error object. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(readonly status: number, readonly code: string, message: string, readonly details: unknown) {

@@ -29,7 +29,7 @@ export function cleanEnv(): Record<string, string> {
 }
 
 /**
- * A fresh empty database on the test Postgres server (TEST_DATABASE_URL's server; NOTES.md), for
+ * A fresh empty database on the test Postgres server (TEST_DATABASE_URL's server; test/env/postgres.sh), for
  * a control plane to migrate at its first start. `drop()` removes it (connections forced out).
  */
 export async function createDatabase(admin_url = TEST_DATABASE_URL): Promise<{ url: string; drop(): Promise<void> }> {

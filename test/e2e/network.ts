@@ -14,7 +14,7 @@ import { makeTargetsPki } from './pki.js';
 import type { TargetsHostConfig } from './targets-host.js';
 
 /**
- * The end-to-end test network (issue 7 item 1; docs/architecture/test-network.md):
+ * The end-to-end test network (docs/architecture/test-network.md):
  *
  *   root namespace (control plane) ── r1 ──┬── agent hosts a0, a1, a2 (one subnet each)
  *                                          └── r2 ── targets host (HTTP, HTTPS, DNS, TCP)
@@ -28,7 +28,7 @@ interface Teardown { teardown(fn: () => unknown): void }
 
 /** Countries (and labels) of the agent hosts, in order; the token declares them. */
 export const AGENT_COUNTRIES = ['DE', 'JP', 'US', 'FR', 'BR', 'SG'] as const;
-/** Agents' and the control plane's allow-list: the test network's ranges (DESIGN.md). */
+/** Agents' and the control plane's allow-list: the test network's ranges (docs/architecture/test-network.md). */
 export const ALLOW_CIDRS = ['198.18.0.0/15', 'fd00:7661::/32'];
 export const CONTROL_PLANE_PORT = 8080;
 
@@ -146,7 +146,7 @@ function startTargetsHost(topology: Topology, config_file: string, log_file: str
  * Build the network, start the control plane and the targets, install and enroll the agents, and
  * wait until every node is online (about 10-20 s). Everything is torn down at `t.teardown`
  * (namespaces also on process exit, see test/netns/topology.ts). Needs root, iproute2, curl and
- * the test Postgres (NOTES.md).
+ * the test Postgres (test/env/postgres.sh).
  * @throws Error naming the step that failed (everything made so far is cleaned up)
  */
 export async function startTestNetwork(t: Teardown, opts: TestNetworkOptions = {}): Promise<TestNetwork> {
@@ -182,7 +182,9 @@ export async function startTestNetwork(t: Teardown, opts: TestNetworkOptions = {
     undo.push(() => spawnSync('ip', ['link', 'del', root_if], { stdio: 'ignore' }));
 
     const pki = await makeTargetsPki(['targets.e2e.test'], [plan.targets_v4, plan.targets_v6]);
-    const file = (name: string, text: string, mode = 0o644) => { const p = join(dir, name); writeFileSync(p, text, { mode }); return p; };
+    // chmod, not writeFileSync's mode: that one is cut by the umask, and under umask 077 the agents
+    // (running as nobody) could not read the CA file.
+    const file = (name: string, text: string, mode = 0o644) => { const p = join(dir, name); writeFileSync(p, text); chmodSync(p, mode); return p; };
     const ca_file = file('ca.pem', pki.ca_cert);
     const split = { name: 'split.e2e.test', answer: '198.19.1.10', polluted_answer: '198.19.1.66', polluted_node: Math.min(2, agent_count - 1) };
     const same = { name: 'same.e2e.test', answer: '198.19.1.10' };
@@ -227,7 +229,8 @@ export async function startTestNetwork(t: Teardown, opts: TestNetworkOptions = {
       const country = AGENT_COUNTRIES[i]!;
       const { token } = await call<{ token: string }>(cp.url, 'POST', '/v1/enrollment-tokens', { label: `e2e-${country.toLowerCase()}`, country_code: country }, access_token);
       const root = join(dir, `a${i}`);
-      mkdirSync(root, { mode: 0o755 });
+      mkdirSync(root);
+      chmodSync(root, 0o755); // whatever the umask: the agent runs as nobody below this folder
       mkdirSync(join(root, 'run', 'systemd', 'system'), { recursive: true });
       const agent = await installAgent({ ns: topology.ns(`a${i}`), root, base_url: cp.url, token, allow_cidrs: ALLOW_CIDRS, ca_file });
       agents[i] = agent;

@@ -7,7 +7,7 @@ import { createFramer } from '../../node-agent/src/probes/dns/tcp.js';
 
 /**
  * An authoritative DNS server (UDP and TCP on one port) whose A/AAAA answers may depend on the
- * asking address: the e2e network's stand-in for a polluted resolver (spec 2.3 DNS
+ * asking address: the e2e network's stand-in for a polluted resolver (docs/api/probes.md DNS
  * `pollution_detected`). Rules are data, so tests read what the server will say.
  */
 

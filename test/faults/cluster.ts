@@ -35,8 +35,10 @@ export interface Cluster {
 
 /** Control-plane settings the fault tests rely on (each is a documented VANTAGE_* variable). */
 export const CONTROL_PLANE_ENV = {
-  // Short heartbeats so a cut link is noticed in ~6 s (3 missed) on both sides.
-  VANTAGE_HEARTBEAT_INTERVAL_MS: '2000',
+  // The default interval (4 s: the hub closes a link quiet for 8.5 s, the agent one quiet for 3
+  // intervals). A shorter one made a few seconds of starvation on a busy machine look like a
+  // dead link; a cut still shows well within the 30 s of scenario 2.
+  VANTAGE_HEARTBEAT_INTERVAL_MS: '4000',
   // Short grace so timed-out tasks end quickly (deadline = timeout_ms + grace).
   VANTAGE_TASK_GRACE_MS: '2000',
   VANTAGE_RATE_LIMIT_KEYED: '100000',
@@ -137,6 +139,23 @@ export interface TaskView {
   status: string;
   task_ids: string[];
   node_results: Array<Record<string, any> & { node_id: string; success: boolean; error: string | null; error_class?: string | null }>;
+}
+
+/**
+ * POST a probe to chosen nodes (`node_ids`), retrying for up to `timeout_ms` while the answer is
+ * 503 NODE_OFFLINE: on a busy machine a node that was slow to ack a task.run is out of service
+ * for a moment (hub liveness) and is back once it answers. @returns the created probe
+ */
+export async function postToNodes<T>(api: Api, path: string, body: Record<string, unknown>, timeout_ms = 60_000): Promise<T> {
+  const until = Date.now() + timeout_ms;
+  for (;;) {
+    try {
+      return await api.call<T>('POST', path, body);
+    } catch (err) {
+      if (!/: 503 NODE_OFFLINE/.test((err as Error).message) || Date.now() > until) throw err;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /** Poll the task until `done(view)` holds (every 300 ms, up to `timeout_ms`). @returns that view */

@@ -17,7 +17,7 @@ const run = promisify(execFile);
  * One flat /24, so no routes or forwarding anywhere. Each agent host also holds 198.19.S.1NN/32
  * on its loopback: a target that stays reachable from that host while its link is cut.
  * S is picked from the pid (200-249) so two runs on one machine rarely collide; addresses come
- * from the benchmarking range (RFC 2544, 198.18.0.0/15) as DESIGN.md asks.
+ * from the benchmarking range (RFC 2544, 198.18.0.0/15) as docs/architecture/test-network.md says.
  */
 export interface FaultNetwork {
   topology: Topology;
@@ -88,16 +88,19 @@ export async function createFaultNetwork(agent_count = 3): Promise<FaultNetwork>
   };
 }
 
-/** Wait until every host reaches `ip` over TCP/IP (a connect attempt to a closed port answers RST once ARP works). */
+/**
+ * Wait until every host reaches `ip` over TCP/IP (a connect attempt to a closed port answers RST
+ * once ARP works). One process per host retries inside itself: spawning a node per attempt took
+ * seconds each on a busy machine and ran out the bound before a single connect was tried.
+ */
 async function waitPing(topology: Topology, hosts: string[], ip: string): Promise<void> {
-  const probe = `const s=require('net').connect(9,'${ip}');s.setTimeout(500);s.on('connect',()=>process.exit(0));s.on('error',e=>process.exit(e.code==='ECONNREFUSED'?0:1));s.on('timeout',()=>process.exit(1));`;
-  for (const h of hosts) {
-    const until = Date.now() + 15_000;
-    for (;;) {
-      const got = await topology.exec(h, [process.execPath, '-e', probe], { timeout_ms: 5000 });
-      if (got.code === 0) break;
-      if (Date.now() > until) throw new Error(`${h} cannot reach ${ip}: ${got.stderr.trim()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  const bound_ms = 60_000;
+  const probe = `const until=Date.now()+${bound_ms};const attempt=()=>{const s=require('net').connect(9,'${ip}');s.setTimeout(1000);` +
+    `const retry=()=>{s.destroy();if(Date.now()>until)process.exit(1);setTimeout(attempt,200);};` +
+    `s.on('connect',()=>process.exit(0));s.on('error',e=>e.code==='ECONNREFUSED'?process.exit(0):retry());s.on('timeout',retry);};attempt();`;
+  await Promise.all(hosts.map(async (h) => {
+    // The bound plus time for the process to start under load.
+    const got = await topology.exec(h, [process.execPath, '-e', probe], { timeout_ms: bound_ms + 30_000 });
+    if (got.code !== 0) throw new Error(`${h} cannot reach ${ip} within ${bound_ms} ms: ${got.stderr.trim()}`);
+  }));
 }

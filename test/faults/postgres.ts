@@ -7,7 +7,7 @@ import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 
-/** A Postgres server of the test's own, which it may stop and start (NOTES.md: not the shared one). */
+/** A Postgres server of the test's own, which it may stop and start (not the shared one). */
 export interface OwnPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust auth). */
   url: string;

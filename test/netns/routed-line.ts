@@ -1,7 +1,7 @@
 import type { TopologySpec } from './topology.js';
 
 /**
- * The standard routed test line (issue 4 tests; reusable by end-to-end tests):
+ * The standard routed test line (probe tests; reusable by end-to-end tests):
  *
  *   hostA ── router1 ── router2 (silent) ── hostB
  *   .1.2    .1.1  .2.1   .2.2      .3.1     .3.2      (198.18.x.y/24, fd00:7661:x::y/64)

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * A small Linux network built from network namespaces joined by veth links, for tests that need
- * real hosts and routers (DESIGN.md "Test network"). Needs root and iproute2 (`ip netns`); no tc.
+ * real hosts and routers (docs/architecture/test-network.md). Needs root and iproute2 (`ip netns`); no tc.
  * Use addresses from 198.18.0.0/15 and fd00:7661::/32 only.
  */
 

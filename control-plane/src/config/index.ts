@@ -1,11 +1,17 @@
 import { z } from 'zod';
+import { checksConfigSchema } from './checks.js';
+import { deliveryConfigSchema } from './delivery.js';
 import { installConfigSchema } from './install.js';
+import { loadShedConfigSchema } from './load-shed.js';
 import { nodesConfigSchema } from './nodes.js';
+import { placementConfigSchema } from './placement.js';
+import { planConfigSchema } from './plans.js';
 import { platformConfigSchema } from './platform.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
-  .extend(installConfigSchema.shape);
+  .extend(installConfigSchema.shape).extend(deliveryConfigSchema.shape).extend(planConfigSchema.shape)
+  .extend(placementConfigSchema.shape).extend(checksConfigSchema.shape).extend(loadShedConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

@@ -11,10 +11,14 @@ function isCidr(value: string): boolean {
   }
 }
 
-/** Node hub and probe configuration (issue 6). Each field is read once in main.ts (VANTAGE_<FIELD>). */
+/** Node hub and probe configuration. Each field is read once in main.ts (VANTAGE_<FIELD>). */
 export const nodesConfigSchema = z.object({
-  /** Hub: heartbeat period sent to nodes in `welcome`; a node silent for 3 periods is closed (shared-protocol HEARTBEAT_*). */
-  heartbeat_interval_ms: z.coerce.number().int().min(1000).max(300_000).default(10_000),
+  /**
+   * Hub: heartbeat period sent to nodes in `welcome`; the hub closes a link silent for two periods
+   * plus 0.5 s (8.5 s by default: a cut link is found within 10 s, hub/liveness.ts), the agent one
+   * silent for three (shared-protocol HEARTBEAT_MISSES_DEAD). Also the instance lease period.
+   */
+  heartbeat_interval_ms: z.coerce.number().int().min(1000).max(300_000).default(4_000),
   /** Hub: time after the upgrade for the node's first frame (`enroll`/`hello`) before close 4007. */
   hello_timeout_ms: z.coerce.number().int().min(500).max(120_000).default(10_000),
   /** Hub: default lifetime of an `ent_` enrollment token when the create body has no `ttl_hours`. */

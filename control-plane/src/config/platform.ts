@@ -4,7 +4,7 @@ import { z } from 'zod';
 const flag = z.union([z.boolean(), z.stringbool()]);
 
 /**
- * Platform configuration (issue 3): listening, database, logging, auth secrets, rate limits.
+ * Platform configuration: listening, database, logging, auth secrets, rate limits.
  * Environment variable names are given beside each field in config/index.ts.
  */
 export const platformConfigSchema = z.object({
@@ -27,10 +27,27 @@ export const platformConfigSchema = z.object({
   session_ttl_s: z.coerce.number().int().min(60).default(30 * 24 * 3600),
   /** Take the client address from X-Forwarded-For (rightmost entry) instead of the socket. */
   trust_proxy: flag.default(false),
-  /** Fixed rate-limit window in seconds (spec 7: 429 with Retry-After and X-RateLimit-*). */
+  /** Fixed rate-limit window in seconds (docs/api/conventions.md: 429 with Retry-After and X-RateLimit-*). */
   rate_limit_window_s: z.coerce.number().int().min(1).max(3600).default(60),
   /** Requests per window per source IP for anonymous callers. */
   rate_limit_anonymous: z.coerce.number().int().min(1).default(120),
   /** Requests per window per credential (session, API key, PAT). */
   rate_limit_keyed: z.coerce.number().int().min(1).default(1200),
+  /**
+   * Requests per window per source IP whose credential is refused (401: unknown, revoked or
+   * expired bearer on HTTP, or on a node socket upgrade). Beyond it every request carrying a
+   * credential from that address gets 429 until the window ends.
+   */
+  rate_limit_invalid_credentials: z.coerce.number().int().min(1).default(60),
+  /**
+   * WebSocket upgrade attempts per window per source IP (node sockets and any other request
+   * carrying Upgrade), answered 429 before the upgrade beyond it. Generous because many nodes
+   * may share one NAT address: each reconnects once after a control-plane restart, and a failing
+   * agent retries at most every 2 s (backoff 2 s doubling to 60 s).
+   */
+  rate_limit_upgrades: z.coerce.number().int().min(1).default(600),
+  /** Shutdown: time open HTTP requests and node sockets get to finish before they are cut, ms. */
+  shutdown_grace_ms: z.coerce.number().int().min(0).max(600_000).default(3_000),
+  /** Shutdown: hard deadline after SIGTERM/SIGINT; the process exits (status 1) when it is reached, ms. */
+  shutdown_timeout_ms: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
 });

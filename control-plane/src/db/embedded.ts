@@ -14,8 +14,8 @@ export interface EmbeddedPostgres {
 /**
  * Start an embedded Postgres (PGlite, data in `<data_dir>/pglite`) served on a loopback TCP port
  * by @electric-sql/pglite-socket, so the same `postgres` client, migrations and queries work as
- * with a real server (DESIGN.md: one command on a fresh machine). Single instance only: LISTEN/
- * NOTIFY does not deliver through the socket (NOTES.md).
+ * with a real server (README: one command on a fresh machine). Single instance only: LISTEN/
+ * NOTIFY does not deliver through the socket.
  * @param max_connections concurrent client connections the socket server accepts (pool size)
  */
 export async function startEmbeddedPostgres(data_dir: string, max_connections = 10): Promise<EmbeddedPostgres> {

@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { createLogger, type Logger } from '../log.js';
 
 /** The one `postgres` client of a process (porsager/postgres README: one `sql` instance). */
 export type Sql = postgres.Sql<Record<string, never>>;
@@ -11,16 +12,54 @@ export type Sql = postgres.Sql<Record<string, never>>;
 export const RECONNECT_BACKOFF_S = (retries: number): number => Math.min(0.1 * 2 ** retries, 2);
 
 /**
+ * Queries one connection takes before the pool stops pipelining onto it (the `postgres` default,
+ * stated so the transaction-pipeline test fills exactly this many).
+ */
+export const MAX_PIPELINE = 100;
+
+let serverWarnings = 0;
+
+/** Server messages of severity WARNING seen by every client of this process since it started. */
+export function serverWarningCount(): number {
+  return serverWarnings;
+}
+
+/**
+ * Log a server NoticeResponse. WARNING-level messages mean a statement did not do what its caller
+ * assumed: 25001 "there is already a transaction in progress" is a BEGIN sent on a connection that
+ * another transaction left open, 25P01 a COMMIT outside any transaction. They are logged at error
+ * level and counted; NOTICE, INFO and below (IF EXISTS / IF NOT EXISTS skips) at debug.
+ */
+function logNotice(log: Pick<Logger, 'error' | 'debug'>, notice: postgres.Notice): void {
+  const { severity, severity_local, code, message, detail, hint, where } = notice as Record<string, string | undefined>;
+  const level = severity ?? severity_local;
+  const fields = { notice: { severity: level, code, message, detail, hint, where } };
+  if (level === 'WARNING') {
+    serverWarnings += 1;
+    log.error(fields, `database warning ${code}: ${message}`);
+  } else {
+    log.debug(fields, `database notice: ${message}`);
+  }
+}
+
+/**
  * Connect to Postgres at `url`. Timestamps come back as Date objects, bigint columns as numbers
  * when they fit (counts, ids we own never exceed 2^53). Reconnects after
- * {@link RECONNECT_BACKOFF_S} when the server goes away.
+ * {@link RECONNECT_BACKOFF_S} when the server goes away. Server notices go to `log`
+ * ({@link logNotice}: warnings at error level).
+ *
+ * Every transaction uses `sql.begin`, whose reservation of the connection the patched `postgres`
+ * makes hold even when BEGIN is the query that fills the pipeline (control-plane/patches).
  * @param max pool size
+ * @param log logger for server notices; a plain `info` logger when not given
  */
-export function connect(url: string, max = 10): Sql {
+export function connect(url: string, max = 10, log: Pick<Logger, 'error' | 'debug'> = createLogger('info').child({ module: 'db' })): Sql {
+  const pipeline = { max_pipeline: MAX_PIPELINE }; // read by `postgres`, missing from its types
   return postgres(url, {
     max,
+    ...pipeline,
     backoff: RECONNECT_BACKOFF_S,
-    onnotice: () => {},
+    onnotice: (notice) => logNotice(log, notice),
     types: { bigint: postgres.BigInt },
     transform: { undefined: null },
   }) as unknown as Sql;

@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../env.js';
 
 /**
- * Answer with the success envelope of spec/api.md 2.2: `{ data, request_id }`.
+ * Answer with the success envelope (docs/api/conventions.md): `{ data, request_id }`.
  * `data` may be null (logout, delete). The request id is the one set by the request-id
  * middleware (also sent as the X-Request-Id header).
  *

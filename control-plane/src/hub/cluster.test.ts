@@ -1,9 +1,10 @@
 import t from 'tap';
-import { CLOSE_CODES, newId, taskRunMessageSchema } from '@vantage/shared-protocol';
+import { CLOSE_CODES, PROTOCOL_VERSION, newId, taskRunMessageSchema } from '@vantage/shared-protocol';
 import { testDatabase } from '../test-support/db.js';
 import { enrollNode, helloNode, makeToken, startHub, waitFor } from './test-harness.js';
+import { TestNode as TestNodeClass, type TestNode } from '../test-support/test-node.js';
 
-// Two control-plane instances on one database (DESIGN.md scale-out): routing by LISTEN/NOTIFY.
+// Two control-plane instances on one database (docs/architecture/hub.md, several instances): routing by LISTEN/NOTIFY.
 const { url, sql } = await testDatabase(t);
 const a = await startHub(t, sql, url, { instance_id: 'inst-a' });
 const b = await startHub(t, sql, url, { instance_id: 'inst-b' });
@@ -71,4 +72,225 @@ t.test('stale sweep: a node left online by a vanished instance goes offline', as
   await sql`INSERT INTO nodes (id, name, status, instance_id, last_seen_at) VALUES (${id}, 'ghost2', 'online', 'inst-gone', now() - interval '1 hour')`;
   await waitFor(async () => (await sql`SELECT status FROM nodes WHERE id = ${id}`)[0]!.status === 'offline');
   t.pass('swept by a running instance');
+});
+
+/** Resolves at the next `heartbeat` the hub sends to `node` (a liveness round reached it). */
+function nextBeat(node: TestNode): Promise<void> {
+  return new Promise<void>((resolve) => {
+    node.onFrame = (m) => { if (m.type === 'heartbeat') { node.onFrame = null; resolve(); } return false; };
+  });
+}
+
+t.test('an idle held node\'s row is not rewritten: liveness is the instance lease', async (t) => {
+  const { node, node_id } = await enrollNode(a.base, await makeToken(sql));
+  t.teardown(() => node.close());
+  const xmin = async () => (await sql`SELECT xmin::text AS x FROM nodes WHERE id = ${node_id}`)[0]!.x as string;
+  await nextBeat(node);
+  const before = await xmin();
+  // Three heartbeat intervals pass while the node stays connected.
+  for (let i = 0; i < 3; i++) await nextBeat(node);
+  t.equal(await xmin(), before, 'the node row was not updated');
+  const [row] = await sql`SELECT status FROM nodes WHERE id = ${node_id}`;
+  t.equal(row!.status, 'online');
+});
+
+t.test('a node that closes while a liveness round runs is not put back online', async (t) => {
+  // Y enrolls before X, so a statement over both reaches Y's row first. With Y's row locked, a
+  // round that writes the rows of all held nodes waits on Y while X closes and is marked offline;
+  // it must not then put X back online.
+  const y = await enrollNode(a.base, await makeToken(sql), 'y');
+  t.teardown(() => y.node.close());
+  const x = await enrollNode(a.base, await makeToken(sql), 'x');
+  const beats = () => nextBeat(y.node);
+  const lock = sql.reserve();
+  const tx = await lock;
+  t.teardown(() => tx.release());
+  await tx`BEGIN`;
+  await tx`SELECT id FROM nodes WHERE id = ${y.node_id} FOR UPDATE`;
+  await beats(); // a round has started (and whatever it writes waits on Y)
+  x.node.close();
+  await x.node.closed;
+  await waitFor(async () => (await sql`SELECT status FROM nodes WHERE id = ${x.node_id}`)[0]!.status === 'offline');
+  await tx`COMMIT`;
+  await beats(); // and the next round too
+  await beats();
+  const [row] = await sql`SELECT status, instance_id FROM nodes WHERE id = ${x.node_id}`;
+  t.match(row, { status: 'offline', instance_id: null }, 'closed node stays offline');
+  t.notOk(a.hub.localNodeIds().includes(x.node_id));
+});
+
+t.test('an unanswered task.run takes the node out of service at once, then its dead link is closed', async (t) => {
+  const { node, node_id } = await enrollNode(a.base, await makeToken(sql));
+  // The link goes silent without a close (a cut cable): the node reads nothing and sends nothing.
+  node.autoHeartbeat = false;
+  (node.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+  t.equal(await a.hub.sendTask(node_id, tcpRun(newId('probe_task'))), 'sent');
+  await waitFor(async () => (await sql`SELECT status FROM nodes WHERE id = ${node_id}`)[0]!.status === 'offline');
+  t.ok(a.hub.localNodeIds().includes(node_id), 'taken out of service while its socket is still held');
+  t.equal(await b.hub.sendTask(node_id, tcpRun(newId('probe_task'))), 'offline', 'other instances no longer route to it');
+  await waitFor(async () => !a.hub.localNodeIds().includes(node_id));
+  const [row] = await sql`SELECT status, instance_id FROM nodes WHERE id = ${node_id}`;
+  t.match(row, { status: 'offline', instance_id: null }, 'then closed as dead');
+  node.ws.terminate();
+});
+
+t.test('a node that answers after being suspect is back in service', async (t) => {
+  const { node, node_id } = await enrollNode(a.base, await makeToken(sql));
+  t.teardown(() => node.close());
+  const socket = (node.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+  socket.pause();
+  t.equal(await a.hub.sendTask(node_id, tcpRun(newId('probe_task'))), 'sent');
+  await waitFor(async () => (await sql`SELECT status FROM nodes WHERE id = ${node_id}`)[0]!.status === 'offline');
+  socket.resume(); // the pong to the hub's ping (and the node's frames) arrive
+  await waitFor(async () => (await sql`SELECT status FROM nodes WHERE id = ${node_id}`)[0]!.status === 'online');
+  t.ok(a.hub.localNodeIds().includes(node_id));
+});
+
+t.test('a node back from a restart: its accepted tasks it no longer holds fail at once as "node restarted"', async (t) => {
+  const { createResultSink } = await import('../probes/sink.js');
+  const { createLogger } = await import('../log.js');
+  const real = await startHub(t, sql, url, { instance_id: 'inst-sink' }, createResultSink({ sql, log: createLogger('silent') }));
+  const { node, node_id, credential } = await enrollNode(real.base, await makeToken(sql));
+  const held = newId('probe_task');
+  const lost = newId('probe_task');
+  for (const [i, id] of [held, lost].entries()) {
+    await sql`INSERT INTO probe_tasks (id, group_id, ordinal, node_id, probe_type, target, "check", timeout_ms, status, started_at, deadline_at)
+      VALUES (${id}, ${held}, ${i}, ${node_id}, 'tcp', '198.18.0.10:443', ${sql.json(tcpRun(id).check as never)}, 60000, 'running', now(), now() + interval '65 seconds')`;
+  }
+  node.close();
+  await node.closed;
+  const back = await TestNodeClass.connect(real.base, credential);
+  t.teardown(() => back.close());
+  back.send({ type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: '0.1.0', node_id, tasks_held: [held] });
+  await back.next('welcome');
+  await waitFor(async () => (await sql`SELECT status FROM probe_tasks WHERE id = ${lost}`)[0]!.status === 'failed');
+  const [result] = await sql`SELECT error, error_class, from_node FROM probe_results WHERE task_id = ${lost}`;
+  t.match(result, { error: /^node restarted/, error_class: 'internal', from_node: false });
+  t.equal((await sql`SELECT status FROM probe_tasks WHERE id = ${held}`)[0]!.status, 'running', 'the task it still holds goes on');
+});
+
+t.test('the sweeper names a disconnect: "node disconnected at …"', async (t) => {
+  const { overdueError } = await import('../probes/failures.js');
+  const at = new Date('2026-11-22T10:00:00.000Z');
+  t.equal(overdueError({ status: 'running', timeout_ms: 8000 }, { status: 'offline', last_seen_at: at }),
+    'no result from the node within 8000 ms plus grace: node disconnected at 2026-11-22T10:00:00.000Z and did not come back');
+  t.equal(overdueError({ status: 'running', timeout_ms: 8000 }, { status: 'online', last_seen_at: at }), 'no result from the node within 8000 ms plus grace');
+});
+
+/** A hub with the real result sink; `during(node_id)` runs while a hello is handled (inside nodeReturned). */
+async function sinkHub(t: { teardown(fn: () => unknown): void }, instance_id: string, during?: (node_id: string) => Promise<void>) {
+  const { createResultSink } = await import('../probes/sink.js');
+  const { createLogger } = await import('../log.js');
+  const sink = createResultSink({ sql, log: createLogger('silent') });
+  const results = { ...sink, async nodeReturned(node_id: string, held: string[]) { await during?.(node_id); return sink.nodeReturned!(node_id, held); } };
+  return startHub(t, sql, url, { instance_id }, results);
+}
+
+/** Insert a tcp task of `node_id` (its own group) with `status`. */
+async function insertTask(node_id: string, status: 'queued' | 'running'): Promise<string> {
+  const id = newId('probe_task');
+  await sql`INSERT INTO probe_tasks (id, group_id, ordinal, node_id, probe_type, target, "check", timeout_ms, status, started_at, deadline_at)
+    VALUES (${id}, ${id}, 0, ${node_id}, 'tcp', '198.18.0.10:443', ${sql.json(tcpRun(id).check as never)}, 60000, ${status},
+      ${status === 'running' ? new Date() : null}, now() + interval '65 seconds')`;
+  return id;
+}
+
+t.test('a node result arriving after the control plane failed the task itself replaces that failure, whatever its class', async (t) => {
+  const { nodeResult } = await import('../probes/test-support.js');
+  const { sweepOverdueTasks } = await import('../probes/sweeper.js');
+  const hub = await sinkHub(t, 'inst-late');
+  const { node, node_id, credential } = await enrollNode(hub.base, await makeToken(sql));
+  const lost = await insertTask(node_id, 'running');
+  const silent = await insertTask(node_id, 'running');
+  node.close();
+  await node.closed;
+  // The node comes back without `lost` (the control plane fails it: node restarted) ...
+  const back = await TestNodeClass.connect(hub.base, credential);
+  t.teardown(() => back.close());
+  back.send({ type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: '0.1.0', node_id, tasks_held: [silent] });
+  await back.next('welcome');
+  await waitFor(async () => (await sql`SELECT status FROM probe_tasks WHERE id = ${lost}`)[0]!.status === 'failed');
+  // ... and `silent` passes its deadline (the sweeper fails it: no result, class timeout).
+  await sql`UPDATE probe_tasks SET deadline_at = now() - interval '1 second' WHERE id = ${silent}`;
+  await sweepOverdueTasks(sql);
+  const failures = await sql`SELECT task_id, error, error_class, from_node, replaceable FROM probe_results WHERE task_id IN (${lost}, ${silent}) ORDER BY error`;
+  t.match(failures, [
+    { task_id: silent, error: /^no result from the node/, error_class: 'timeout', from_node: false, replaceable: true },
+    { task_id: lost, error: /^node restarted/, error_class: 'internal', from_node: false, replaceable: true },
+  ], 'both failures are marked as standing in for the node\'s result');
+  // Then the node's real results arrive after all (e.g. measured while its link was down).
+  const real = [nodeResult(lost, 'tcp', 4), nodeResult(silent, 'tcp', 6)];
+  back.send({ type: 'result.batch', batch_id: 1, results: real });
+  const ack = await back.next('result.ack');
+  t.same([...ack.result_ids].sort(), real.map((r) => r.result_id).sort());
+  const stored = await sql`SELECT task_id, result_id, from_node, success, replaceable FROM probe_results WHERE task_id IN (${lost}, ${silent})`;
+  t.same(stored.map((r) => r.result_id).sort(), real.map((r) => r.result_id).sort(), 'the node\'s results replaced both failures');
+  t.ok(stored.every((r) => r.from_node && r.success && !r.replaceable), 'stored as node results, final');
+  const tasks = await sql`SELECT status FROM probe_tasks WHERE id IN (${lost}, ${silent})`;
+  t.same(tasks.map((r) => r.status), ['completed', 'completed']);
+  const noted = await sql`SELECT results_rejected_total::int AS n FROM nodes WHERE id = ${node_id}`;
+  t.equal(noted[0]!.n, 0, 'nothing was rejected');
+});
+
+t.test('a task dispatched live while the node\'s hello is handled is sent to it once', async (t) => {
+  let live: string | null = null;
+  let hub: Awaited<ReturnType<typeof sinkHub>> | null = null;
+  hub = await sinkHub(t, 'inst-once', async (node_id) => {
+    if (live) return;
+    // The new connection is registered and welcomed; a probe created now reaches it directly.
+    live = await insertTask(node_id, 'queued');
+    t.equal(await hub!.hub.sendTask(node_id, tcpRun(live)), 'sent');
+  });
+  const { node, node_id, credential } = await enrollNode(hub.base, await makeToken(sql));
+  node.close();
+  await node.closed;
+  const missed = await insertTask(node_id, 'queued'); // sent while it was away: re-sent after welcome
+  const back = await TestNodeClass.connect(hub.base, credential);
+  t.teardown(() => back.close());
+  const runs: string[] = [];
+  back.onFrame = (m) => { if (m.type === 'task.run') runs.push(m.task_id); return false; };
+  back.send({ type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: '0.1.0', node_id, tasks_held: [] });
+  await back.next('welcome');
+  // Frames of a link are handled in order: the answer to this batch follows everything the hello sent.
+  const { nodeResult } = await import('../probes/test-support.js');
+  back.send({ type: 'result.batch', batch_id: 1, results: [nodeResult(newId('probe_task'), 'tcp')] });
+  await back.next('result.ack');
+  t.ok(live, 'a task was dispatched during the hello');
+  t.same(runs.filter((id) => id === live), [live], 'the live task was sent once, not again by the re-send');
+  t.same(runs.filter((id) => id === missed), [missed], 'the task that missed the node was re-sent');
+});
+
+t.test('a node that closes while its hello is handled is not left held and online', async (t) => {
+  const { createResultSink } = await import('../probes/sink.js');
+  const { createLogger } = await import('../log.js');
+  const sink = createResultSink({ sql, log: createLogger('silent') });
+  const signal = () => { let fire!: () => void; const p = new Promise<void>((resolve) => { fire = resolve; }); return { p, fire }; };
+  const reading = signal();
+  const gate = signal();
+  const read = signal();
+  // The hello's first read (tasks to re-send) is slow, as on a busy database: the node goes meanwhile.
+  const results = {
+    ...sink,
+    async pendingTasks(node_id: string) {
+      reading.fire();
+      await gate.p;
+      const tasks = await sink.pendingTasks(node_id);
+      setImmediate(read.fire); // after the handshake's synchronous continuation
+      return tasks;
+    },
+  };
+  const hub = await startHub(t, sql, url, { instance_id: 'inst-gone' }, results);
+  const { node, node_id, credential } = await enrollNode(hub.base, await makeToken(sql));
+  node.close();
+  await node.closed;
+  await waitFor(async () => (await sql`SELECT status FROM nodes WHERE id = ${node_id}`)[0]!.status === 'offline');
+  const back = await TestNodeClass.connect(hub.base, credential);
+  back.send({ type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: '0.1.0', node_id, tasks_held: [] });
+  await reading.p;
+  back.close();
+  await back.closed;
+  gate.fire();
+  await read.p;
+  t.notOk(hub.hub.localNodeIds().includes(node_id), 'the closed socket was not registered (nothing would ever close it again)');
+  t.equal((await sql`SELECT status FROM nodes WHERE id = ${node_id}`)[0]!.status, 'offline');
 });

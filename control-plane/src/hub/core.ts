@@ -2,9 +2,9 @@ import { CLOSE_CODES, type CloseName, type ServerMessage } from '@vantage/shared
 import type { WebSocket } from 'ws';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
-import type { GeoLocator } from '../geo/geoip.js';
+import type { GeoLocator } from '../nodes/geo/geoip.js';
 import type { Logger } from '../log.js';
-import type { ResultSink } from './contract.js';
+import type { AssignmentFeed, ResultSink } from '../contracts.js';
 import type { UpgradeAuth } from './upgrade.js';
 
 /** One node WebSocket, from upgrade to close. `node_id` is set once enroll/hello succeeded. */
@@ -14,13 +14,30 @@ export interface Conn {
   /** Socket peer address (IPv4-mapped IPv6 unwrapped), used for GeoIP at enrollment. */
   ip: string | null;
   node_id: string | null;
-  /** Date.now() of the last frame received (any frame counts as liveness). */
+  /** Date.now() of the last frame or pong received (anything from the node counts as liveness). */
   last_frame_at: number;
+  /** Liveness bookkeeping of hub/liveness.ts (all Date.now() ms, 0 = not set). */
+  live: LinkState;
   /** Consecutive frames that failed validation (too many closes the link with protocol_error). */
   bad_frames: number;
   /** Frames of one connection are handled in arrival order. */
   chain: Promise<void>;
   hello_timer: NodeJS.Timeout | null;
+}
+
+/** What the hub knows of a link's health between frames (hub/liveness.ts). */
+export interface LinkState {
+  /** When the next `heartbeat` frame is due. */
+  next_beat_at: number;
+  /** When the oldest `task.run` not yet followed by any frame from the node was sent (0 = none). */
+  task_sent_at: number;
+  /** Since when the link is suspect (a task.run went unanswered): out of service, pinged (0 = not suspect). */
+  suspect_since: number;
+}
+
+/** A fresh LinkState for a link opened at `now`; heartbeats start at a random point of the first interval. */
+export function newLinkState(now: number, interval_ms: number): LinkState {
+  return { next_beat_at: now + Math.floor(Math.random() * interval_ms), task_sent_at: 0, suspect_since: 0 };
 }
 
 /** What handshake and frame handlers need from the hub (hub.ts builds it). */
@@ -29,6 +46,8 @@ export interface HubCore {
   log: Logger;
   config: Config;
   results: ResultSink;
+  /** Monitor assignments of the nodes held here (absent: none are sent). */
+  assignments?: AssignmentFeed;
   geo: GeoLocator;
   instance_id: string;
   /** Make `conn` the holder of `node_id` here, closing an older local socket (4006) and asking other instances to. */
@@ -44,6 +63,8 @@ export const BAD_FRAMES_MAX = 100;
 export function sendFrame(conn: Conn, message: ServerMessage): boolean {
   if (conn.ws.readyState !== conn.ws.OPEN) return false;
   conn.ws.send(JSON.stringify(message));
+  // An agent acks a task.run at once: nothing back from the node soon after is a sign (liveness.ts).
+  if (message.type === 'task.run' && !conn.live.task_sent_at) conn.live.task_sent_at = Date.now();
   return true;
 }
 
@@ -52,8 +73,16 @@ export function sendError(conn: Conn, code: string, message: string, ref: string
   sendFrame(conn, { type: 'error', code, message: message.slice(0, 2000), ref });
 }
 
-/** Close with one of shared-protocol CLOSE_CODES (code and reason). */
+/** Time a peer gets to answer our close frame before its socket is destroyed, ms (ws alone waits 30 s). */
+export const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Close with one of shared-protocol CLOSE_CODES (code and reason); a peer that does not complete
+ * the close handshake within CLOSE_GRACE_MS (gone, half-open, or not reading) is cut off.
+ */
 export function closeWith(conn: Conn, name: CloseName): void {
   const { code, reason } = CLOSE_CODES[name];
-  if (conn.ws.readyState === conn.ws.OPEN || conn.ws.readyState === conn.ws.CONNECTING) conn.ws.close(code, reason);
+  if (conn.ws.readyState !== conn.ws.OPEN && conn.ws.readyState !== conn.ws.CONNECTING) return;
+  conn.ws.close(code, reason);
+  setTimeout(() => conn.ws.terminate(), CLOSE_GRACE_MS).unref();
 }

@@ -1,11 +1,13 @@
-import { describeIssues, fieldIssues, parseNodeMessage, resultEnvelopeSchema, type ResultBatchMessage, type ResultEnvelope } from '@vantage/shared-protocol';
-import { recordOutboxStats } from '../db/nodes.js';
+import { describeIssues, fieldIssues, isId, parseNodeMessage, resultEnvelopeSchema, type ResultBatchMessage, type ResultEnvelope } from '@vantage/shared-protocol';
+import { countRejectedResults, recordOutboxStats } from '../nodes/nodes.db.js';
 import { BAD_FRAMES_MAX, closeWith, sendError, sendFrame, type Conn, type HubCore } from './core.js';
+import { noteClockOffset } from './clock-offset.js';
+import { confirmEnrollment } from './handshake.js';
 
 /**
  * Handle one frame of an established node connection (after `welcome`). Every frame is validated
  * with the shared schemas; a bad one is answered with an `error` frame and costs only itself
- * (DESIGN.md protocol), unless BAD_FRAMES_MAX arrive in a row (then close 4000 protocol_error).
+ * (docs/architecture/shared-protocol.md, node protocol), unless BAD_FRAMES_MAX arrive in a row (then close 4000 protocol_error).
  */
 export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promise<void> {
   const node_id = conn.node_id!;
@@ -21,7 +23,8 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
   const msg = parsed.value;
   switch (msg.type) {
     case 'heartbeat':
-      return; // liveness is recorded on arrival (conn.last_frame_at)
+      // Liveness is recorded on arrival (conn.last_frame_at); the node's clock offset is kept.
+      return noteClockOffset(core, conn, node_id, msg);
     case 'task.ack':
       try {
         await core.results.taskAck(node_id, msg);
@@ -39,7 +42,9 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
       return recordOutboxStats(core.sql, node_id, msg);
     case 'assignments.ack':
       core.log.debug({ node_id, version: msg.version }, 'assignments acked');
-      return;
+      return core.assignments?.acked(node_id, msg.version);
+    case 'enroll.confirm':
+      return confirmEnrollment(core, conn, msg);
     case 'enroll':
     case 'hello':
       sendError(conn, 'CONFLICT', `${msg.type} is only valid as the first message`);
@@ -48,10 +53,13 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
 }
 
 /**
- * Store a result batch (DESIGN.md delivery): each result is validated with resultEnvelopeSchema
- * (invalid ones get an `error` frame and no ack), the valid ones go to ResultSink.ingest, and
+ * Store a result batch (docs/architecture/node-agent.md, outbox and delivery): each result is validated with resultEnvelopeSchema
+ * (invalid ones, e.g. impossible measurements or a 1970 clock, are named in an `error` frame and,
+ * when they carry a result id, acked so the node drops them: they would never become valid, and
+ * resending them forever would hold up the outbox), the valid ones go to ResultSink.ingest, and
  * `result.ack` lists the ids the sink reports durably stored: ack after commit. Results the sink
- * rejects (a task assigned to another node, a task that already has a node result) can never be
+ * rejects (a task assigned to another node, a task that already has a node result, a monitor not
+ * assigned to the node) are counted on the node (results_rejected_total) and can never be
  * accepted, so they are reported in an `error` frame AND acked: the node drops them instead of
  * resending them until its outbox bound evicts them. Storage errors reject and ack nothing.
  */
@@ -59,13 +67,21 @@ async function ingestBatch(core: HubCore, conn: Conn, node_id: string, msg: Resu
   const ref = String(msg.batch_id);
   const valid: ResultEnvelope[] = [];
   const invalid: string[] = [];
+  const refused: string[] = [];
   msg.results.forEach((item, i) => {
     const r = resultEnvelopeSchema.safeParse(item);
     if (r.success) valid.push(r.data);
-    else invalid.push(`results[${i}]: ${describeIssues(fieldIssues(r.error))}`);
+    else {
+      invalid.push(`results[${i}]: ${describeIssues(fieldIssues(r.error))}`);
+      const id = (item as { result_id?: unknown } | null)?.result_id;
+      if (isId('result', id)) refused.push(id);
+    }
   });
   if (invalid.length > 0) sendError(conn, 'VALIDATION_FAILED', `result.batch ${ref}: ${invalid.join(' | ')}`, ref);
-  if (valid.length === 0) return;
+  if (valid.length === 0) {
+    if (refused.length > 0) sendFrame(conn, { type: 'result.ack', batch_id: msg.batch_id, result_ids: refused });
+    return;
+  }
   let outcome: Awaited<ReturnType<HubCore['results']['ingest']>>;
   try {
     outcome = await core.results.ingest(node_id, valid);
@@ -75,10 +91,11 @@ async function ingestBatch(core: HubCore, conn: Conn, node_id: string, msg: Resu
     return;
   }
   if (outcome.rejected.length > 0) {
-    core.log.warn({ node_id, rejected: outcome.rejected.slice(0, 10) }, 'results rejected');
+    core.log.warn({ node_id, rejected_count: outcome.rejected.length, rejected: outcome.rejected.slice(0, 10) }, 'results rejected');
+    countRejectedResults(core.sql, node_id, outcome.rejected.length).catch((err: unknown) => core.log.warn({ err, node_id }, 'counting rejected results failed'));
     const reasons = outcome.rejected.map((r) => `${r.result_id}: ${r.reason}`).join(' | ');
     sendError(conn, 'FORBIDDEN', `result.batch ${ref}: rejected ${reasons}`, ref);
   }
-  const settled = [...outcome.stored, ...outcome.rejected.map((r) => r.result_id)];
+  const settled = [...outcome.stored, ...outcome.rejected.map((r) => r.result_id), ...refused];
   sendFrame(conn, { type: 'result.ack', batch_id: msg.batch_id, result_ids: settled });
 }

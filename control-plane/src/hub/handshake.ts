@@ -1,14 +1,14 @@
 import {
-  MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, newId, newSecret, parseNodeMessage,
-  type EnrollMessage, type HelloMessage,
+  MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, isEnrollProof, newId, newSecret, parseNodeMessage,
+  type EnrollConfirmMessage, type EnrollMessage, type HelloMessage,
 } from '@vantage/shared-protocol';
-import { consumeEnrollmentToken, ENROLLMENT_RETRY_WINDOW_S, setConsumedNode } from '../db/enrollment-tokens.js';
-import { insertNode, markNodeOffline, markNodeOnline, reissueUnconfirmedCredential } from '../db/nodes.js';
-import { cityById } from '../geo/cities.js';
-import type { GeoFacts } from '../geo/geoip.js';
-import { providerOf } from '../geo/provider.js';
+import { consumeEnrollmentToken, enrollmentTokenUse, ENROLLMENT_RETRY_WINDOW_S, setConsumedNode } from '../nodes/enrollment-tokens.db.js';
+import { confirmNodeCredential, insertNode, markNodeOffline, markNodeOnline, reissueUnconfirmedCredential } from '../nodes/nodes.db.js';
+import { cityById } from '../nodes/geo/cities.js';
+import type { GeoFacts } from '../nodes/geo/geoip.js';
+import { providerOf } from '../nodes/geo/provider.js';
 import { closeWith, sendError, sendFrame, type Conn, type HubCore } from './core.js';
-import { secretHash } from './secrets.js';
+import { secretHash } from '../nodes/secrets.js';
 
 const NO_GEO: GeoFacts = { country: null, region: null, city: null, asn: null, isp: null };
 
@@ -53,10 +53,11 @@ export async function handshake(core: HubCore, conn: Conn, raw: Buffer): Promise
 }
 
 /**
- * Enrollment (DESIGN.md node identity): consume the token and create the node in one transaction,
+ * Enrollment (docs/architecture/node-agent.md, identity): consume the token and create the node in one transaction,
  * locate it from the token's declared fields, else from GeoIP of the socket address; the provider
  * is the declared operator or the ASN organisation. Only a hash of the new `nk_` credential is
- * stored; the credential itself is sent once in `welcome`.
+ * stored; the credential itself is sent once in `welcome`, and must be confirmed on this
+ * connection (`enroll.confirm`) within `hello_timeout_ms`, else the link is closed 4007.
  */
 async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<void> {
   if (conn.auth.kind !== 'enroll') return;
@@ -93,7 +94,12 @@ async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<vo
     await setConsumedNode(tx, token.id, node_id);
     return row;
   });
-  if (!node) return closeWith(conn, 'enrollment_token_invalid');
+  if (!node) {
+    // Spent, or (a race past the upgrade check) another connection of that node is still open.
+    if ((await enrollmentTokenUse(core.sql, token_hash))?.kind !== 'busy') return closeWith(conn, 'enrollment_token_invalid');
+    sendError(conn, 'NODE_STATE_CONFLICT', 'the node this token enrolled is connected and has not confirmed its credential yet; retry shortly');
+    return closeWith(conn, 'protocol_error');
+  }
   if (conn.ws.readyState !== conn.ws.OPEN) {
     core.log.warn({ node_id: node.id }, 'node enrolled but its socket closed before welcome; it may retry with the same token');
     return markNodeOffline(core.sql, node.id, core.instance_id);
@@ -101,6 +107,35 @@ async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<vo
   core.register(conn, node.id);
   core.log.info({ node_id: node.id, country: node.country, asn: node.asn, retried: node.id !== node_id }, 'node enrolled');
   sendFrame(conn, welcome(core, node.id, node.name, msg.protocol_version, credential));
+  // The token is spent only once the node proves, on this connection, that it holds the credential.
+  unconfirmed.set(conn, { node_id: node.id, credential });
+  conn.hello_timer = setTimeout(() => closeWith(conn, 'hello_timeout'), core.config.hello_timeout_ms);
+  // Its (empty) assignment set, so that placement can reach it with deltas from now on.
+  await core.assignments?.connected(node.id, (m) => sendFrame(conn, m));
+}
+
+/** Enrollment connections whose `welcome` carried a credential not yet confirmed (plaintext kept only until then). */
+const unconfirmed = new WeakMap<Conn, { node_id: string; credential: string }>();
+
+/**
+ * `enroll.confirm` on the enrollment connection (docs/architecture/hub.md): the proof must be
+ * `enrollProof` of the credential this connection's `welcome` carried. Then the node's credential
+ * is confirmed, which spends the token for good, and `enroll.confirmed` answers. A wrong proof
+ * closes the link (4000); a confirm on any other connection, or twice, gets a CONFLICT error frame.
+ */
+export async function confirmEnrollment(core: HubCore, conn: Conn, msg: EnrollConfirmMessage): Promise<void> {
+  const pending = unconfirmed.get(conn);
+  if (!pending) return sendError(conn, 'CONFLICT', 'enroll.confirm is valid once, after an enrollment welcome on the same connection');
+  if (msg.node_id !== pending.node_id || !isEnrollProof(msg.proof, pending.credential, pending.node_id)) {
+    sendError(conn, 'VALIDATION_FAILED', 'enroll.confirm: the proof does not match the credential sent in welcome');
+    return closeWith(conn, 'protocol_error');
+  }
+  unconfirmed.delete(conn);
+  if (conn.hello_timer) clearTimeout(conn.hello_timer);
+  conn.hello_timer = null;
+  if (!(await confirmNodeCredential(core.sql, pending.node_id, secretHash(pending.credential)))) return closeWith(conn, 'credential_invalid');
+  core.log.info({ node_id: pending.node_id }, 'enrollment confirmed; token spent');
+  sendFrame(conn, { type: 'enroll.confirmed', node_id: pending.node_id });
 }
 
 /** A returning node: its hello must name the node its credential belongs to. */
@@ -108,6 +143,14 @@ async function hello(core: HubCore, conn: Conn, msg: HelloMessage): Promise<void
   if (conn.auth.kind !== 'node') return;
   const node = conn.auth.node;
   if (msg.node_id !== node.id) return closeWith(conn, 'credential_invalid');
+  // Tasks that missed the node (sent while it reconnected, or relayed to an instance that died),
+  // read BEFORE this connection is registered: none of them can have been sent on it yet. Read
+  // after, a task dispatched live on this connection during the handshake (its ack is handled
+  // only after the handshake, so it still reads queued) would be sent a second time, and a node
+  // that had already finished it would measure it twice.
+  const missed = await core.results.pendingTasks(node.id);
+  // Closed meanwhile: its close event found no node to mark offline, so it must not be held now.
+  if (conn.ws.readyState !== conn.ws.OPEN) return;
   core.register(conn, node.id);
   const row = await markNodeOnline(core.sql, {
     id: node.id, instance_id: core.instance_id, ip_address: conn.ip, agent_version: msg.agent_version, capabilities: msg.capabilities,
@@ -118,8 +161,11 @@ async function hello(core: HubCore, conn: Conn, msg: HelloMessage): Promise<void
   }
   core.log.info({ node_id: node.id, agent_version: msg.agent_version }, 'node connected');
   sendFrame(conn, welcome(core, row.id, row.name, msg.protocol_version, null));
-  // Tasks that missed the node (sent while it reconnected, or relayed to an instance that died).
-  for (const task of await core.results.pendingTasks(node.id)) sendFrame(conn, task);
+  // Tasks it had accepted and no longer holds were lost in a restart: fail them now, not at their deadline.
+  if (msg.tasks_held && core.results.nodeReturned) await core.results.nodeReturned(node.id, msg.tasks_held);
+  for (const task of missed) sendFrame(conn, task);
+  // The whole monitor assignment set, on every connect (docs/architecture/hub.md "Assignments").
+  await core.assignments?.connected(node.id, (m) => sendFrame(conn, m));
 }
 
 function welcome(core: HubCore, node_id: string, node_name: string, version: number, credential: string | null) {

@@ -1,8 +1,9 @@
 import t from 'tap';
-import { CLOSE_CODES, LIMITS, newId, taskRunMessageSchema } from '@vantage/shared-protocol';
+import { CLOSE_CODES, LIMITS, PROTOCOL_VERSION, enrollProof, newId, taskRunMessageSchema } from '@vantage/shared-protocol';
+import { secretHash } from '../nodes/secrets.js';
 import { testDatabase } from '../test-support/db.js';
 import { makeToken, enrollNode, helloNode, recordingSink, startHub, waitFor } from './test-harness.js';
-import { TestNode } from './test-node.js';
+import { TestNode } from '../test-support/test-node.js';
 
 const { url, sql } = await testDatabase(t);
 const sink = recordingSink();
@@ -29,36 +30,105 @@ t.test('enrollment: token consumed once, node created from declared fields, cred
   t.match(credential, /^nk_/);
   const row = await nodeRow(node_id);
   t.match(row, { name: 'bj-1', status: 'online', instance_id: 'hub-test-a', country: 'CN', region: 'CN-BJ', city: 'Beijing', provider: 'chinatelecom', ip_address: '127.0.0.1' });
+  t.ok(row.credential_confirmed_at, 'confirmed on the enrollment connection');
   t.not(row.credential_hash, credential, 'only a hash is stored');
   const [tok] = await sql`SELECT status, consumed_node_id FROM enrollment_tokens WHERE consumed_node_id = ${node_id}`;
   t.match(tok, { status: 'used' });
   t.same(hub.localNodeIds(), [node_id]);
-
-  // The node confirms its credential with a hello; from then on the token is spent for good.
-  const confirmed = await helloNode(base, credential, node_id);
-  t.teardown(() => confirmed.close());
   const reuse = await refused(token);
-  t.equal(reuse.status, 401, 'a used token is refused before the upgrade');
+  t.equal(reuse.status, 401, 'a spent token is refused before the upgrade');
   t.equal(reuse.body.error.code, 'NODE_ENROLLMENT_TOKEN_INVALID');
 });
 
-t.test('enrollment whose welcome was lost: the same token re-issues the credential until the first hello', async (t) => {
-  const token = await makeToken(sql, { label: 'lost-welcome' });
-  const first = await enrollNode(base, token);
-  first.node.close(); // as if the welcome never reached the agent: it does not know `first.credential`
-  await first.node.closed;
+t.test('a used token cannot take over a live node (the token leaked from ps or shell history)', async (t) => {
+  const token = await makeToken(sql, { label: 'victim' });
+  // The real agent enrolls and stays on its enrollment connection (run mode), confirming there.
+  const real = await enrollNode(base, token);
+  t.teardown(() => real.node.close());
+  // An attacker who copied the token right away.
+  for (let i = 0; i < 3; i++) {
+    const attack = await refused(token);
+    t.equal(attack.status, 401, 'the attacker\'s upgrade is refused');
+    t.equal(attack.body.error.code, 'NODE_ENROLLMENT_TOKEN_INVALID');
+  }
+  t.equal(real.node.ws.readyState, real.node.ws.OPEN, 'the real node was not replaced (no 4006)');
+  t.match(await nodeRow(real.node_id), { status: 'online', credential_hash: secretHash(real.credential) }, 'and keeps its credential');
+  const task_id = newId('probe_task');
+  t.equal(await hub.sendTask(real.node_id, run(task_id)), 'sent');
+  t.equal((await real.node.next('task.run')).task_id, task_id, 'the node\'s tasks still go to the real agent');
+  t.equal((await sql`SELECT count(*)::int AS n FROM nodes WHERE name = 'victim'`)[0]!.n, 1);
+});
+
+t.test('an unconfirmed enrollment that is still connected is never re-issued: 409, then spent once confirmed', async (t) => {
+  const token = await makeToken(sql, { label: 'slow-confirm' });
+  const real = await enrollNode(base, token, 'probe-1', { confirm: false });
+  t.teardown(() => real.node.close());
+  const early = await refused(token);
+  t.equal(early.status, 409, 'a second party is refused while the node is connected');
+  t.equal(early.body.error.code, 'NODE_STATE_CONFLICT');
+  t.equal(real.node.ws.readyState, real.node.ws.OPEN, 'the enrolling node keeps its connection');
+  real.node.send({ type: 'enroll.confirm', node_id: real.node_id, proof: enrollProof(real.credential, real.node_id) });
+  t.same(await real.node.next('enroll.confirmed'), { type: 'enroll.confirmed', node_id: real.node_id });
+  real.node.send({ type: 'enroll.confirm', node_id: real.node_id, proof: enrollProof(real.credential, real.node_id) });
+  t.match(await real.node.next('error'), { code: 'CONFLICT' }, 'a second confirm is refused, the link stays up');
+  real.node.close();
+  await real.node.closed;
+  await waitFor(async () => (await nodeRow(real.node_id)).status === 'offline');
+  t.equal((await refused(token)).body.error.code, 'NODE_ENROLLMENT_TOKEN_INVALID', 'confirmed: spent even while the node is offline');
+});
+
+t.test('enroll.confirm must prove the credential of this connection\'s welcome', async (t) => {
+  const token = await makeToken(sql, { label: 'bad-proof' });
+  const first = await enrollNode(base, token, 'probe-1', { confirm: false });
+  first.node.send({ type: 'enroll.confirm', node_id: first.node_id, proof: enrollProof('nk_' + 'x'.repeat(43), first.node_id) });
+  t.match(await first.node.next('error'), { code: 'VALIDATION_FAILED' });
+  t.equal((await first.node.closed).code, CLOSE_CODES.protocol_error.code);
+  t.notOk((await nodeRow(first.node_id)).credential_confirmed_at, 'not confirmed');
+  await waitFor(async () => (await nodeRow(first.node_id)).status === 'offline');
+  // Not spent: the agent retries and confirms properly.
   const again = await enrollNode(base, token);
   t.teardown(() => again.node.close());
+  t.equal(again.node_id, first.node_id);
+  const x = await enrollNode(base, await makeToken(sql));
+  x.node.close();
+  await x.node.closed;
+  const other = await helloNode(base, x.credential, x.node_id);
+  t.teardown(() => other.close());
+  other.send({ type: 'enroll.confirm', node_id: x.node_id, proof: enrollProof(x.credential, x.node_id) });
+  t.match(await other.next('error'), { code: 'CONFLICT' }, 'confirm on a hello connection is refused; the link stays up');
+});
+
+t.test('enrollment whose welcome was lost: the same token re-issues the credential until it is confirmed', async (t) => {
+  const token = await makeToken(sql, { label: 'lost-welcome' });
+  const first = await enrollNode(base, token, 'probe-1', { confirm: false });
+  first.node.close(); // as if the welcome never reached the agent: it does not know `first.credential`
+  await first.node.closed;
+  await waitFor(async () => (await nodeRow(first.node_id)).status === 'offline');
+  const again = await enrollNode(base, token, 'probe-1', { confirm: false });
   t.equal(again.node_id, first.node_id, 'the same node, not a second one');
   t.not(again.credential, first.credential, 'with a new credential');
   t.equal((await sql`SELECT count(*)::int AS n FROM nodes WHERE name = 'lost-welcome'`)[0]!.n, 1);
   t.equal((await refused(first.credential)).status, 401, 'the lost credential no longer works');
-  again.node.close();
+  again.node.close(); // the confirm was lost too: the agent confirms with hello on its next connection
   await again.node.closed;
+  await waitFor(async () => (await nodeRow(again.node_id)).status === 'offline');
   const ok = await helloNode(base, again.credential, again.node_id);
   t.teardown(() => ok.close());
   t.match(await nodeRow(again.node_id), { status: 'online' });
+  t.ok((await nodeRow(again.node_id)).credential_confirmed_at, 'hello confirms as well');
   t.equal((await refused(token)).body.error.code, 'NODE_ENROLLMENT_TOKEN_INVALID', 'after the hello the token is spent');
+});
+
+t.test('an enrollment connection that never confirms is closed (4007); the node confirms with hello', async (t) => {
+  const { base: quick } = await startHub(t, sql, url, { instance_id: 'hub-test-confirm', hello_timeout_ms: 800 });
+  const token = await makeToken(sql, { label: 'no-confirm' });
+  const { node, node_id, credential } = await enrollNode(quick, token, 'probe-1', { confirm: false });
+  t.equal((await node.closed).code, CLOSE_CODES.hello_timeout.code);
+  await waitFor(async () => (await nodeRow(node_id)).status === 'offline');
+  const back = await helloNode(quick, credential, node_id);
+  t.teardown(() => back.close());
+  t.ok((await nodeRow(node_id)).credential_confirmed_at);
+  t.equal((await refused(token)).status, 401);
 });
 
 t.test('expired token, missing and bad bearers are refused with 401 before the upgrade', async (t) => {
@@ -77,7 +147,7 @@ t.test('reconnect with the credential: hello, welcome without credential', async
   await t.resolves(waitFor(async () => (await nodeRow(first.node_id)).status === 'offline'), 'offline after close');
   const again = await TestNode.connect(base, first.credential);
   t.teardown(() => again.close());
-  again.send({ type: 'hello', protocol_version: 1, agent_version: '0.2.0', node_id: first.node_id, capabilities: ['ping', 'tcp'] });
+  again.send({ type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: '0.2.0', node_id: first.node_id, capabilities: ['ping', 'tcp'] });
   const welcome = await again.next('welcome');
   t.equal(welcome.credential, null);
   t.equal(welcome.node_id, first.node_id);
@@ -88,7 +158,7 @@ t.test('hello naming another node closes credential_invalid; unsupported version
   const { node, node_id, credential } = await enrollNode(base, await makeToken(sql));
   node.close();
   const wrong = await TestNode.connect(base, credential);
-  wrong.send({ type: 'hello', protocol_version: 1, agent_version: '0.1.0', node_id: newId('node') });
+  wrong.send({ type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: '0.1.0', node_id: newId('node') });
   t.equal((await wrong.closed).code, CLOSE_CODES.credential_invalid.code);
   const future = await TestNode.connect(base, credential);
   future.send({ type: 'hello', protocol_version: 99, agent_version: '9.0.0', node_id, something_new: { x: 1 } });
@@ -107,7 +177,7 @@ t.test('malformed, unknown and oversized frames are answered with error; the lin
   t.match(await node.next('error'), { code: 'VALIDATION_FAILED', message: /type/ });
   node.send(Buffer.alloc(LIMITS.ws_message_max_bytes + 10, 0x20));
   t.match(await node.next('error'), { code: 'PAYLOAD_TOO_LARGE' });
-  node.send({ type: 'hello', protocol_version: 1, agent_version: '1', node_id });
+  node.send({ type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: '1', node_id });
   t.match(await node.next('error'), { code: 'CONFLICT' });
   // Still connected and still served: a task reaches it.
   const task_id = newId('probe_task');
@@ -141,6 +211,23 @@ t.test('results: valid ones go to the sink and are acked after storing; forged o
   a.node.send({ type: 'task.ack', task_id: mine, accepted: false, reason: 'queue full' });
   await waitFor(async () => sink.acks.some((x) => x.task_id === mine));
   t.match(sink.acks.find((x) => x.task_id === mine), { accepted: false, reason: 'queue full' });
+});
+
+t.test('results for monitors not assigned to the node are refused, settled and counted; nothing is stored', async (t) => {
+  const { node, node_id } = await enrollNode(base, await makeToken(sql));
+  t.teardown(() => node.close());
+  const forged = Array.from({ length: 25 }, () => monitorResult(newId('monitor')));
+  node.send({ type: 'result.batch', batch_id: 3, results: forged });
+  t.match(await node.next('error'), { code: 'FORBIDDEN', ref: '3', message: /monitor not assigned to this node/ });
+  t.same([...(await node.next('result.ack')).result_ids].sort(), forged.map((r) => r.result_id).sort(), 'acked: the node drops them instead of resending');
+  t.notOk(forged.some((r) => sink.stored.has(r.result_id)), 'none stored');
+  await t.resolves(waitFor(async () => Number((await nodeRow(node_id)).results_rejected_total) === 25), 'counted on the node');
+  const monitor_id = newId('monitor');
+  sink.assign(monitor_id, node_id);
+  const own = monitorResult(monitor_id);
+  node.send({ type: 'result.batch', batch_id: 4, results: [own] });
+  t.same((await node.next('result.ack')).result_ids, [own.result_id], 'a result of an assigned monitor is stored');
+  t.ok(sink.stored.has(own.result_id));
 });
 
 t.test('a second connection replaces the first (4006) and the node stays online', async (t) => {
@@ -191,18 +278,27 @@ function result(task_id: string) {
   };
 }
 
+/** A tcp monitor check result in the monitor-result shape (scheduled_at of its round, assertions, check output). */
+function monitorResult(monitor_id: string) {
+  const base = result(newId('probe_task'));
+  return {
+    ...base, task_id: null, monitor_id, scheduled_at: base.started_at, assertions: [],
+    output: { ...base.output, expected: 'open', banner: null, banner_matched: null },
+  };
+}
+
 t.test('behind a trusted proxy the node is located from X-Forwarded-For, otherwise from the socket', async (t) => {
   const { base: proxied } = await startHub(t, sql, url, { instance_id: 'hub-test-proxy', trust_proxy: true });
   const forwarded = { 'x-forwarded-for': '203.0.113.9, 81.2.69.142' }; // rightmost: what the proxy saw
   const viaProxy = await TestNode.connect(proxied, await makeToken(sql, { label: 'behind-proxy' }), forwarded);
   t.teardown(() => viaProxy.close());
-  viaProxy.send({ type: 'enroll', protocol_version: 1, agent_version: '0.1.0' });
+  viaProxy.send({ type: 'enroll', protocol_version: PROTOCOL_VERSION, agent_version: '0.1.0' });
   const w1 = await viaProxy.next('welcome');
   t.match(await nodeRow(w1.node_id), { ip_address: '81.2.69.142', country: 'GB', city: 'Bracknell', asn: 20712 });
 
   const direct = await TestNode.connect(base, await makeToken(sql, { label: 'no-proxy' }), forwarded);
   t.teardown(() => direct.close());
-  direct.send({ type: 'enroll', protocol_version: 1, agent_version: '0.1.0' });
+  direct.send({ type: 'enroll', protocol_version: PROTOCOL_VERSION, agent_version: '0.1.0' });
   const w2 = await direct.next('welcome');
   t.match(await nodeRow(w2.node_id), { ip_address: '127.0.0.1', country: null }, 'X-Forwarded-For is ignored without trust_proxy');
 });

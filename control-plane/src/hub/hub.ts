@@ -2,37 +2,41 @@ import type { IncomingMessage, Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import {
-  CLOSE_CODES, HEARTBEAT_MISSES_DEAD, LIMITS, NODE_WS_PATH, newId,
+  CLOSE_CODES, LIMITS,
   type ServerMessage, type TaskCancelMessage, type TaskRunMessage,
 } from '@vantage/shared-protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config/index.js';
-import { markNodeOffline, nodeHolder, nodesToDrop, releaseInstanceNodes, sweepStaleNodes, touchNodes } from '../db/nodes.js';
+import { markNodeOffline, nodeHolder, refreshInstanceLease, releaseInstanceNodes, setNodeReachable } from '../nodes/nodes.db.js';
 import type { Sql } from '../db/sql.js';
-import { createGeoLocator, type GeoLocator } from '../geo/geoip.js';
-import { pickClientIp } from '../http/client-ip.js';
+import { createGeoLocator, type GeoLocator } from '../nodes/geo/geoip.js';
 import type { Logger } from '../log.js';
-import type { NodeHub, ResultSink } from './contract.js';
-import { closeWith, sendFrame, type Conn, type HubCore } from './core.js';
+import type { AssignmentFeed, DropReason, NodeDisconnector, NodeHub, ResultSink } from '../contracts.js';
+import { closeWith, newLinkState, sendFrame, type Conn, type HubCore } from './core.js';
 import { handleFrame } from './frames.js';
 import { handshake } from './handshake.js';
+import { leaseStaleMs, startLease } from './lease.js';
+import { noteLife, startLiveness, type LivenessLimits } from './liveness.js';
 import { startRelay, type Relay } from './relay.js';
-import { authenticateUpgrade, rejectUpgrade } from './upgrade.js';
+import { createUpgradeHandler } from './upgrade.js';
 
-/** Why the hub closes a node's socket on request of the API (owner disable/remove). */
-export type DropReason = 'node_disabled' | 'node_removed';
-
-/** The node hub: NodeHub (contract.ts) plus the pieces main.ts and the node routes use. */
-export interface Hub extends NodeHub {
+/** The node hub: NodeHub and NodeDisconnector (contracts.ts) plus the pieces main.ts uses. */
+export interface Hub extends NodeHub, NodeDisconnector {
   /** This instance's name in `nodes.instance_id`. */
   readonly instance_id: string;
   /** Resolves once crash recovery ran and (with a database server) LISTEN is active; rejects if that failed. */
   ready(): Promise<void>;
   /** Handle WebSocket upgrades at NODE_WS_PATH on `server`. @returns a function that detaches */
   attach(server: Server): () => void;
-  /** Close the node's socket wherever it is held (this instance, or others via NOTIFY). */
-  disconnect(node_id: string, reason: DropReason): Promise<void>;
 }
+
+/**
+ * Listen backlog for the server the hub is attached to (main.ts): after a restart every node
+ * reconnects within a second or two, and Node's default (511) overflowed with 10,000 nodes (SYNs
+ * dropped, handshakes retried). The kernel caps it at net.core.somaxconn (4096 by default since
+ * Linux 5.4; raise that sysctl for larger fleets).
+ */
+export const LISTEN_BACKLOG = 16_384;
 
 /** True when `hub` is the full Hub (the API's deps only promise NodeHub). */
 export function isHub(hub: NodeHub): hub is Hub {
@@ -40,17 +44,20 @@ export function isHub(hub: NodeHub): hub is Hub {
 }
 
 /**
- * Build the node hub (STYLE.md: construction apart from listening; `attach` starts serving).
+ * Build the node hub (construction apart from listening; `attach` starts serving).
  * - WebSocket at NODE_WS_PATH, authenticated before the upgrade (upgrade.ts), enroll/hello
  *   (handshake.ts), then frames (frames.ts).
- * - Heartbeats every `config.heartbeat_interval_ms`; a node silent for HEARTBEAT_MISSES_DEAD
- *   intervals is closed with heartbeat_timeout and marked offline.
- * - Node status in Postgres with the holding instance (`config.instance_id`, else hostname-pid);
- *   on start, nodes recorded against this instance go offline (crash recovery).
+ * - Liveness in memory (liveness.ts): heartbeats every `config.heartbeat_interval_ms`, spread
+ *   over time; a link quiet for two intervals, or whose task.run went unanswered and then its
+ *   ping too, is closed and its node marked offline. An unanswered task.run takes the node out
+ *   of service (offline, still held) until it answers.
+ * - Node status in Postgres with the holding instance (`config.instance_id`, else hostname-pid),
+ *   written only when it changes; the instance's lease row (lease.ts) is what is refreshed every
+ *   interval. On start, nodes recorded against this instance go offline (crash recovery).
  * - With `config.database_url` set, cross-instance delivery by LISTEN/NOTIFY (relay.ts); in
- *   embedded mode (PGlite cannot deliver NOTIFY, NOTES.md) only local nodes are reachable.
+ *   embedded mode (PGlite cannot deliver NOTIFY) only local nodes are reachable.
  */
-export function createHub(deps: { sql: Sql; log: Logger; config: Config; results: ResultSink; geo?: GeoLocator }): Hub {
+export function createHub(deps: { sql: Sql; log: Logger; config: Config; results: ResultSink; assignments?: AssignmentFeed; geo?: GeoLocator; liveness?: Partial<LivenessLimits> }): Hub {
   const { sql, config, results } = deps;
   const log = deps.log.child({ module: 'hub' });
   const instance_id = config.instance_id ?? `${hostname()}-${process.pid}`;
@@ -62,6 +69,15 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
   const wss = new WebSocketServer({ noServer: true, maxPayload: 2 * LIMITS.ws_message_max_bytes, perMessageDeflate: false });
   let relay: Relay | null = null;
   let closing = false;
+  const stale_ms = leaseStaleMs(interval_ms);
+
+  /**
+   * Per-node status writes of one link, in order and after the frames before them (a close
+   * during the hello's UPDATE must not be overtaken by it), errors logged.
+   */
+  const writeAfter = (conn: Conn, node_id: string, what: string, write: () => Promise<unknown>): void => {
+    conn.chain = conn.chain.then(write).then(() => {}, (err: unknown) => log.error({ err, node_id }, `${what} failed`));
+  };
 
   const deliverLocal = (node_id: string, message: ServerMessage): boolean => {
     const conn = registry.get(node_id);
@@ -72,11 +88,12 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     if (!conn) return;
     registry.delete(node_id);
     conn.node_id = null; // its close must not mark the node offline: someone else decided its state
+    deps.assignments?.disconnected(node_id);
     closeWith(conn, name);
   };
 
   const core: HubCore = {
-    sql, log, config, results, instance_id,
+    sql, log, config, results, instance_id, assignments: deps.assignments,
     geo: deps.geo ?? createGeoLocator({ city_dir: config.geoip_city_dir, asn_dir: config.geoip_asn_dir, log }),
     register(conn, node_id) {
       const old = registry.get(node_id);
@@ -97,6 +114,7 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
   const started = (async () => {
     const released = await releaseInstanceNodes(sql, instance_id);
     if (released > 0) log.warn({ released, instance_id }, 'marked nodes of a previous run offline');
+    await refreshInstanceLease(sql, instance_id);
     if (config.database_url) {
       relay = await startRelay({ sql, log, channel: config.hub_notify_channel, instance_id, deliver: deliverLocal, dropLocal });
     }
@@ -106,8 +124,15 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
   const onConnection = (ws: WebSocket, conn: Conn): void => {
     conns.add(conn);
     conn.hello_timer = setTimeout(() => closeWith(conn, 'hello_timeout'), config.hello_timeout_ms);
+    const alive = (kind: 'frame' | 'pong') => {
+      if (!noteLife(conn, Date.now(), kind).recovered || !conn.node_id) return;
+      const node_id = conn.node_id;
+      log.info({ node_id }, 'suspect node answered: back in service');
+      writeAfter(conn, node_id, 'back in service', () => setNodeReachable(sql, node_id, instance_id, true));
+    };
+    ws.on('pong', () => alive('pong'));
     ws.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
-      conn.last_frame_at = Date.now();
+      alive('frame');
       const raw = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       conn.chain = conn.chain.then(async () => {
         if (conn.ws.readyState !== conn.ws.OPEN) return;
@@ -130,62 +155,48 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
       const node_id = conn.node_id;
       if (!node_id || registry.get(node_id) !== conn) return;
       registry.delete(node_id);
+      deps.assignments?.disconnected(node_id);
       log.info({ node_id, code }, 'node disconnected');
-      if (!closing) markNodeOffline(sql, node_id, instance_id).catch((err: unknown) => log.error({ err, node_id }, 'mark offline failed'));
+      if (!closing) writeAfter(conn, node_id, 'mark offline', () => markNodeOffline(sql, node_id, instance_id));
     });
   };
 
-  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const path = new URL(req.url ?? '/', 'http://hub').pathname;
-    if (path !== NODE_WS_PATH) return; // another upgrade handler's business
-    socket.on('error', () => socket.destroy());
-    const request_id = newId('request');
-    (async () => {
-      if (closing) return rejectUpgrade(socket, 503, 'UNAVAILABLE', 'server shutting down', request_id);
-      await started;
-      const auth = await authenticateUpgrade(sql, req);
-      if (!auth.ok) return rejectUpgrade(socket, auth.status, auth.code, auth.message, request_id);
-      // Behind a trusted proxy the node's address (and so its GeoIP location) is the forwarded one.
-      const ip = pickClientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress, config.trust_proxy);
+  const upgradeDeps = {
+    sql, log, config,
+    closing: () => closing,
+    ready: () => started,
+    accept(req: IncomingMessage, socket: Duplex, head: Buffer, auth: Conn['auth'], ip: string | null) {
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, {
-        ws, auth, ip, node_id: null,
+        ws, auth, ip, node_id: null, live: newLinkState(Date.now(), interval_ms),
         last_frame_at: Date.now(), bad_frames: 0, chain: Promise.resolve(), hello_timer: null,
       }));
-    })().catch((err: unknown) => {
-      log.error({ err }, 'node upgrade failed');
-      rejectUpgrade(socket, 503, 'UNAVAILABLE', 'node hub unavailable', request_id);
-    });
+    },
   };
 
-  const tick = setInterval(() => {
-    const now = Date.now();
-    for (const conn of conns) {
-      if (!conn.node_id) continue;
-      if (now - conn.last_frame_at > HEARTBEAT_MISSES_DEAD * interval_ms) {
-        // The peer is gone: send the close frame for the record, then drop the socket at once
-        // instead of waiting ws's 30 s close handshake, so the node is offline (and no longer
-        // selected for probes) now.
-        closeWith(conn, 'heartbeat_timeout');
-        conn.ws.terminate();
-      }
-      else sendFrame(conn, { type: 'heartbeat', sent_at: now });
-    }
-    void housekeeping().catch((err: unknown) => log.warn({ err }, 'hub housekeeping failed'));
-  }, interval_ms);
-  tick.unref();
-
-  /** Per tick: refresh last_seen_at, take offline nodes of vanished instances, drop disabled/removed nodes. */
-  async function housekeeping(): Promise<void> {
-    const held = [...registry.keys()];
-    await touchNodes(sql, held, instance_id);
-    await sweepStaleNodes(sql, (HEARTBEAT_MISSES_DEAD + 1) * interval_ms + 5000);
-    for (const { id, removed } of await nodesToDrop(sql, held)) dropLocal(id, removed ? 'node_removed' : 'node_disabled');
-  }
+  const liveness = startLiveness({
+    interval_ms,
+    limits: deps.liveness,
+    conns: () => conns,
+    onDead(conn, why) {
+      log.warn({ node_id: conn.node_id, why }, 'node link dead');
+      // Send the close frame for the record, then drop the socket at once instead of waiting for
+      // ws's 30 s close handshake, so the node is offline (and no longer selected) now.
+      closeWith(conn, 'heartbeat_timeout');
+      conn.ws.terminate();
+    },
+    onSuspect(conn) {
+      const node_id = conn.node_id!;
+      log.warn({ node_id }, 'node did not answer a task.run: out of service until it answers');
+      writeAfter(conn, node_id, 'mark suspect', () => setNodeReachable(sql, node_id, instance_id, false));
+    },
+  });
+  // The lease loop starts once crash recovery wrote this instance's first lease.
+  const lease = started.then(() => startLease({ sql, log, instance_id, interval_ms, held: () => registry, drop: dropLocal }));
 
   async function route(node_id: string, message: ServerMessage): Promise<'sent' | 'offline'> {
     if (deliverLocal(node_id, message)) return 'sent';
     if (!relay) return 'offline';
-    const holder = await nodeHolder(sql, node_id);
+    const holder = await nodeHolder(sql, node_id, stale_ms);
     if (!holder || holder.status !== 'online' || !holder.instance_id || holder.instance_id === instance_id) return 'offline';
     await relay.send(holder.instance_id, node_id, message);
     return 'sent';
@@ -198,6 +209,8 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     cancelTask: (node_id: string, message: TaskCancelMessage) => route(node_id, message),
     localNodeIds: () => [...registry.keys()],
     attach(server) {
+      // Every request carrying Upgrade, whatever its path, is answered there (upgrade.ts).
+      const onUpgrade = createUpgradeHandler(server, upgradeDeps);
       server.on('upgrade', onUpgrade);
       return () => server.off('upgrade', onUpgrade);
     },
@@ -208,7 +221,8 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     async close() {
       if (closing) return;
       closing = true;
-      clearInterval(tick);
+      liveness.stop();
+      await (await lease.catch(() => null))?.stop();
       for (const conn of conns) {
         if (conn.hello_timer) clearTimeout(conn.hello_timer);
         conn.ws.close(CLOSE_CODES.server_shutdown.code, CLOSE_CODES.server_shutdown.reason);

@@ -1,11 +1,11 @@
 import type { ServerMessage } from '@vantage/shared-protocol';
 import { z } from 'zod';
-import { storeRelayMessage, takeRelayMessage } from '../db/nodes.js';
+import { storeRelayMessage, takeRelayMessage } from '../nodes/nodes.db.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 
 /**
- * Cross-instance delivery through Postgres LISTEN/NOTIFY (DESIGN.md scale-out): every instance
+ * Cross-instance delivery through Postgres LISTEN/NOTIFY (docs/architecture/hub.md, several instances): every instance
  * LISTENs on one channel; a message for a node held elsewhere is NOTIFYed with the holder's
  * instance id. NOTIFY payloads are limited to 8000 bytes (Postgres docs, NOTIFY), so a larger
  * message is stored in `hub_relay_messages` and the NOTIFY carries only its row id.

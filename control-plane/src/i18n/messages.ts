@@ -1,9 +1,9 @@
 import type { ErrorCode } from '@vantage/shared-protocol';
 
-/** Message locales: the profile locales of spec 2.5 (`en`, `cn` = zh-CN, `tw` = zh-TW). */
+/** Message locales: the profile locales of docs/api/accounts.md (`en`, `cn` = zh-CN, `tw` = zh-TW). */
 export type MessageLocale = 'en' | 'cn' | 'tw';
 
-/** Display messages per code (spec part 7: `message` is localised and for display only). */
+/** Display messages per code (docs/api/conventions.md: `message` is localised and for display only). */
 const MESSAGES: Partial<Record<ErrorCode, { en: string; cn: string; tw: string }>> = {
   AUTH_REQUIRED: { en: 'Authentication required', cn: '需要身份验证', tw: '需要身分驗證' },
   AUTH_INVALID_TOKEN: { en: 'Invalid credential', cn: '凭证无效', tw: '憑證無效' },
@@ -31,6 +31,17 @@ const MESSAGES: Partial<Record<ErrorCode, { en: string; cn: string; tw: string }
   API_KEY_REVOKED: { en: 'Credential revoked', cn: '凭证已被吊销', tw: '憑證已被撤銷' },
   PAT_NOT_FOUND: { en: 'Token not found', cn: '令牌不存在', tw: '權杖不存在' },
   TOKEN_EXPIRED: { en: 'Credential expired', cn: '凭证已过期', tw: '憑證已過期' },
+  CONFLICT: { en: 'Conflicts with the current state', cn: '与当前状态冲突', tw: '與目前狀態衝突' },
+  MONITOR_NOT_FOUND: { en: 'Monitor not found', cn: '监控不存在', tw: '監控不存在' },
+  MONITOR_NAME_TAKEN: { en: 'Monitor name already in use', cn: '监控名称已被使用', tw: '監控名稱已被使用' },
+  MONITOR_LIMIT_EXCEEDED: { en: 'Monitor limit of your plan reached', cn: '已达到套餐的监控数量上限', tw: '已達到方案的監控數量上限' },
+  MONITOR_INVALID_TARGET: { en: 'Invalid monitor target', cn: '监控目标无效', tw: '監控目標無效' },
+  MONITOR_INVALID_INTERVAL: { en: 'Invalid monitor interval', cn: '监控间隔无效', tw: '監控間隔無效' },
+  MONITOR_PAUSED: { en: 'Monitor is paused', cn: '监控已暂停', tw: '監控已暫停' },
+  ALERT_CHANNEL_NOT_FOUND: { en: 'Alert channel not found', cn: '告警渠道不存在', tw: '告警通道不存在' },
+  ALERT_CHANNEL_INVALID: { en: 'Invalid alert channel settings', cn: '告警渠道配置无效', tw: '告警通道設定無效' },
+  ALERT_RULE_NOT_FOUND: { en: 'Alert policy not found', cn: '告警策略不存在', tw: '告警策略不存在' },
+  ALERT_RULE_CONFLICT: { en: 'An alert policy of that name already exists for the monitor', cn: '该监控已有同名告警策略', tw: '該監控已有同名告警策略' },
 };
 
 /**

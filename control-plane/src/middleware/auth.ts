@@ -2,13 +2,13 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 
-/** Scopes of account API keys and PATs (spec 4.3: `read`, `write`); sessions carry both. */
+/** Scopes of account API keys and PATs (docs/api/accounts.md: `read`, `write`); sessions carry both. */
 export type Scope = 'read' | 'write';
 
 /**
- * Route guard (spec part 5 rule 6): 401 AUTH_REQUIRED when the caller is anonymous (the app's
+ * Route guard (docs/api/conventions.md): 401 AUTH_REQUIRED when the caller is anonymous (the app's
  * identify middleware already rejected bad credentials), 403 FORBIDDEN when the credential lacks
- * `scope`. A request that sent only `X-API-Key` is anonymous (spec 5.1) and is told to use
+ * `scope`. A request that sent only `X-API-Key` is anonymous (docs/api/conventions.md) and is told to use
  * `Authorization: Bearer`.
  *
  * @example router.use('/monitors/*', requireAuth({ scope: 'write' }))
@@ -31,18 +31,5 @@ export function requireAuth(opts: { scope?: Scope } = {}): MiddlewareHandler<App
       throw new ApiError('FORBIDDEN', `this credential lacks the '${scope}' scope`, { required_scope: scope });
     }
     await next();
-  };
-}
-
-/**
- * Guard choosing the scope from the method (issue 3): GET/HEAD/OPTIONS need `read`, anything
- * else `write`. Use on a whole router: `router.use('*', requireAuthByMethod())`.
- */
-export function requireAuthByMethod(): MiddlewareHandler<AppEnv> {
-  const read = requireAuth({ scope: 'read' });
-  const write = requireAuth({ scope: 'write' });
-  return async function requireAuthByMethodMiddleware(c, next) {
-    const m = c.req.method;
-    return (m === 'GET' || m === 'HEAD' || m === 'OPTIONS' ? read : write)(c, next);
   };
 }

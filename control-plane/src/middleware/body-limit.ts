@@ -5,7 +5,7 @@ import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 
 /**
- * 413 PAYLOAD_TOO_LARGE for bodies over 32 KB (spec 7 rule 4, part 8) before they are read whole:
+ * 413 PAYLOAD_TOO_LARGE for bodies over 32 KB (docs/api/conventions.md) before they are read whole:
  * a Content-Length over the limit is refused without reading; a chunked body is counted as it
  * streams in and refused when it passes the limit.
  * @param max_bytes limit in bytes (default LIMITS.request_body_max_bytes)

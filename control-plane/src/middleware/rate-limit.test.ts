@@ -9,7 +9,7 @@ const WINDOW_S = 3600; // long window: the test never crosses a window boundary 
 const into_window_ms = Date.now() % (WINDOW_S * 1000);
 if (into_window_ms > (WINDOW_S - 30) * 1000) await new Promise((r) => setTimeout(r, WINDOW_S * 1000 - into_window_ms + 500));
 
-t.test('rate limit: per IP, per credential, shared by instances, spec 7 headers', async (t) => {
+t.test('rate limit: per IP, per credential, shared by instances, docs/api/conventions.md headers', async (t) => {
   const { app, deps, url } = await testApp(t, { config: { rate_limit_anonymous: 3, rate_limit_keyed: 4, rate_limit_window_s: WINDOW_S } });
 
   t.test('anonymous callers are counted per source IP (real socket)', async (t) => {
@@ -66,4 +66,26 @@ t.test('trust_proxy: rightmost X-Forwarded-For is the client', async (t) => {
   t.equal(await get('198.18.0.1'), 429);
   t.equal(await get('198.18.0.2'), 200, 'another client address has its own bucket');
   t.equal(await get('198.18.0.1, 198.18.0.3'), 200, 'the rightmost entry counts (spoofed left entries do not)');
+});
+
+t.test('requests with refused credentials are counted per source IP (they never reach the per-credential limit)', async (t) => {
+  const { app, url } = await testApp(t, { config: { rate_limit_invalid_credentials: 3, rate_limit_window_s: WINDOW_S, trust_proxy: true } });
+  const user = await registerUser(app);
+  const key = await createApiKey(app, user.access_token);
+  const get = async (xff: string, token?: string) => {
+    const res = await fetch(`${url}/v1/account/profile`, { headers: { 'x-forwarded-for': xff, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as { error?: { code: string } } };
+  };
+  const bad = 'sk_live_' + 'x'.repeat(40);
+  const seen: number[] = [];
+  for (let i = 0; i < 5; i++) seen.push((await get('198.18.5.1', bad)).status);
+  t.same(seen, [401, 401, 401, 429, 429], 'the fourth refused credential from one address is 429');
+  const limited = await get('198.18.5.1', bad);
+  t.equal(limited.body.error?.code, 'RATE_LIMIT_EXCEEDED');
+  t.ok(Number(limited.headers.get('retry-after')) >= 1, 'Retry-After in whole seconds');
+  t.equal(limited.headers.get('x-ratelimit-limit'), '3');
+  t.equal((await get('198.18.5.1', key.key)).status, 429, 'a valid credential from that address is refused too until the window ends (no guessing oracle)');
+  t.equal((await get('198.18.5.1')).status, 401, 'a request without a credential is not affected (AUTH_REQUIRED from the route)');
+  t.equal((await get('198.18.5.2', bad)).status, 401, 'another address has its own count');
+  t.equal((await get('198.18.5.2', key.key)).status, 200, 'and its valid credentials work');
 });

@@ -8,7 +8,7 @@ const DOCUMENT_CONFIG = {
   info: {
     title: 'Vantage API',
     version: '1.0.0',
-    description: 'Network diagnostics and uptime monitoring (spec/api.md). Generated from the shared zod schemas.',
+    description: 'Network diagnostics and uptime monitoring. Generated from the shared zod schemas; guides in the repository\'s docs/api.',
   },
 } as const;
 
@@ -16,21 +16,21 @@ const openapiRoute = createRoute({
   method: 'get',
   path: '/v1/openapi.json',
   tags: ['meta'],
-  summary: 'This OpenAPI 3.1 document (spec 4.6, 9.2)',
+  summary: 'This OpenAPI 3.1 document',
   responses: { 200: { description: 'OpenAPI 3.1 document (not enveloped)', content: { 'application/json': { schema: z.object({}).catchall(z.unknown()) } } } },
 });
 
 /**
- * Serve `GET /v1/openapi.json` (spec 4.6, 9.2): the OpenAPI 3.1 document generated from every
+ * Serve `GET /v1/openapi.json` (docs/api/conventions.md): the OpenAPI 3.1 document generated from every
  * route declared with `router.openapi(createRoute(…))` (request and response zod schemas from
- * shared-protocol), plus the bearer security scheme of spec part 5. Register it after every
+ * shared-protocol), plus the bearer security scheme of docs/api/conventions.md. Register it after every
  * router is mounted; the document is built on first request and then reused.
  */
 export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
-    description: 'Session JWT, API key (sk_live_/sk_test_) or personal access token (svc_pat_), spec part 5',
+    description: 'Session JWT, API key (sk_live_/sk_test_) or personal access token (svc_pat_)',
   });
   // The node WebSocket is served by the hub on the HTTP server's upgrade event, outside Hono;
   // it is described here so the document lists every path the control plane answers.
@@ -43,7 +43,7 @@ export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
     security: [{ bearer: [] }],
     responses: {
       101: { description: 'Switching Protocols: the node protocol starts' },
-      401: { description: 'Missing, unknown, used, expired or revoked token or credential (spec 7 envelope)', content: { 'application/json': { schema: errorEnvelopeSchema } } },
+      401: { description: 'Missing, unknown, used, expired or revoked token or credential', content: { 'application/json': { schema: errorEnvelopeSchema } } },
     },
   });
   let doc: Record<string, unknown> | undefined;

@@ -9,9 +9,13 @@ import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { createLogger } from '../log.js';
 import type { Sql } from '../db/sql.js';
-import type { NodeHub, ResultSink } from '../hub/contract.js';
+import type { NodeHub, ResultSink } from '../contracts.js';
 import { createHub, isHub } from '../hub/hub.js';
-import { createResultSink } from '../tasks/sink.js';
+import { createResultSink } from '../probes/sink.js';
+import { createOutbound, type Outbound } from '../outbound.js';
+import { createAssignmentFeed } from '../monitors/assignment-feed.js';
+import { monitorAssignments } from '../monitors/monitor-assignments.js';
+import { createCheckStore } from '../checks/ingest.js';
 import { testDatabase } from './db.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
@@ -22,8 +26,9 @@ export type TestBase = Pick<AppDeps, 'config' | 'sql' | 'log'>;
 /**
  * The whole app on a fresh migrated test database (test-support/db.ts), also listening on
  * 127.0.0.1:0 for tests that need a real socket (source IPs, WebSocket upgrades, autocannon).
- * Deps are built as main.ts builds them: the real result sink (tasks/sink.ts) and node hub
- * (hub/hub.ts, attached to the server for WebSocket upgrades), unless `overrides.results` /
+ * Deps are built as main.ts builds them: the real result sink (probes/sink.ts) and node hub
+ * (hub/hub.ts, attached to the server for WebSocket upgrades, with the monitor assignment feed;
+ * monitor results are accepted per placement), unless `overrides.results` /
  * `overrides.hub` give factories for others. `config.database_url` is the test database's URL.
  * Logs are silent unless TEST_LOG_LEVEL is set; rate limits default high (100000 per window) so
  * only tests that set `rate_limit_*` meet them. Everything is closed at teardown.
@@ -32,8 +37,8 @@ export type TestBase = Pick<AppDeps, 'config' | 'sql' | 'log'>;
  */
 export async function testApp(
   t: Teardown,
-  overrides: { config?: Partial<Config>; results?: (base: TestBase) => ResultSink; hub?: (base: TestBase & { results: ResultSink }) => NodeHub } = {},
-): Promise<{ app: OpenAPIHono<AppEnv>; deps: AppDeps; sql: Sql; url: string; server: ServerType }> {
+  overrides: { config?: Partial<Config>; results?: (base: TestBase) => ResultSink; hub?: (base: TestBase & { results: ResultSink }) => NodeHub; delivery?: boolean } = {},
+): Promise<{ app: OpenAPIHono<AppEnv>; deps: AppDeps; sql: Sql; url: string; server: ServerType; outbound: Outbound }> {
   // Cleanup runs last-in first-out (server, hub, then the database), all in one teardown.
   const cleanups: Array<() => unknown> = [];
   t.teardown(async () => { for (const fn of cleanups) await fn(); });
@@ -43,12 +48,21 @@ export async function testApp(
     log_level: (process.env.TEST_LOG_LEVEL as Config['log_level']) ?? 'silent',
     rate_limit_anonymous: 100_000,
     rate_limit_keyed: 100_000,
+    rate_limit_invalid_credentials: 100_000,
+    rate_limit_upgrades: 100_000,
     ...overrides.config,
   });
   const base: TestBase = { config, sql, log: createLogger(config.log_level) };
-  const results = (overrides.results ?? createResultSink)(base);
-  const hub = (overrides.hub ?? createHub)({ ...base, results });
-  const deps = { ...base, results, hub };
+  // Outbound delivery (events, e-mail): the worker runs only when `overrides.delivery` is true.
+  const outbound = createOutbound(base);
+  cleanups.unshift(() => outbound.close(0));
+  const results = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, assignments: monitorAssignments(b.sql), checks: createCheckStore(b) })))(base);
+  // Monitor assignments reach the nodes this app's hub holds (started below, stopped at teardown).
+  const feed = createAssignmentFeed(base);
+  await feed.start();
+  cleanups.unshift(() => feed.stop());
+  const hub = (overrides.hub ?? ((b: TestBase & { results: ResultSink }) => createHub({ ...b, assignments: feed })))({ ...base, results });
+  const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail };
   const app = createApp(deps);
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
@@ -61,8 +75,9 @@ export async function testApp(
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   if (isHub(hub)) await hub.ready();
+  if (overrides.delivery) await outbound.start();
   const { port } = server.address() as AddressInfo;
-  return { app, deps, sql, url: `http://127.0.0.1:${port}`, server };
+  return { app, deps, sql, url: `http://127.0.0.1:${port}`, server, outbound };
 }
 
 type Requester = { request: OpenAPIHono<AppEnv>['request'] };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, type Sql } from '../db/sql.js';
 import { migrate } from '../db/migrate.js';
 
-/** Admin URL of the real Postgres server tests use (NOTES.md: trust auth on 127.0.0.1:5432). */
+/** Admin URL of the real Postgres server tests use (test/env/postgres.sh: trust auth on 127.0.0.1:5432). */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Teardown { teardown(fn: () => unknown): void }

@@ -3,7 +3,7 @@ import type { StateDb } from '../state/db.js';
 import { getMeta, setMeta } from '../state/meta.js';
 
 /**
- * The monitor assignments this node holds, in the state DB (issue 5 item 6), so they survive a
+ * The monitor assignments this node holds, in the state DB, so they survive a
  * restart and keep running while the control plane is unreachable. Versioned as the control plane
  * numbers them; version 0 means "none received yet".
  */

@@ -38,6 +38,8 @@ options (environment fallback in brackets; flags > env > config file > defaults)
   --allow-private              allow private/loopback targets on this node [VANTAGE_AGENT_ALLOW_PRIVATE]
   --allow-cidr <cidr>          allow targets in this range; repeatable [VANTAGE_AGENT_ALLOW_CIDRS, comma-separated]
   --log-level <level>          fatal|error|warn|info|debug|trace|silent [VANTAGE_AGENT_LOG_LEVEL] (default info)
+  --browser-executable <path>  Chromium for browser checks [VANTAGE_AGENT_BROWSER_EXECUTABLE] (default /usr/bin/chromium when present)
+  --browser-concurrency <n>    browser checks running at once [VANTAGE_AGENT_BROWSER_CONCURRENCY] (default 2)
   --json                       (status) print JSON
 
 exit status: 0 ok; 1 unexpected error; 2 bad command line or configuration; 3 refused by the control plane (no retry)`;
@@ -46,6 +48,7 @@ const STRING_FLAGS: Array<[string, ConfigKey]> = [
   ['control-plane-url', 'control_plane_url'], ['token', 'token'], ['state-dir', 'state_dir'], ['name', 'name'],
   ['concurrency', 'concurrency'], ['queue-max', 'queue_max'], ['outbox-max-results', 'outbox_max_results'],
   ['outbox-max-age-s', 'outbox_max_age_s'], ['log-level', 'log_level'],
+  ['browser-executable', 'browser_executable'], ['browser-concurrency', 'browser_concurrency'],
 ];
 
 /**

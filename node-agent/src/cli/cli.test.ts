@@ -36,7 +36,7 @@ function status(dir: string): StatusReport {
 t.test('version, help and bad input', async (t) => {
   const v = await start(['version']).done;
   t.equal(v.code, 0);
-  t.match(v.out, /^node-agent \d+\.\d+\.\d+ \(protocol 1, accepts 1-1\)/);
+  t.match(v.out, /^node-agent \d+\.\d+\.\d+ \(protocol 3, accepts 2-3\)/);
   const bad = await start(['launch']).done;
   t.equal(bad.code, 2);
   t.match(bad.err, /unknown command: launch/);
@@ -70,7 +70,7 @@ t.test('run: enroll, run tasks with the real probe engine, survive kill -9, stop
   await cp.waitFor((m) => m.type === 'outbox.stats', 60_000);
   const tasks = Array.from({ length: 5 }, () => newId('probe_task'));
   for (const task_id of tasks) {
-    cp.broadcast({ type: 'task.run', task_id, timeout_ms: 5000, check: { type: 'tcp', target: `127.0.0.1:${port}`, params: { port, timeout_ms: 5000, ip_version: 'auto' } } });
+    cp.broadcast({ type: 'task.run', task_id, timeout_ms: 5000, policy: { allow_private: false, allow_cidrs: ['127.0.0.0/8'] }, check: { type: 'tcp', target: `127.0.0.1:${port}`, params: { port, timeout_ms: 5000, ip_version: 'auto' } } });
   }
   await cp.until(() => cp.results.size === 5);
   t.ok([...cp.results.values()].every((r) => r.success && r.type === 'tcp' && (r.output as { state?: string } | null)?.state === 'open'), 'real tcp checks succeeded');

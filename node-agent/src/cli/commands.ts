@@ -26,7 +26,7 @@ export function agentVersion(): string {
   return pkg.version;
 }
 
-/** Soft-shutdown bound for running tasks, ms (issue 5 item 3). */
+/** Soft-shutdown bound for running tasks, ms. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function runAgent(config: AgentConfig, mode: 'run' | 'enroll', io: CliIo): Promise<number> {
@@ -74,7 +74,7 @@ function status(config: AgentConfig, args: ParsedArgs, io: CliIo): number {
 }
 
 /**
- * The `node-agent` command line (issue 5 item 1): parse, load config once, run one command.
+ * The `node-agent` command line: parse, load config once, run one command.
  * @returns the process exit status (see {@link EXIT}); never throws for bad input.
  */
 export async function runCli(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {

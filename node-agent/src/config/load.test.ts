@@ -65,3 +65,18 @@ t.test('bad values are rejected with the field and where it came from', async (t
     t.notMatch((err as Error).message, token, 'errors do not echo the token');
   }
 });
+
+t.test('browser settings: file < env < flags, with defaults and bounds', async (t) => {
+  const dir = t.testdir({ 'agent.json': JSON.stringify({ browser_executable: '/opt/file/chromium', browser_concurrency: 3 }), 'empty.json': '{}' });
+  const file = path.join(dir, 'agent.json');
+  const none = loadConfig({ flags: {}, env: {}, config_path: path.join(dir, 'empty.json'), is_root: false }).config;
+  t.equal(none.browser_executable, undefined, 'absent: the agent uses /usr/bin/chromium when present');
+  t.equal(none.browser_concurrency, 2);
+  t.match(loadConfig({ flags: {}, env: {}, config_path: file, is_root: false }).config, { browser_executable: '/opt/file/chromium', browser_concurrency: 3 });
+  const env = { VANTAGE_AGENT_BROWSER_EXECUTABLE: '/opt/env/chromium', VANTAGE_AGENT_BROWSER_CONCURRENCY: '4' };
+  t.match(loadConfig({ flags: {}, env, config_path: file, is_root: false }).config, { browser_executable: '/opt/env/chromium', browser_concurrency: 4 });
+  t.match(loadConfig({ flags: { browser_executable: '/opt/flag/chromium', browser_concurrency: '1' }, env, config_path: file, is_root: false }).config,
+    { browser_executable: '/opt/flag/chromium', browser_concurrency: 1 });
+  t.throws(() => loadConfig({ flags: { browser_concurrency: '0' }, env: {}, config_path: file, is_root: false }), /browser_concurrency \(from flag --browser-concurrency\)/);
+  t.throws(() => loadConfig({ flags: { browser_executable: 'chromium' }, env: {}, config_path: file, is_root: false }), /browser_executable.*absolute path/);
+});

@@ -8,7 +8,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/** Config file locations tried in order when `--config` is not given (issue 5 item 1). */
+/** Config file locations tried in order when `--config` is not given. */
 export const DEFAULT_CONFIG_PATHS = ['/etc/vantage/agent.json', './agent.json'];
 const SYSTEM_STATE_DIR = '/var/lib/vantage-agent';
 const LOCAL_STATE_DIR = './.agent-state';
@@ -23,7 +23,7 @@ export function flagName(key: string): string {
   return `--${key.replace(/_/g, '-')}`;
 }
 
-const NUMBER_KEYS = new Set<ConfigKey>(['concurrency', 'queue_max', 'outbox_max_results', 'outbox_max_age_s']);
+const NUMBER_KEYS = new Set<ConfigKey>(['concurrency', 'queue_max', 'outbox_max_results', 'outbox_max_age_s', 'browser_concurrency']);
 
 /** Turn a string from a flag or env variable into the value type of `key`; bad text is left for the schema to reject. */
 function fromText(key: ConfigKey, text: string): unknown {
@@ -68,7 +68,7 @@ function readFile(file: string): Record<string, unknown> {
 
 /**
  * Merge configuration with precedence flags > env (VANTAGE_AGENT_*) > config file > defaults, read
- * once at start-up (STYLE.md habit 5) and validated with {@link agentConfigSchema}.
+ * once at start-up and validated with {@link agentConfigSchema}.
  * File: `--config`, else VANTAGE_AGENT_CONFIG, else the first of DEFAULT_CONFIG_PATHS that exists.
  * state_dir default: /var/lib/vantage-agent when root or when it exists, else ./.agent-state.
  * @throws ConfigError naming the field and where its value came from, e.g.

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { LOG_LEVELS } from '../log.js';
 import { Secret } from '../secret.js';
 
-/** Defaults of issue 5 item 1 (the agent's config fields). */
+/** Defaults of the agent's config fields (docs/operators/agent.md). */
 export const CONFIG_DEFAULTS = {
   concurrency: 32,
   queue_max: 256,
@@ -13,6 +13,7 @@ export const CONFIG_DEFAULTS = {
   allow_private: false,
   allow_cidrs: [] as string[],
   log_level: 'info' as const,
+  browser_concurrency: 2,
 };
 
 const cidr = z.string().refine((c) => {
@@ -44,6 +45,13 @@ export const agentConfigSchema = z.object({
   allow_private: z.boolean().default(CONFIG_DEFAULTS.allow_private),
   allow_cidrs: z.array(cidr).default(CONFIG_DEFAULTS.allow_cidrs),
   log_level: z.enum(LOG_LEVELS).default(CONFIG_DEFAULTS.log_level),
+  /**
+   * The Chromium binary browser checks use (docs/operators/agent.md "Browser checks"); absent: the
+   * distribution's /usr/bin/chromium when present. The node advertises `browser` only if it starts.
+   */
+  browser_executable: z.string().min(1).refine((p) => p.startsWith('/'), { message: 'must be an absolute path such as /usr/bin/chromium' }).optional(),
+  /** Browser checks running at once in the node's one Chromium; the rest wait for a slot. */
+  browser_concurrency: z.number().int().min(1).max(16).default(CONFIG_DEFAULTS.browser_concurrency),
   /** Test only: record every produced result id in the state DB (outbox/audit.ts; env VANTAGE_AGENT_AUDIT_RESULTS=1). */
   audit_results: z.union([z.boolean(), z.stringbool()]).default(false),
 }).strict();

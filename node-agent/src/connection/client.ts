@@ -1,14 +1,27 @@
 import {
-  HEARTBEAT_INTERVAL_MS, HEARTBEAT_MISSES_DEAD, LIMITS, closeCodeInfo, parseServerMessage,
+  CLOSE_CODES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_MISSES_DEAD, LIMITS, closeCodeInfo, parseServerMessage,
   type NodeMessage, type ServerMessage, type WelcomeMessage,
 } from '@vantage/shared-protocol';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
+import type { ClockOffset } from '../assignments/clock.js';
 import type { Secret } from '../secret.js';
-import { DEFAULT_BACKOFF, backoffDelay, type BackoffOptions } from './backoff.js';
+import { DEFAULT_RECONNECT, reconnectDelay, type BackoffOptions, type ReconnectOptions } from './backoff.js';
 import { AgentFatalError } from './errors.js';
 import { describeRefusal, readRefusalBody } from './refusal.js';
 import { nodeSocketUrl } from './url.js';
+
+/**
+ * A link up at least this long counts as established: when it goes down the agent reconnects
+ * promptly. A shorter one that was closed (not a restart) counts as a failed attempt.
+ */
+const STABLE_LINK_MS = 10_000;
+
+/**
+ * Close codes saying the control plane is going away and will be back (its own shutdown 4008,
+ * RFC 6455 1001 going away, 1012 service restart): reconnect promptly however short the link was.
+ */
+const RESTART_CLOSE_CODES = new Set([CLOSE_CODES.server_shutdown.code, 1001, 1012]);
 
 export interface ConnectionOptions {
   /** Control plane base URL (http/https); the socket goes to NODE_WS_PATH under it. */
@@ -24,24 +37,36 @@ export interface ConnectionOptions {
   /** The welcomed link went down (the outbox sender forgets in-flight batches). */
   onDown: () => void;
   log: Logger;
+  /** Exponential backoff for repeated failures (default 2 s doubling to 60 s). */
   backoff?: BackoffOptions;
+  /** The rest of the reconnect policy (default DEFAULT_RECONNECT). */
+  reconnect?: Partial<Omit<ReconnectOptions, 'backoff'>>;
   /** Time allowed from upgrade to `welcome`, ms (default 30 s). */
   hello_timeout_ms?: number;
+  /**
+   * Measures our clock against the control plane's (a ping per heartbeat interval for the round
+   * trip, its heartbeats for its time); heartbeats report the result.
+   */
+  clock?: ClockOffset;
 }
 
 interface Outcome {
   welcomed: boolean;
+  /** How long the link was welcomed, ms (0 when it never was). */
+  up_ms: number;
   fatal: AgentFatalError | null;
   code: number;
   reason: string;
 }
 
 /**
- * The node's one outbound WebSocket (issue 5 item 3; DESIGN.md protocol). Each attempt upgrades with
+ * The node's one outbound WebSocket (docs/architecture/shared-protocol.md, node protocol). Each attempt upgrades with
  * `Authorization: Bearer …`, sends `enroll`/`hello`, waits for `welcome`, then exchanges
  * `heartbeat`s every `heartbeat_interval_ms` (from welcome) and drops the link when nothing arrived
- * for HEARTBEAT_MISSES_DEAD intervals (30 s by default). Transient failures (refused connection,
- * 5xx, transient close codes, dead link) reconnect after {@link backoffDelay}; fatal ones (close
+ * for HEARTBEAT_MISSES_DEAD intervals. Transient failures (refused connection, 5xx, transient
+ * close codes, dead link) reconnect after {@link reconnectDelay}: promptly (0.1-1 s, jittered)
+ * after an established link went down, every 1-2.5 s while that outage is young, exponential
+ * backoff for repeated failures beyond it; fatal ones (close
  * codes marked fatal in shared-protocol, 401/403 on the upgrade) end {@link Connection.run} with an
  * {@link AgentFatalError}. Invalid frames are logged and dropped; the link stays up.
  */
@@ -68,13 +93,22 @@ export class Connection {
    * @throws AgentFatalError when the control plane refuses this node for good.
    */
   async run(): Promise<void> {
-    let attempt = 0;
+    const policy: ReconnectOptions = { ...DEFAULT_RECONNECT, ...this.#o.reconnect, backoff: this.#o.backoff ?? DEFAULT_RECONNECT.backoff };
+    let failures = 0;
+    let down_at: number | null = null;
     while (!this.#stopping) {
       const out = await this.#attempt();
       if (out.fatal) throw out.fatal;
       if (this.#stopping) break;
-      if (out.welcomed) attempt = 0;
-      const retry_in_ms = backoffDelay(attempt++, this.#o.backoff ?? DEFAULT_BACKOFF);
+      if (out.welcomed && (out.up_ms >= STABLE_LINK_MS || RESTART_CLOSE_CODES.has(out.code))) {
+        failures = 0;
+        down_at = Date.now();
+      } else {
+        // A failed attempt, or a link that flapped (up briefly, then closed for another reason:
+        // e.g. two agents with one credential replacing each other) backs off like a failure.
+        failures++;
+      }
+      const retry_in_ms = reconnectDelay(failures, down_at === null ? null : Date.now() - down_at, policy);
       this.#o.log.warn({ code: out.code, reason: out.reason, retry_in_ms }, 'control plane connection lost; reconnecting');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, retry_in_ms);
@@ -124,7 +158,11 @@ export class Connection {
       this.#welcomed = false;
       let fatal: AgentFatalError | null = null;
       let why = '';
+      let welcomed_at = 0;
       let beat: NodeJS.Timeout | null = null;
+      let ping_sent_at = 0;
+      const ping = () => { ping_sent_at = performance.now(); ws.ping(); };
+      ws.on('pong', () => { if (ping_sent_at) this.#o.clock?.noteRtt(performance.now() - ping_sent_at); ping_sent_at = 0; });
       let dead = setTimeout(() => { why = 'no welcome in time'; ws.terminate(); }, this.#o.hello_timeout_ms ?? 30_000);
 
       ws.on('unexpected-response', (req, res) => {
@@ -155,6 +193,7 @@ export class Connection {
           if (m.type === 'welcome') {
             if (this.#welcomed) return;
             this.#welcomed = true; // so onWelcome can already send (outbox stats, batches)
+            welcomed_at = Date.now();
             try {
               this.#o.onWelcome(m);
             } catch (err) {
@@ -164,14 +203,19 @@ export class Connection {
             const interval_ms = m.heartbeat_interval_ms || HEARTBEAT_INTERVAL_MS;
             clearTimeout(dead);
             dead = setTimeout(() => { why = 'heartbeat timeout'; ws.terminate(); }, interval_ms * HEARTBEAT_MISSES_DEAD);
-            beat = setInterval(() => this.send({ type: 'heartbeat', sent_at: Date.now() }), interval_ms);
+            if (this.#o.clock) ping();
+            beat = setInterval(() => {
+              this.send({ type: 'heartbeat', sent_at: Date.now(), ...this.#o.clock?.report() });
+              if (this.#o.clock) ping();
+            }, interval_ms);
             return;
           }
           if (!this.#welcomed) {
             log.warn({ type: m.type }, 'message before welcome dropped');
             return;
           }
-          if (m.type !== 'heartbeat') this.#o.onMessage(m);
+          if (m.type === 'heartbeat') this.#o.clock?.noteServerTime(m.sent_at);
+          else this.#o.onMessage(m);
         } catch (err) {
           if (err instanceof AgentFatalError) {
             fatal = err;
@@ -194,7 +238,7 @@ export class Connection {
         if (!fatal && info?.fatal) {
           fatal = new AgentFatalError(info.name, `control plane closed the connection: ${reason || info.reason} (code ${code})`);
         }
-        resolve({ welcomed, fatal, code, reason: why || reason || info?.reason || `code ${code}` });
+        resolve({ welcomed, up_ms: welcomed ? Date.now() - welcomed_at : 0, fatal, code, reason: why || reason || info?.reason || `code ${code}` });
       });
     });
   }

@@ -18,8 +18,8 @@ export interface DispatchDeps {
 
 /**
  * Act on one validated control-plane message (the node side of node-protocol messages.ts; all
- * socket wiring stays in client.ts, STYLE.md "one gateway file"):
- * task.run → queue, answer task.ack (accepted, or rejected with the queue's reason);
+ * socket wiring stays in client.ts):
+ * task.run → queue once per task id, answer task.ack (accepted, or rejected with the queue's reason);
  * task.cancel → abort; result.ack → delete from the outbox; assignments.full/delta → store,
  * reschedule, answer assignments.ack with the version held (a delta from another version is
  * ignored, so the ack tells the server to resend a full set); error → log (and free a refused batch).
@@ -27,7 +27,10 @@ export interface DispatchDeps {
 export function dispatch(m: ServerMessage, d: DispatchDeps): void {
   switch (m.type) {
     case 'task.run': {
-      const r = d.queue.submit(m.task_id, d.taskJob(m));
+      // `once`: a task.run sent again (a re-send after a reconnect) for a task this agent holds,
+      // ran lately or has a result for is acked and not measured a second time.
+      const r = d.queue.submit(m.task_id, d.taskJob(m), { once: true });
+      if (r.accepted && r.duplicate) d.log.debug({ task_id: m.task_id }, 'task.run for a task already taken: acked, not run again');
       d.send(r.accepted ? { type: 'task.ack', task_id: m.task_id, accepted: true } : { type: 'task.ack', task_id: m.task_id, accepted: false, reason: r.reason });
       if (!r.accepted) d.log.warn({ task_id: m.task_id, reason: r.reason }, 'task rejected');
       return;
@@ -58,13 +61,14 @@ export function dispatch(m: ServerMessage, d: DispatchDeps): void {
       return;
     case 'welcome':
     case 'heartbeat':
+    case 'enroll.confirmed': // handled by the agent (agent.ts), which owns the enrollment
       return;
   }
 }
 
 /**
  * A frame that failed validation: when it was a `task.run` with a valid task id (e.g. a check type
- * this agent does not know), answer `task.ack` rejected so the task does not hang (issue 5 item 4).
+ * this agent does not know), answer `task.ack` rejected so the task does not hang.
  */
 export function rejectInvalid(json: unknown, error: string, send: (message: NodeMessage) => boolean): void {
   const m = json as { type?: unknown; task_id?: unknown } | null;

@@ -1,5 +1,5 @@
 /**
- * Why the agent stopped talking to the control plane for good (STYLE.md habit 3: classify, then
+ * Why the agent stopped talking to the control plane for good (classify, then
  * act): a fatal close code (4001-4005), a 401/403 on the upgrade, or an enrollment that did not
  * yield a credential. The agent's one error type; the CLI prints `message` and exits with status 3.
  */

@@ -20,7 +20,7 @@ export function readRefusalBody(res: IncomingMessage): Promise<string> {
 }
 
 /**
- * Operator-readable reason for a refused upgrade: the spec part 7 error envelope's
+ * Operator-readable reason for a refused upgrade: the error envelope (docs/api/conventions.md)'s
  * `error.code: error.message` when the body is one (`{ "error": { "code", "message" } }`),
  * else the HTTP status and a slice of the body.
  * @example describeRefusal(401, '{"error":{"code":"NODE_ENROLLMENT_TOKEN_INVALID","message":"token already used"}}')

@@ -63,3 +63,15 @@ t.test('the age bound drops results older than max_age_s', async (t) => {
   t.same(outbox.readAfter(0, 10, 1e9).map((r) => r.result_id), [young.result_id]);
   t.same(outbox.stats(), { pending: 1, dropped_total: 1, oldest_pending_at: '2026-11-22T10:00:30.000Z' });
 });
+
+t.test('text a store cannot hold (NUL, lone surrogates) is replaced before it is written', async (t) => {
+  const db = openStateDb(`${t.testdir()}/state`);
+  t.teardown(() => db.close());
+  const outbox = new Outbox(db, BIG);
+  const result = tcpResult({ success: false, error: 'banner \u0000 from \ud800 target', error_class: 'target' });
+  outbox.add(result);
+  const body = outbox.readAfter(0, 10, 1e9)[0]!.body;
+  t.notMatch(body, /\\u0000|\\ud800/, 'no escaped NUL or lone surrogate in the stored JSON');
+  t.equal(JSON.parse(body).error, 'banner \ufffd from \ufffd target');
+  t.equal(result.error, 'banner \u0000 from \ud800 target', 'the caller\'s object is untouched');
+});

@@ -1,9 +1,9 @@
-import type { ResultEnvelope } from '@vantage/shared-protocol';
+import { sanitizeStrings, type ResultEnvelope } from '@vantage/shared-protocol';
 import type { Statement } from 'better-sqlite3';
 import type { StateDb } from '../state/db.js';
 import { getMeta, setMeta } from '../state/meta.js';
 
-/** Bounds of issue 5 item 5: past either, the oldest results are dropped and counted. */
+/** Outbox bounds (docs/architecture/node-agent.md): past either, the oldest results are dropped and counted. */
 export interface OutboxBounds {
   max_results: number;
   max_age_s: number;
@@ -24,7 +24,7 @@ export interface OutboxStats {
 }
 
 /**
- * The node's durable result buffer (DESIGN.md delivery; issue 5 item 5), a table in the state DB.
+ * The node's durable result buffer (docs/architecture/node-agent.md, outbox and delivery), a table in the state DB.
  * Every result is written here (one INSERT in a transaction) before it is sent and deleted only
  * when the control plane acks its id. Rows come back in production order (`seq`). The count bound
  * is enforced on every add and the age bound by {@link Outbox.pruneAge}; dropped rows are added to
@@ -66,12 +66,15 @@ export class Outbox {
   /**
    * Write one result durably (one transaction). When this makes the outbox exceed `max_results`,
    * the oldest rows are dropped in the same transaction and counted. A result id already present
-   * is ignored (idempotent).
+   * is ignored (idempotent). Strings measured from targets are sanitised first (shared-protocol
+   * sanitizeStrings: NUL and lone surrogates become U+FFFD), so no answer can make the result
+   * unstorable on the control plane and block the outbox behind it.
    * @returns how many old results were dropped to make room (usually 0).
    */
   add(result: ResultEnvelope): number {
+    const body = JSON.stringify(sanitizeStrings(result));
     return this.#db.transaction(() => {
-      const added = this.#insert.run(result.result_id, this.#now(), JSON.stringify(result)).changes;
+      const added = this.#insert.run(result.result_id, this.#now(), body).changes;
       this.#pending += added;
       let dropped = 0;
       if (this.#pending > this.#bounds.max_results) {
@@ -115,6 +118,16 @@ export class Outbox {
       this.#countDropped(n);
       return n;
     })();
+  }
+
+  /**
+   * Distinct ad-hoc task ids with a result waiting here, at most `limit` (told in `hello`, so the
+   * control plane does not fail a task whose result is on its way).
+   */
+  taskIds(limit: number): string[] {
+    const rows = this.#db.prepare(`SELECT DISTINCT json_extract(body, '$.task_id') AS task_id FROM outbox
+      WHERE json_extract(body, '$.task_id') IS NOT NULL LIMIT ?`).all(limit) as Array<{ task_id: string }>;
+    return rows.map((r) => r.task_id);
   }
 
   /** Pending count, dropped total and the oldest pending result's write time (ISO 8601). */

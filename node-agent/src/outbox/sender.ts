@@ -25,10 +25,10 @@ interface InFlight {
 }
 
 /**
- * Streams the outbox to the control plane (issue 5 item 5): `result.batch` messages oldest first,
+ * Streams the outbox to the control plane: `result.batch` messages oldest first,
  * at most `max_in_flight` unacked; `result.ack` deletes the acked ids. After a reconnect
  * ({@link OutboxSender.connected}) it starts again from the oldest unacked row, so everything not
- * acked is re-sent in order; the control plane stores idempotently (DESIGN.md delivery).
+ * acked is re-sent in order; the control plane stores idempotently (docs/architecture/node-agent.md, outbox and delivery).
  */
 export class OutboxSender {
   readonly #o: Required<Omit<SenderOptions, 'log'>> & { log: Logger };

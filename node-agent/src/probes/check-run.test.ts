@@ -1,8 +1,10 @@
+import dgram from 'node:dgram';
 import net from 'node:net';
 import t from 'tap';
 import pino from 'pino';
-import { tcpParamsSchema, type CheckSpec, type TcpOutput } from '@vantage/shared-protocol';
+import { dnsParamsSchema, tcpParamsSchema, type CheckSpec, type TcpOutput } from '@vantage/shared-protocol';
 import { runCheckWith, type ProbeMap } from './check-run.js';
+import { createDnsProbe } from './dns.js';
 import { ProbeInputError } from './input-error.js';
 import { tcpProbe } from './tcp.js';
 import type { TargetPolicy } from './target-policy.js';
@@ -79,4 +81,18 @@ t.test('the real tcp probe through the runner', async (t) => {
   t.match(blocked, { success: false, error_class: 'blocked' });
   const noPort = await runCheckWith({ tcp: tcpProbe }, check('127.0.0.1'), { timeout_ms: 5000, policy: ALLOW, log });
   t.match(noPort, { success: false, error_class: 'rejected', output: null });
+});
+
+// A silent target must read the same on every node: the probe's own timeout (same timeout_ms)
+// reports what it waited for, and the runner's bound only catches a probe that overruns. When
+// both fired at the same moment, one node said "no reply from … within 1000 ms" and another
+// "check timed out after 1000 ms".
+t.test('a silent DNS server gets the DNS probe\'s wording on every run', async (t) => {
+  const silent = dgram.createSocket('udp4');
+  await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+  t.teardown(() => silent.close());
+  const { port } = silent.address();
+  const spec: CheckSpec = { type: 'dns', target: 'example.test', params: dnsParamsSchema.parse({ server: `127.0.0.1:${port}`, timeout_ms: 1000 }) };
+  const runs = await Promise.all(Array.from({ length: 8 }, () => runCheckWith({ dns: createDnsProbe() }, spec, { timeout_ms: 1000, policy: ALLOW, log })));
+  for (const r of runs) t.match(r, { success: false, error_class: 'timeout', error: `no reply from 127.0.0.1:${port} within 1000 ms` });
 });

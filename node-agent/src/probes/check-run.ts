@@ -43,14 +43,24 @@ export type ProbeMap = Partial<{ [T in ProbeType]: Probe<T> }>;
 
 const DEFAULT_GRACE_MS = 1000;
 
+/**
+ * How long after `timeout_ms` the runner's own bound fires, ms. A probe bounds its wait by the
+ * same `timeout_ms` (dns, tcp, http; ping per packet) and says what it waited for ("no reply from
+ * 198.18.0.53:53 within 2000 ms"); the runner's bound is the backstop for a probe that overruns
+ * ("check timed out after …"). Both firing at the same moment made the same silent target read
+ * one way on one node and the other way on another.
+ */
+const RUNNER_BOUND_AFTER_MS = 250;
+
 function errorMessage(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.slice(0, 2000);
 }
 
 /**
- * Run one check through the probe `probes[check.type]` (STYLE.md habit 2: only the runner turns an exception into a
- * failed result). The probe's ctx.signal aborts when `timeout_ms` passes or `opts.signal` aborts.
+ * Run one check through the probe `probes[check.type]` (only the runner turns an exception into a
+ * failed result). The probe's ctx.signal aborts RUNNER_BOUND_AFTER_MS after `timeout_ms` (the
+ * probe's own timeout speaks first) or when `opts.signal` aborts.
  *
  * Never rejects. Outcome classes set by the runner:
  * - the probe threw → `{ success: false, error_class: 'internal', error: message, output: null }`,
@@ -73,7 +83,7 @@ export async function runCheckWith<C extends CheckSpec>(probes: ProbeMap, check:
     controller.abort(new Error(why === 'timeout' ? `check timed out after ${opts.timeout_ms} ms` : 'check cancelled'));
     onStop?.();
   };
-  const timer = setTimeout(() => abort('timeout'), opts.timeout_ms);
+  const timer = setTimeout(() => abort('timeout'), opts.timeout_ms + RUNNER_BOUND_AFTER_MS);
   const onExternal = () => abort('cancelled');
   if (opts.signal?.aborted) abort('cancelled');
   else opts.signal?.addEventListener('abort', onExternal, { once: true });

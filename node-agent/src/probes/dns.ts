@@ -39,7 +39,7 @@ function failed(output: DnsOutput, error: string, error_class: FailureClass): Pr
 const round_us = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 /**
- * Build a DNS probe (spec 4.1 `POST /v1/probe/dns`; issue 4 item 3). One query for `target`
+ * Build a DNS probe (docs/api/probes.md `POST /v1/probe/dns`). One query for `target`
  * (a domain) and `params.record_type`, with dns-packet, no resolver library in between:
  * - `params.server` (`host`, `host:port`, `[v6]:port`): a name is resolved with the system
  *   resolver and the address is checked against the node's policy (a public node must not be

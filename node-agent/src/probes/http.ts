@@ -5,7 +5,7 @@ import type { Probe } from './types.js';
 export type { HttpProbeOptions } from './http/measure.js';
 
 /**
- * Round a float measure into the wire output (shared-protocol httpOutputSchema, spec 2.3 node
+ * Round a float measure into the wire output (shared-protocol httpOutputSchema, docs/api/probes.md node
  * result): integer ms, timing summed over redirects, headers/tls/certificate of the last response.
  * `timing` is null when no address was resolved; phases not reached are 0.
  */
@@ -30,8 +30,8 @@ export function toHttpOutput(m: HttpMeasure): HttpOutput {
 }
 
 /**
- * Build the HTTP/HTTPS probe (spec 4.1 params: method, timeout_ms, headers, body,
- * follow_redirects, ip_version; spec 2.3 result). `options.ca` adds trusted CAs (tests), and
+ * Build the HTTP/HTTPS probe (docs/api/probes.md params: method, timeout_ms, headers, body,
+ * follow_redirects, ip_version; docs/api/probes.md result). `options.ca` adds trusted CAs (tests), and
  * `options.body_cap_bytes` bounds the bytes read per response. See http/measure.ts for the rules.
  */
 export function createHttpProbe(options: HttpProbeOptions = {}): Probe<'http'> {
@@ -39,6 +39,8 @@ export function createHttpProbe(options: HttpProbeOptions = {}): Probe<'http'> {
     type: 'http',
     async run(target, params, ctx) {
       const m = await measureHttp(target, params, ctx.policy, ctx.signal, options);
+      // The wire carries integers (docs/api/probes.md); the node's log keeps the measured floats for anyone who wants them.
+      ctx.log.debug({ target, response_ms: m.total_ms, timing: m.phases }, 'http timing before rounding (ms)');
       return { success: m.failure === null, error: m.failure?.error ?? null, error_class: m.failure?.error_class ?? null, output: toHttpOutput(m) };
     },
   };

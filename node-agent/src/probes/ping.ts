@@ -56,10 +56,12 @@ function failure(address: string, results: PacketResult[], timeout_ms: number): 
 }
 
 /**
- * ICMP echo probe (spec 4.1 ping; RFC 792 / RFC 4443) over the process's shared raw socket, no
+ * ICMP echo probe (docs/api/probes.md ping; RFC 792 / RFC 4443) over the process's shared raw socket, no
  * ping binary. Sends `count` echo requests of 56 data bytes `interval_ms` apart (each sent on
  * schedule, answered or not, like iputils), each waiting up to `timeout_ms` for its reply.
- * Output: per packet seq (from 1), rtt_ms (µs resolution: hrtime before sendto → socket read) and
+ * Output: per packet seq (from 1), rtt_ms (µs resolution: hrtime just before sendto → the kernel's
+ * receive timestamp of the reply, as iputils reads it; the socket read when the kernel's stamp is
+ * unavailable, see icmp/channel.ts) and
  * ttl (IPv4 reply TTL; null over IPv6, whose hop limit raw-socket cannot read); sent/received,
  * loss %, min/avg/max/stddev (iputils mdev). Success: at least one reply. Stops sending when
  * ctx.signal aborts and returns what it measured. Resolves with resolveTarget (policy applies).

@@ -6,7 +6,7 @@ import { tcpProbe } from './tcp.js';
 import { tracerouteProbe } from './traceroute.js';
 import type { Probe } from './types.js';
 
-/** The one map from check type to prober (STYLE.md habit 1); the runner dispatches through it. */
+/** The one map from check type to prober; the runner dispatches through it. */
 export const PROBES: { [T in ProbeType]: Probe<T> } = {
   http: httpProbe,
   ping: pingProbe,

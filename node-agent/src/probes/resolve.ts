@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { FailureClass } from '@vantage/shared-protocol';
+import { LOCALHOST_ADDRESSES, canonicalHost, isLocalhostName, type FailureClass } from '@vantage/shared-protocol';
 import { compilePolicy, type TargetPolicy } from './target-policy.js';
 
 export type IpVersion = 'v4' | 'v6' | 'auto';
@@ -22,38 +22,48 @@ export function policyCheck(policy: TargetPolicy): ReturnType<typeof compilePoli
   return check;
 }
 
+/** The candidate addresses of `host`: a literal as itself, a localhost name by rule, else the system resolver's answer. */
+async function addressesOf(host: string, family: 0 | 4 | 6): Promise<{ address: string; family: number }[]> {
+  const literal = isIP(host);
+  if (literal) return [{ address: host, family: literal }];
+  // RFC 6761 6.3: loopback by definition; a resolver may not know `localhost.` and answer anything.
+  if (isLocalhostName(host)) return LOCALHOST_ADDRESSES.map((address) => ({ address, family: isIP(address) })).filter((a) => family === 0 || a.family === family);
+  return lookup(host, { all: true, family });
+}
+
 /**
- * Resolve `host` (a name or a literal, IPv6 optionally in brackets) with the system resolver and
- * check the address against the node's policy *after* resolution, so a name pointing at a private
- * address is refused too (DESIGN.md target safety). `auto` prefers IPv4, like curl and Globalping.
- * Never throws: a failed lookup is `resolver`, a refused address is `blocked`.
+ * Resolve `host` (a name or a literal, IPv6 optionally in brackets) once and check the address
+ * against `policy` *after* resolution, so a name pointing at a private address is refused like
+ * the literal (docs/architecture/probes.md, target safety). The caller connects to the returned address only, never
+ * to the name again (no second lookup a rebinding resolver could answer differently).
+ * The host is first put in the form the system would read it (shared-protocol canonicalHost:
+ * `127.0.0.1.`, `2130706433`, `0x7f.1` → 127.0.0.1); `localhost` and `*.localhost` are loopback
+ * without a lookup. `auto` prefers IPv4, like curl and Globalping.
+ * Never throws: a failed lookup is `resolver`, a refused address is `blocked`, an IP literal of
+ * the wrong family for `ip_version` is `target`.
  */
 export async function resolveTarget(host: string, ip_version: IpVersion, policy: TargetPolicy): Promise<Resolved> {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const bare = canonicalHost(host.trim());
+  const literal = isIP(bare);
+  if (literal && ((ip_version === 'v4' && literal !== 4) || (ip_version === 'v6' && literal !== 6))) {
+    return { ok: false, error: `${bare} is not an IP${ip_version} address`, error_class: 'target' };
+  }
   let address: string;
   let family: 4 | 6;
-  const literal = isIP(bare);
-  if (literal) {
-    if ((ip_version === 'v4' && literal !== 4) || (ip_version === 'v6' && literal !== 6)) {
-      return { ok: false, error: `${bare} is not an IP${ip_version} address`, error_class: 'target' };
-    }
-    address = bare;
-    family = literal as 4 | 6;
-  } else {
-    try {
-      const all = await lookup(bare, { all: true, family: ip_version === 'v4' ? 4 : ip_version === 'v6' ? 6 : 0 });
-      const pick = ip_version === 'auto' ? (all.find((a) => a.family === 4) ?? all[0]) : all[0];
-      if (!pick) return { ok: false, error: `no address for ${bare}`, error_class: 'resolver' };
-      address = pick.address;
-      family = pick.family as 4 | 6;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'ERROR';
-      return { ok: false, error: `cannot resolve ${bare}: ${code}`, error_class: 'resolver' };
-    }
+  try {
+    const all = await addressesOf(bare, ip_version === 'v4' ? 4 : ip_version === 'v6' ? 6 : 0);
+    const pick = ip_version === 'auto' ? (all.find((a) => a.family === 4) ?? all[0]) : all[0];
+    if (!pick) return { ok: false, error: `no address for ${bare}`, error_class: 'resolver' };
+    address = pick.address;
+    family = pick.family as 4 | 6;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'ERROR';
+    return { ok: false, error: `cannot resolve ${bare}: ${code}`, error_class: 'resolver' };
   }
   const verdict = policyCheck(policy)(address);
   if (!verdict.allowed) {
-    return { ok: false, error: `target ${bare} resolves to ${address} (${verdict.range}), which this node does not probe`, error_class: 'blocked' };
+    const what = bare === address ? `target ${address}` : `target ${bare} resolves to ${address}`;
+    return { ok: false, error: `${what} (${verdict.range}), which this check may not reach`, error_class: 'blocked' };
   }
   return { ok: true, address, family };
 }

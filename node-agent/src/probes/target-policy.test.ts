@@ -24,7 +24,9 @@ t.test('the default policy allows public unicast only', async (t) => {
     ['fe80::1', false, 'linkLocal'],
     ['fd00:7661::1', false, 'uniqueLocal'],
     ['::ffff:127.0.0.1', false, 'loopback'],
-    ['64:ff9b::7f00:1', false, 'rfc6052'],
+    ['64:ff9b::7f00:1', false, 'loopback'],
+    ['::7f00:1', false, 'ipv4Compatible'],
+    ['::127.0.0.1', false, 'ipv4Compatible'],
   ];
   for (const [address, allowed, range] of cases) {
     const verdict = check(address);
@@ -55,4 +57,14 @@ t.test('resolveTarget checks the policy after resolution', async (t) => {
   t.match(await resolveTarget('[::1]', 'v6', { allow_private: true, allow_cidrs: [] }), { ok: true, address: '::1', family: 6 });
   t.match(await resolveTarget('127.0.0.1', 'v6', { allow_private: true, allow_cidrs: [] }), { ok: false, error_class: 'target' });
   t.match(await resolveTarget('no-such-host.invalid', 'auto', DEFAULT_POLICY), { ok: false, error_class: 'resolver' });
+});
+
+t.test('every spelling of loopback is refused before anything is dialled', async (t) => {
+  const spellings = ['localhost.', 'LOCALHOST', 'app.localhost', '127.0.0.1.', '2130706433', '0x7f000001', '0x7f.1', '0177.0.0.1', '127.1', '0', '0.0.0.0', '[::]', '::127.0.0.1', '[::7f00:1]', '::ffff:127.0.0.1', '64:ff9b::127.0.0.1'];
+  for (const host of spellings) {
+    const r = await resolveTarget(host, 'auto', DEFAULT_POLICY);
+    t.match(r, { ok: false, error_class: 'blocked' }, host);
+  }
+  t.match(await resolveTarget('localhost.', 'v6', { allow_private: true, allow_cidrs: [] }), { ok: true, address: '::1', family: 6 }, 'localhost names need no resolver');
+  t.match(await resolveTarget('127.0.0.1.', 'auto', { allow_private: true, allow_cidrs: [] }), { ok: true, address: '127.0.0.1' }, 'a trailing dot is the same address');
 });

@@ -1,42 +1,22 @@
-import ipaddr from 'ipaddr.js';
+import { PUBLIC_ONLY, compileTargetPolicy, type AddressVerdict, type TargetPolicy } from '@vantage/shared-protocol';
 
 /**
- * The node's rule for which addresses it may probe (DESIGN.md target safety; issue 4 item 6).
- * Public unicast addresses are always allowed. Private, loopback, link-local, unique-local,
- * carrier-grade NAT, benchmarking, multicast and reserved ranges are refused unless `allow_private`
- * is set or the address falls in one of `allow_cidrs`.
+ * The node's side of target safety (docs/architecture/probes.md; the rule itself is shared-protocol's
+ * probe/address-policy.ts, the same one the control plane applies before dispatch). A node runs
+ * each check under the intersection of its operator's policy (`allow_private`, `allow_cidrs` in
+ * its config) and the policy of whoever asked for the check (carried by `task.run` and by
+ * assignments): a private address is probed only when both allow it.
  */
-export interface TargetPolicy {
-  allow_private: boolean;
-  /** CIDR strings such as `198.18.0.0/15` or `fd00:7661::/48`. */
-  allow_cidrs: string[];
-}
+export type { TargetPolicy } from '@vantage/shared-protocol';
+export { intersectPolicies } from '@vantage/shared-protocol';
 
-export const DEFAULT_POLICY: TargetPolicy = { allow_private: false, allow_cidrs: [] };
-
-type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+/** Public unicast only: the default of a node's configuration and of a task that says nothing. */
+export const DEFAULT_POLICY: TargetPolicy = PUBLIC_ONLY;
 
 /**
- * Parse the policy's CIDRs once; throws on a malformed CIDR so bad config fails at start-up.
- * @returns a predicate telling whether `address` (a literal IPv4/IPv6) may be probed, and why not.
+ * Compile `policy` into a predicate over IP literals: allowed, or refused with the range name.
+ * Throws on a malformed CIDR, so bad configuration fails at start-up.
  */
-export function compilePolicy(policy: TargetPolicy): (address: string) => { allowed: true } | { allowed: false; range: string } {
-  const cidrs: Cidr[] = policy.allow_cidrs.map((c) => {
-    try {
-      return ipaddr.parseCIDR(c);
-    } catch {
-      throw new Error(`invalid CIDR in allow list: ${c}`);
-    }
-  });
-  return (address) => {
-    let ip = ipaddr.parse(address);
-    if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-    const range = ip.range();
-    if (range === 'unicast') return { allowed: true };
-    if (policy.allow_private) return { allowed: true };
-    for (const [net, bits] of cidrs) {
-      if (net.kind() === ip.kind() && ip.match(net as never, bits)) return { allowed: true };
-    }
-    return { allowed: false, range };
-  };
+export function compilePolicy(policy: TargetPolicy): (address: string) => AddressVerdict {
+  return compileTargetPolicy(policy);
 }

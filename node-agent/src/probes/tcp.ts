@@ -48,7 +48,7 @@ export function tcpConnect(address: string, port: number, timeout_ms: number, si
 }
 
 /**
- * TCP connect probe (spec 4.1): target `host:port`, or `host` plus `params.port` (the target's port
+ * TCP connect probe (docs/api/probes.md): target `host:port`, or `host` plus `params.port` (the target's port
  * wins when both are given). Resolves once through resolveTarget (policy checked after
  * resolution). Success is an open port; refused, timeout and unreachable are told apart in
  * `state` and `error_class`. Throws ProbeInputError only when no port can be found.
@@ -70,7 +70,7 @@ export const tcpProbe: Probe<'tcp'> = {
     if (got.state === 'open') return { success: true, error: null, error_class: null, output };
     const where = `${resolved.family === 6 ? `[${resolved.address}]` : resolved.address}:${port}`;
     const error = got.state === 'timeout'
-      ? `no answer from ${where} within ${params.timeout_ms} ms`
+      ? `no reply from ${where} within ${params.timeout_ms} ms`
       : `${got.state === 'error' ? 'connection failed' : got.state} at ${where}${got.code ? ` (${got.code})` : ''}`;
     return { success: false, error, error_class: CLASS_OF_STATE[got.state], output };
   },

@@ -16,10 +16,19 @@ const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
 
 type SendProbe = (ttl: number, n: number) => Promise<PacketResult>;
 
+/**
+ * dgram's address lookup for a literal, answered synchronously: the default one answers on the
+ * next tick, so sendto(2) ran after whatever else the tick did (the hop's other probes being
+ * set up), all of it counted in the rtt. With this, send() reaches sendto at once.
+ */
+function literalLookup(address: string, family: unknown, callback: (err: Error | null, address: string, family: number) => void): void {
+  callback(null, address, typeof family === 'number' && family ? family : address.includes(':') ? 6 : 4);
+}
+
 /** Open a UDP socket on an ephemeral port; its port identifies this traceroute's probes. */
 function openUdp(family: 4 | 6): Promise<dgram.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket(family === 4 ? 'udp4' : 'udp6');
+    const socket = dgram.createSocket({ type: family === 4 ? 'udp4' : 'udp6', lookup: literalLookup as never });
     socket.once('error', reject);
     socket.bind(0, () => {
       socket.off('error', reject);
@@ -45,7 +54,7 @@ function udpSender(lease: IcmpLease, socket: dgram.Socket, address: string, time
         fail((err as Error).message);
         return;
       }
-      mark();
+      mark(); // send() below reaches sendto(2) synchronously (literalLookup)
       socket.send(UDP_PAYLOAD, dst_port, address, (err) => { if (err) fail(err.message); });
     });
   };
@@ -90,7 +99,7 @@ async function walk(send: SendProbe, address: string, params: { max_hops: number
 }
 
 /**
- * Traceroute probe (spec 4.1) without a traceroute binary: ICMP mode sends echo requests (like
+ * Traceroute probe (docs/api/probes.md) without a traceroute binary: ICMP mode sends echo requests (like
  * `traceroute -I`), UDP mode datagrams to ports 33434+ (like traceroute(8)); both read the Time
  * Exceeded / Destination Unreachable answers on the process's shared raw ICMP socket, matched by
  * the quoted probe (echo id/seq, or UDP ports) and the quoted destination. Per hop: the first

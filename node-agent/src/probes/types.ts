@@ -6,13 +6,13 @@ import type { TargetPolicy } from './target-policy.js';
 export interface ProbeContext {
   /** Aborted when the check's timeout passes or the task is cancelled; probes must stop promptly. */
   signal: AbortSignal;
-  /** Which resolved addresses this node may probe (DESIGN.md target safety). */
+  /** Which resolved addresses this node may probe (docs/architecture/probes.md, target safety). */
   policy: TargetPolicy;
   log: Logger;
 }
 
 /**
- * What one check run produced (STYLE.md habit 2: a failed check is a result with a reason, not an
+ * What one check run produced (a failed check is a result with a reason, not an
  * exception). `output` is the type's measured shape; fields not reached are null.
  */
 export interface ProbeOutcome<T extends ProbeType> {
@@ -24,7 +24,7 @@ export interface ProbeOutcome<T extends ProbeType> {
 
 /**
  * One check type (blackbox_exporter's prober / synthetic-monitoring-agent's Prober): a single
- * attempt, no retries; confirmation is decided above the probe (DESIGN.md probe semantics).
+ * attempt, no retries; confirmation is decided above the probe (docs/architecture/probes.md).
  * Implementations are registered in registry.ts, the only place that dispatches on the type.
  */
 export interface Probe<T extends ProbeType> {

@@ -2,7 +2,7 @@ import { Secret } from '../secret.js';
 import type { StateDb } from './db.js';
 import { getMeta, setMeta } from './meta.js';
 
-/** Who this node is, once enrolled (DESIGN.md node identity). */
+/** Who this node is, once enrolled (docs/architecture/node-agent.md, identity). */
 export interface NodeIdentity {
   node_id: string;
   credential: Secret;
@@ -24,7 +24,7 @@ export function readIdentity(db: StateDb): NodeIdentity | null {
 }
 
 /**
- * Store the identity from an enrollment `welcome` in one transaction (issue 5 item 2: before the
+ * Store the identity from an enrollment `welcome` in one transaction (before the
  * agent does anything else, so a crash right after enrollment does not lose the credential).
  */
 export function saveIdentity(db: StateDb, id: { node_id: string; credential: Secret; control_plane_url: string }, now: Date = new Date()): NodeIdentity {

@@ -24,7 +24,7 @@ export interface CheckJobOptions {
 
 /**
  * A queue job that runs one check and delivers its ResultEnvelope: the CheckRun plus a new
- * `r_` result id made here, when it was produced (DESIGN.md delivery), and its owner. A runCheck
+ * `r_` result id made here, when it was produced (docs/architecture/node-agent.md, outbox and delivery), and its owner. A runCheck
  * that breaks its never-reject contract still yields a failed result (class `internal`).
  */
 export function checkJob(opts: CheckJobOptions): Job {

@@ -67,3 +67,34 @@ t.test('a job that throws or rejects does not stop the queue', async (t) => {
   t.equal(await q.drain(5000), 0);
   t.ok(ran);
 });
+
+t.test('keys submitted once are remembered after they finish, for a bounded time and number', async (t) => {
+  const g = gate();
+  let now = 0;
+  const q = new TaskQueue({ concurrency: 1, queue_max: 5, once_memory: { ttl_ms: 1000, max: 2 }, now: () => now });
+  q.submit('a', g.job('a'), { once: true });
+  g.release('a');
+  await new Promise(setImmediate);
+  t.same(q.submit('a', g.job('a'), { once: true }), { accepted: true, duplicate: true }, 'finished, still not run again');
+  t.same(g.events, ['start a', 'end a']);
+  t.same(q.submit('m', g.job('m')), { accepted: true, duplicate: false }, 'keys without once run again (monitor rounds)');
+  g.release('m');
+  await new Promise(setImmediate);
+  t.same(q.submit('m', g.job('m')), { accepted: true, duplicate: false });
+  g.release('m');
+  await new Promise(setImmediate);
+
+  now = 1000;
+  t.same(q.submit('a', g.job('a'), { once: true }), { accepted: true, duplicate: false }, 'forgotten after ttl_ms');
+  g.release('a');
+  await new Promise(setImmediate);
+  q.remember(['b', 'c']);
+  t.same(q.submit('a', g.job('a'), { once: true }), { accepted: true, duplicate: false }, 'the oldest is dropped past max');
+  g.release('a');
+  await new Promise(setImmediate);
+  t.same(q.submit('c', g.job('c'), { once: true }), { accepted: true, duplicate: true }, 'remembered (e.g. a result in the outbox at start-up)');
+  q.close('agent shutting down');
+  t.same(q.submit('c', g.job('c'), { once: true }), { accepted: true, duplicate: true }, 'a duplicate is acked even while closing');
+  t.same(q.submit('x', g.job('x'), { once: true }), { accepted: false, reason: 'agent shutting down' });
+  await q.drain(1000);
+});

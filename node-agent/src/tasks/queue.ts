@@ -17,12 +17,27 @@ export interface QueueOptions {
   concurrency: number;
   /** Jobs waiting beyond those running; more are rejected (config `queue_max`, default 256). */
   queue_max: number;
+  /**
+   * How long (ms) and how many keys submitted with `once` are remembered after they were accepted
+   * (defaults {@link ONCE_MEMORY}); the clock is `now` (default Date.now).
+   */
+  once_memory?: { ttl_ms: number; max: number };
+  now?: () => number;
 }
 
 /**
- * The node's task runner core (issue 5 item 4): at most `concurrency` jobs at once, at most
+ * Default memory of `once` keys: 15 minutes covers any task a control plane can still re-send
+ * (task.run timeout_ms is at most 300 s, re-sent only before its deadline = timeout + grace);
+ * 50 000 keys (a few MB) covers a node finishing 50 tasks a second for that long.
+ */
+export const ONCE_MEMORY = { ttl_ms: 15 * 60_000, max: 50_000 };
+
+/**
+ * The node's task runner core: at most `concurrency` jobs at once, at most
  * `queue_max` waiting, anything beyond rejected at once with a reason (never a hang). Jobs are
- * keyed (a task id, or `monitor:<id>`): a key already queued or running is not run twice.
+ * keyed (a task id, or `monitor:<id>`): a key already queued or running is not run twice, and a
+ * key submitted with `once` (an ad-hoc task: the control plane may send its task.run again) is not
+ * run again after it finished either, for as long as {@link QueueOptions.once_memory} keeps it.
  * {@link TaskQueue.cancel} aborts a job's signal; a queued job then starts at once so it can report
  * itself cancelled. {@link TaskQueue.drain} is the bounded part of a soft shutdown.
  */
@@ -32,24 +47,56 @@ export class TaskQueue {
   readonly #running = new Map<string, Entry>();
   #closed: string | null = null;
   readonly #idle = new Set<() => void>();
+  /** Keys accepted with `once` (or {@link TaskQueue.remember}ed) → when, oldest first. */
+  readonly #once = new Map<string, number>();
+  readonly #onceMemory: { ttl_ms: number; max: number };
+  readonly #now: () => number;
 
   constructor(opts: QueueOptions) {
     this.#o = opts;
+    this.#onceMemory = opts.once_memory ?? ONCE_MEMORY;
+    this.#now = opts.now ?? Date.now;
   }
 
   /**
    * Queue `job` under `key`. Rejections: `queue full (N tasks)`, or the reason given to
-   * {@link TaskQueue.close}. A key already present is accepted as a duplicate and not run again.
+   * {@link TaskQueue.close}. A key already queued or running, or (with `once`) accepted before and
+   * still remembered, is accepted as a duplicate and not run again, even while closing: the job
+   * that holds it will report.
    */
-  submit(key: string, job: Job): Submitted {
-    if (this.#closed) return { accepted: false, reason: this.#closed };
+  submit(key: string, job: Job, opts: { once?: boolean } = {}): Submitted {
     if (this.#running.has(key) || this.#waiting.some((e) => e.key === key)) return { accepted: true, duplicate: true };
+    if (opts.once && this.#ranOnce(key)) return { accepted: true, duplicate: true };
+    if (this.#closed) return { accepted: false, reason: this.#closed };
     if (this.#running.size >= this.#o.concurrency && this.#waiting.length >= this.#o.queue_max) {
       return { accepted: false, reason: `queue full (${this.#o.queue_max} tasks)` };
     }
+    if (opts.once) this.remember([key]);
     this.#waiting.push({ key, job, controller: new AbortController() });
     this.#next();
     return { accepted: true, duplicate: false };
+  }
+
+  /**
+   * Treat `keys` as run already: a later `once` submit of one is a duplicate (e.g. at start-up, the
+   * tasks whose result is in the outbox from before a restart).
+   */
+  remember(keys: Iterable<string>): void {
+    const now = this.#now();
+    for (const key of keys) {
+      this.#once.delete(key); // re-insert: the Map stays in remembering order
+      this.#once.set(key, now);
+    }
+    const { ttl_ms, max } = this.#onceMemory;
+    for (const [key, at] of this.#once) {
+      if (this.#once.size <= max && now - at < ttl_ms) break;
+      this.#once.delete(key);
+    }
+  }
+
+  #ranOnce(key: string): boolean {
+    const at = this.#once.get(key);
+    return at !== undefined && this.#now() - at < this.#onceMemory.ttl_ms;
   }
 
   /** Abort job `key` if queued or running. @returns whether it was found. */
@@ -67,6 +114,11 @@ export class TaskQueue {
     return true;
   }
 
+  /** Keys of every job queued or running (the ad-hoc task ids a reconnecting agent still holds). */
+  keys(): string[] {
+    return [...this.#running.keys(), ...this.#waiting.map((e) => e.key)];
+  }
+
   /** Counts for logs and status. */
   get size(): { running: number; waiting: number } {
     return { running: this.#running.size, waiting: this.#waiting.length };
@@ -78,7 +130,7 @@ export class TaskQueue {
   }
 
   /**
-   * Soft-shutdown step (issue 5 item 3): stop accepting, let running and queued jobs finish for up to
+   * Soft-shutdown step: stop accepting, let running and queued jobs finish for up to
    * `grace_ms`, then abort the rest and wait up to `abort_wait_ms` for them to settle.
    * @returns how many jobs had to be aborted.
    */

@@ -8,9 +8,9 @@ export const CLOSE_CODES = {
   protocol_error: { code: 4000, reason: 'protocol error', fatal: false },
   /** The node credential is unknown or was revoked. */
   credential_invalid: { code: 4001, reason: 'node credential invalid or revoked', fatal: true },
-  /** The enrollment token is unknown, used or expired (spec 7 NODE_ENROLLMENT_TOKEN_INVALID). */
+  /** The enrollment token is unknown, used or expired (docs/api/conventions.md NODE_ENROLLMENT_TOKEN_INVALID). */
   enrollment_token_invalid: { code: 4002, reason: 'enrollment token invalid, used or expired', fatal: true },
-  /** The node was disabled or banned by its owner or an operator (spec 7 NODE_ALREADY_BANNED). */
+  /** The node was disabled or banned by its owner or an operator (docs/api/conventions.md NODE_ALREADY_BANNED). */
   node_disabled: { code: 4003, reason: 'node disabled or banned', fatal: true },
   /** The node record was removed. */
   node_removed: { code: 4004, reason: 'node removed', fatal: true },
@@ -18,7 +18,7 @@ export const CLOSE_CODES = {
   unsupported_version: { code: 4005, reason: 'unsupported protocol version', fatal: true },
   /** Another connection for the same node replaced this one. */
   replaced: { code: 4006, reason: 'replaced by a newer connection', fatal: false },
-  /** No hello/enroll arrived in time after the upgrade. */
+  /** No hello/enroll arrived in time after the upgrade, or no `enroll.confirm` after an enrollment `welcome`. */
   hello_timeout: { code: 4007, reason: 'hello timeout', fatal: false },
   /** The control plane is shutting down; reconnect (possibly to another instance). */
   server_shutdown: { code: 4008, reason: 'server shutting down', fatal: false },

@@ -1,8 +1,9 @@
 import t from 'tap';
 import { newId } from '../ids.js';
+import type { DnsOutput } from '../probe/outputs.js';
 import { parseNodeMessage, parseServerMessage } from '../parse.js';
 import { closeCodeInfo, isFatalClose, CLOSE_CODES } from './close-codes.js';
-import { resultEnvelopeSchema } from './messages.js';
+import { EARLIEST_RESULT_AT, resultEnvelopeSchema } from './messages.js';
 
 const node_id = newId('node');
 const task_id = newId('probe_task');
@@ -31,7 +32,7 @@ t.test('server messages: the documented examples parse', async (t) => {
     { type: 'task.run', task_id, timeout_ms: 10000, check: { type: 'ping', target: '198.18.1.10', params: { count: 4, timeout_ms: 5000, interval_ms: 1000, ip_version: 'auto' } } },
     { type: 'task.cancel', task_id },
     { type: 'result.ack', batch_id: 17, result_ids: [newId('result')] },
-    { type: 'assignments.full', version: 42, assignments: [{ monitor_id: newId('monitor'), interval_s: 60, check: { type: 'http', target: 'https://example.com', params: {} } }] },
+    { type: 'assignments.full', version: 42, assignments: [{ monitor_id: newId('monitor'), interval_s: 60, check: { type: 'http', target: 'https://example.com', config: {} } }] },
     { type: 'assignments.delta', from_version: 42, version: 43, upsert: [], remove: [newId('monitor')] },
     { type: 'error', code: 'VALIDATION_FAILED', message: 'bad', ref: '17' },
   ];
@@ -41,7 +42,7 @@ t.test('server messages: the documented examples parse', async (t) => {
   }
   const full = parseServerMessage(JSON.stringify(frames[4]));
   t.ok(full.ok && full.value.type === 'assignments.full' && full.value.assignments[0]?.check.type === 'http'
-    && full.value.assignments[0].check.params.method === 'GET', 'check params get their defaults');
+    && full.value.assignments[0].check.config.method === 'GET', 'check config gets its defaults');
 });
 
 t.test('wrong shapes are rejected with a clear message', async (t) => {
@@ -83,4 +84,62 @@ t.test('close codes are in 4000-4099 and classified', async (t) => {
   t.notOk(isFatalClose(CLOSE_CODES.server_shutdown.code));
   t.notOk(isFatalClose(1006), 'abnormal closure is transient');
   t.equal(closeCodeInfo(4005)?.name, 'unsupported_version');
+});
+
+t.test('task.run carries the requester policy; absent means public only', async (t) => {
+  const check = { type: 'tcp', target: '198.18.1.10:443', params: {} };
+  const without = parseServerMessage(JSON.stringify({ type: 'task.run', task_id, timeout_ms: 5000, check }));
+  t.ok(without.ok && without.value.type === 'task.run');
+  if (without.ok && without.value.type === 'task.run') t.same(without.value.policy, { allow_private: false, allow_cidrs: [] });
+  const owner = parseServerMessage(JSON.stringify({ type: 'task.run', task_id, timeout_ms: 5000, policy: { allow_private: true, allow_cidrs: ['198.18.0.0/15'] }, check }));
+  t.ok(owner.ok && owner.value.type === 'task.run' && owner.value.policy.allow_private);
+  const bad = parseServerMessage(JSON.stringify({ type: 'task.run', task_id, timeout_ms: 5000, policy: { allow_private: false, allow_cidrs: ['nope'] }, check }));
+  t.notOk(bad.ok, 'a malformed CIDR is refused');
+  const full = parseServerMessage(JSON.stringify({ type: 'assignments.full', version: 1, assignments: [{ monitor_id: newId('monitor'), interval_s: 60, check: { type: 'tcp', target: '198.18.1.10:443', config: {} } }] }));
+  t.ok(full.ok && full.value.type === 'assignments.full' && full.value.assignments[0]!.policy.allow_private === false, 'assignments default to public only');
+});
+
+t.test('absurd measurements and times are refused; unstorable text is sanitised', async (t) => {
+  const now = new Date();
+  const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
+  const base = {
+    result_id: newId('result'), task_id, monitor_id: null, started_at: at(-1000), finished_at: at(0), success: true, error: null, error_class: null,
+  };
+  const ping = {
+    ...base, type: 'ping',
+    output: {
+      resolved_address: '198.18.1.10', packets_sent: 4, packets_received: 3, packet_loss: 25, rtt_min_ms: 0.1, rtt_avg_ms: 0.2, rtt_max_ms: 0.4, rtt_stddev_ms: 0.1,
+      packets: [{ seq: 1, rtt_ms: 0.1, ttl: 64 }, { seq: 2, rtt_ms: 0.4, ttl: 64 }, { seq: 3, rtt_ms: 0.1, ttl: 64 }, { seq: 4, rtt_ms: null, ttl: null }],
+    },
+  };
+  t.ok(resultEnvelopeSchema.safeParse(ping).success, 'a sane ping result');
+  const bad: Array<[string, Record<string, unknown>]> = [
+    ['negative rtt', { ...ping, output: { ...ping.output, rtt_min_ms: -5 } }],
+    ['negative packet rtt', { ...ping, output: { ...ping.output, packets: [{ seq: 1, rtt_ms: -1, ttl: 64 }] } }],
+    ['received > sent', { ...ping, output: { ...ping.output, packets_received: 9, packet_loss: 0 } }],
+    ['loss not matching the counts', { ...ping, output: { ...ping.output, packet_loss: 0 } }],
+    ['min > max', { ...ping, output: { ...ping.output, rtt_min_ms: 5, rtt_max_ms: 1 } }],
+    ['stats without replies', { ...ping, output: { ...ping.output, packets_received: 0, packet_loss: 100, packets: [] } }],
+    ['an hour-long rtt', { ...ping, output: { ...ping.output, rtt_max_ms: 3_600_000 } }],
+    ['1970 timestamps', { ...ping, started_at: '1970-01-01T00:00:00.000Z', finished_at: '1970-01-01T00:00:01.000Z' }],
+    ['before the earliest time', { ...ping, started_at: new Date(Date.parse(EARLIEST_RESULT_AT) - 1).toISOString() }],
+    ['finished before started', { ...ping, started_at: at(0), finished_at: at(-1000) }],
+    ['a week in the future', { ...ping, started_at: at(7 * 86_400_000), finished_at: at(7 * 86_400_000 + 1) }],
+    ['negative http phase', { ...base, type: 'http', output: { final_url: 'http://x/', status_code: 200, response_ms: 1, response_size: 0, headers: {}, timing: { dns_ms: -1, tcp_ms: 0, tls_ms: 0, ttfb_ms: 0, download_ms: 0 }, tls: null, certificate: null, redirects: [], resolved_address: null, body_truncated: false } }],
+    ['status 42', { ...base, type: 'http', output: { final_url: 'http://x/', status_code: 42, response_ms: 1, response_size: 0, headers: {}, timing: null, tls: null, certificate: null, redirects: [], resolved_address: null, body_truncated: false } }],
+    ['negative connect time', { ...base, type: 'tcp', output: { resolved_address: '198.18.1.10', port: 443, connect_ms: -0.5, state: 'open' } }],
+    ['hop 0', { ...base, type: 'traceroute', output: { resolved_address: null, protocol: 'icmp', destination_reached: false, hops: [{ hop: 0, address: null, rtts_ms: [null] }] } }],
+    ['negative dns ttl', { ...base, type: 'dns', output: { server: '1.1.1.1:53', protocol: 'udp', rcode: 'NOERROR', query_ms: 1, truncated: false, answers: [{ name: 'a', type: 'A', ttl: -1, value: '1.2.3.4' }], authorities: [] } }],
+  ];
+  for (const [what, result] of bad) t.notOk(resultEnvelopeSchema.safeParse(result).success, what);
+
+  const dns = {
+    ...base, type: 'dns',
+    output: { server: '1.1.1.1:53', protocol: 'udp', rcode: 'NOERROR', query_ms: 1, truncated: false, answers: [{ name: 'a\u0000.test', type: 'TXT', ttl: 60, value: '"x\u0000y" "\ud800"' }], authorities: [] },
+  };
+  const parsed = resultEnvelopeSchema.safeParse(JSON.parse(JSON.stringify(dns))); // as it arrives in a frame
+  t.ok(parsed.success, 'a DNS answer with NUL and a lone surrogate parses');
+  const answer = parsed.success ? (parsed.data.output as DnsOutput).answers[0]! : null;
+  t.equal(answer?.value, '"x\ufffdy" "\ufffd"');
+  t.equal(answer?.name, 'a\ufffd.test');
 });

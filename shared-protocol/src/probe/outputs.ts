@@ -1,29 +1,43 @@
 import { z } from 'zod';
+import { LIMITS } from '../limits.js';
 
 /**
  * What a node measures for one check, per probe type. These travel inside `result.batch` messages
  * and are merged into the API's node results (see results.ts). Times are milliseconds; a value
- * that was not reached (a phase after a failure) is null.
+ * that was not reached (a phase after a failure) is null. Every value is bounded to what a real
+ * measurement can give (no negative or absurd times, no more replies than requests), so a broken
+ * or hostile node cannot publish impossible figures: such a result is refused as a whole.
  */
 
-/** Why a check failed, classified (STYLE.md habit 2): the target, the resolver, a timeout, policy or us. */
+/**
+ * Upper bound of any measured duration, ms: 10 minutes, above every check's own bound (a task is
+ * cut at 300 s, a ping at 50 packets × 10 s apart).
+ */
+export const MEASURED_MS_MAX = 600_000;
+
+/** A measured duration in ms: finite, 0 to {@link MEASURED_MS_MAX}. */
+const ms = () => z.number().min(0).max(MEASURED_MS_MAX);
+/** The same as an integer (the HTTP phases of docs/api/probes.md are integers). */
+const msInt = () => z.number().int().min(0).max(MEASURED_MS_MAX);
+
+/** Why a check failed, classified: the target, the resolver, a timeout, policy or us. */
 export const failureClassSchema = z.enum(['target', 'resolver', 'timeout', 'refused', 'unreachable', 'blocked', 'cancelled', 'rejected', 'internal']);
 export type FailureClass = z.infer<typeof failureClassSchema>;
 
 /**
- * HTTP timing phases, blackbox_exporter's boundaries mapped to spec 2.3's names: dns_ms = resolve,
+ * HTTP timing phases, blackbox_exporter's boundaries mapped to docs/api/probes.md's names: dns_ms = resolve,
  * tcp_ms = connect, tls_ms = tls handshake, ttfb_ms = processing (request sent → first byte),
  * download_ms = transfer (first byte → last byte). Integers, ms.
  */
 export const httpTimingSchema = z.object({
-  dns_ms: z.number().int().min(0),
-  tcp_ms: z.number().int().min(0),
-  tls_ms: z.number().int().min(0),
-  ttfb_ms: z.number().int().min(0),
-  download_ms: z.number().int().min(0),
+  dns_ms: msInt(),
+  tcp_ms: msInt(),
+  tls_ms: msInt(),
+  ttfb_ms: msInt(),
+  download_ms: msInt(),
 });
 
-/** Negotiated TLS facts (spec 2.3 `tls`). */
+/** Negotiated TLS facts (docs/api/probes.md `tls`). */
 export const httpTlsSchema = z.object({ cipher: z.string(), version: z.string() });
 
 /** Leaf certificate facts users expect beside `tls`: subject CN, issuer CN, expiry and days left. */
@@ -36,45 +50,69 @@ export const certificateSchema = z.object({
   san: z.array(z.string()),
 });
 
-/** One redirect followed (spec 2.3 headers-analysis `hops[]` shape). */
-export const redirectHopSchema = z.object({ url: z.string(), status_code: z.number().int(), location: z.string() });
+/** An HTTP status code as received: three digits (RFC 9110 15). */
+const statusCode = () => z.number().int().min(100).max(999);
+
+/** One redirect followed (docs/api/probes.md headers-analysis `hops[]` shape). */
+export const redirectHopSchema = z.object({ url: z.string(), status_code: statusCode(), location: z.string() });
+
+/** Redirects a node may report: it follows at most 10 and records the 11th before giving up. */
+export const REDIRECTS_MAX = 11;
 
 export const httpOutputSchema = z.object({
   final_url: z.string().nullable(),
-  status_code: z.number().int().nullable(),
-  response_ms: z.number().int().min(0).nullable(),
-  response_size: z.number().int().min(0).nullable(),
+  status_code: statusCode().nullable(),
+  response_ms: msInt().nullable(),
+  response_size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
   headers: z.record(z.string(), z.string()),
   timing: httpTimingSchema.nullable(),
   tls: httpTlsSchema.nullable(),
   certificate: certificateSchema.nullable(),
-  redirects: z.array(redirectHopSchema),
+  redirects: z.array(redirectHopSchema).max(REDIRECTS_MAX),
   resolved_address: z.string().nullable(),
   /** True when the body was longer than the node's read cap and was cut. */
   body_truncated: z.boolean(),
 });
 
 /** One echo request: `rtt_ms` and `ttl` are null when no reply came within the timeout. */
-export const pingPacketSchema = z.object({ seq: z.number().int().min(0), rtt_ms: z.number().min(0).nullable(), ttl: z.number().int().min(0).max(255).nullable() });
+export const pingPacketSchema = z.object({ seq: z.number().int().min(0).max(LIMITS.ping_count_max), rtt_ms: ms().nullable(), ttl: z.number().int().min(0).max(255).nullable() });
 
-/** Ping statistics as iputils ping prints them; rtt_* are null when nothing came back. loss is 0-100 %. */
+/**
+ * Ping statistics as iputils ping prints them; rtt_* are null when nothing came back. loss is 0-100 %.
+ * Consistency is checked: received ≤ sent ≤ 50 (docs/api/probes.md count), one packet entry per request
+ * sent at most, loss matching the counts, rtt_* present exactly when something was received and
+ * min ≤ avg ≤ max.
+ */
 export const pingOutputSchema = z.object({
   resolved_address: z.string().nullable(),
-  packets_sent: z.number().int().min(0),
-  packets_received: z.number().int().min(0),
+  packets_sent: z.number().int().min(0).max(LIMITS.ping_count_max),
+  packets_received: z.number().int().min(0).max(LIMITS.ping_count_max),
   packet_loss: z.number().min(0).max(100),
-  rtt_min_ms: z.number().nullable(),
-  rtt_avg_ms: z.number().nullable(),
-  rtt_max_ms: z.number().nullable(),
-  rtt_stddev_ms: z.number().nullable(),
-  packets: z.array(pingPacketSchema),
+  rtt_min_ms: ms().nullable(),
+  rtt_avg_ms: ms().nullable(),
+  rtt_max_ms: ms().nullable(),
+  rtt_stddev_ms: ms().nullable(),
+  packets: z.array(pingPacketSchema).max(LIMITS.ping_count_max),
+}).superRefine((p, ctx) => {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (p.packets_received > p.packets_sent) issue('packets_received', 'more replies than requests sent');
+  if (p.packets.length > p.packets_sent) issue('packets', 'more packet entries than requests sent');
+  if (p.packets.filter((x) => x.rtt_ms !== null).length > p.packets_received) issue('packets', 'more answered packets than packets_received');
+  const loss = p.packets_sent === 0 ? 0 : ((p.packets_sent - p.packets_received) / p.packets_sent) * 100;
+  if (Math.abs(loss - p.packet_loss) > 0.01) issue('packet_loss', `packet_loss must be ${loss.toFixed(2)} for these counts`);
+  const stats = [p.rtt_min_ms, p.rtt_avg_ms, p.rtt_max_ms, p.rtt_stddev_ms];
+  if (p.packets_received === 0 ? stats.some((x) => x !== null) : stats.some((x) => x === null)) issue('rtt_avg_ms', 'rtt statistics must be present exactly when a reply was received');
+  if (p.rtt_min_ms !== null && p.rtt_avg_ms !== null && p.rtt_max_ms !== null && !(p.rtt_min_ms <= p.rtt_avg_ms && p.rtt_avg_ms <= p.rtt_max_ms)) {
+    issue('rtt_avg_ms', 'rtt_min_ms ≤ rtt_avg_ms ≤ rtt_max_ms does not hold');
+  }
 });
 
 /** One resource record of an answer; `value` is the presentation form (RFC 1035 master-file style). */
 export const dnsRecordSchema = z.object({
   name: z.string(),
   type: z.string(),
-  ttl: z.number().int().min(0),
+  /** Seconds, 0 to 2^31 − 1 (RFC 2181 8). */
+  ttl: z.number().int().min(0).max(2 ** 31 - 1),
   value: z.string(),
 });
 
@@ -83,7 +121,7 @@ export const dnsOutputSchema = z.object({
   protocol: z.enum(['udp', 'tcp']),
   /** RCODE mnemonic (RFC 1035 4.1.1, RFC 6895): NOERROR, NXDOMAIN, SERVFAIL, REFUSED ... */
   rcode: z.string().nullable(),
-  query_ms: z.number().min(0).nullable(),
+  query_ms: ms().nullable(),
   truncated: z.boolean(),
   answers: z.array(dnsRecordSchema),
   authorities: z.array(dnsRecordSchema),
@@ -93,22 +131,23 @@ export const dnsOutputSchema = z.object({
 export const tcpOutputSchema = z.object({
   resolved_address: z.string().nullable(),
   port: z.number().int().min(1).max(65535),
-  connect_ms: z.number().min(0).nullable(),
+  connect_ms: ms().nullable(),
   state: z.enum(['open', 'refused', 'timeout', 'unreachable', 'error']),
 });
 
 /** One traceroute hop: `address` null and rtts null for a silent hop (`*`). */
 export const tracerouteHopSchema = z.object({
-  hop: z.number().int().min(1),
+  hop: z.number().int().min(1).max(LIMITS.traceroute_max_hops_max),
   address: z.string().nullable(),
-  rtts_ms: z.array(z.number().min(0).nullable()),
+  /** One entry per probe sent to this hop (probes_per_hop, at most 5). */
+  rtts_ms: z.array(ms().nullable()).max(5),
 });
 
 export const tracerouteOutputSchema = z.object({
   resolved_address: z.string().nullable(),
   protocol: z.enum(['icmp', 'udp']),
   destination_reached: z.boolean(),
-  hops: z.array(tracerouteHopSchema),
+  hops: z.array(tracerouteHopSchema).max(LIMITS.traceroute_max_hops_max),
 });
 
 /** Output schema per probe type: the single map from type to measured shape. */

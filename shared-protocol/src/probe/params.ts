@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LIMITS as L } from '../limits.js';
 
-/** The five ad-hoc probe types of spec/api.md 4.1. */
+/** The five ad-hoc probe types of docs/api/probes.md. */
 export const PROBE_TYPES = ['http', 'ping', 'dns', 'tcp', 'traceroute'] as const;
 export const probeTypeSchema = z.enum(PROBE_TYPES);
 export type ProbeType = z.infer<typeof probeTypeSchema>;
@@ -10,7 +10,7 @@ const timeoutMs = (def: number) =>
   z.number().int().min(L.probe_timeout_ms_min).max(L.probe_timeout_ms_max).default(def);
 
 /**
- * HTTP probe params (spec 4.1): method default GET; timeout_ms 1000-30000 default 10000; headers;
+ * HTTP probe params (docs/api/probes.md): method default GET; timeout_ms 1000-30000 default 10000; headers;
  * body up to 32768 characters; follow_redirects default true; ip_version v4/v6/auto default auto.
  */
 export const httpParamsSchema = z.strictObject({
@@ -23,7 +23,7 @@ export const httpParamsSchema = z.strictObject({
 });
 
 /**
- * Ping params (spec 4.1): count default 4, max 50; timeout_ms default 5000 (per packet);
+ * Ping params (docs/api/probes.md): count default 4, max 50; timeout_ms default 5000 (per packet);
  * interval_ms between echo requests (ours, default 1000 like iputils, min 10).
  */
 export const pingParamsSchema = z.strictObject({
@@ -33,11 +33,11 @@ export const pingParamsSchema = z.strictObject({
   ip_version: z.enum(['v4', 'v6', 'auto']).default('auto'),
 });
 
-/** DNS record types accepted by the DNS probe (spec 4.1). */
+/** DNS record types accepted by the DNS probe (docs/api/probes.md). */
 export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'CAA', 'ANY'] as const;
 
 /**
- * DNS params (spec 4.1): record_type default A; server as host or host:port (IPv6 as [addr]:port);
+ * DNS params (docs/api/probes.md): record_type default A; server as host or host:port (IPv6 as [addr]:port);
  * protocol udp (TCP fallback on truncation, RFC 7766) or tcp; timeout_ms default 5000 (ours).
  */
 export const dnsParamsSchema = z.strictObject({
@@ -47,7 +47,7 @@ export const dnsParamsSchema = z.strictObject({
   timeout_ms: timeoutMs(L.ping_timeout_ms_default),
 });
 
-/** TCP connect params (spec 4.1): port 1-65535 (or in the target as host:port); timeout_ms default 5000. */
+/** TCP connect params (docs/api/probes.md): port 1-65535 (or in the target as host:port); timeout_ms default 5000. */
 export const tcpParamsSchema = z.strictObject({
   port: z.number().int().min(L.tcp_port_min).max(L.tcp_port_max).optional(),
   timeout_ms: timeoutMs(L.tcp_timeout_ms_default),
@@ -55,7 +55,7 @@ export const tcpParamsSchema = z.strictObject({
 });
 
 /**
- * Traceroute params (spec 4.1): max_hops default 30 (bound 64 is ours); protocol icmp (default) or
+ * Traceroute params (docs/api/probes.md): max_hops default 30 (bound 64 is ours); protocol icmp (default) or
  * udp (classic port 33434+); probes_per_hop default 3 like traceroute(8); timeout_ms per probe.
  */
 export const tracerouteParamsSchema = z.strictObject({

@@ -6,7 +6,7 @@ import {
   tracerouteProbeRequestSchema,
 } from './request.js';
 
-t.test('spec 4.1 examples parse and get the spec defaults', async (t) => {
+t.test('docs/api/probes.md examples parse and get the documented defaults', async (t) => {
   const http = httpProbeRequestSchema.parse({ target: 'https://example.com' });
   t.same(http.params, { method: 'GET', timeout_ms: 10000, headers: {}, follow_redirects: true, ip_version: 'auto' });
   const ping = pingProbeRequestSchema.parse({ target: 'example.com', params: { count: 10 } });

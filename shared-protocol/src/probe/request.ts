@@ -3,7 +3,7 @@ import { idSchema } from '../ids.js';
 import { PROBE_PARAMS, type ProbeType } from './params.js';
 
 /**
- * Node selection (spec 2.3 leaves its structure open; DESIGN.md names this shape): how many nodes,
+ * Node selection (docs/api/probes.md leaves its structure open): how many nodes,
  * and filters that narrow the pool. Empty filters match every node.
  */
 export const nodeSelectionSchema = z.strictObject({
@@ -19,7 +19,7 @@ export type NodeSelection = z.infer<typeof nodeSelectionSchema>;
 const target = z.string().trim().min(1, 'target is required').max(2048);
 
 /**
- * The common probe request of spec 2.3, with `params` typed for `type`:
+ * The common probe request of docs/api/probes.md, with `params` typed for `type`:
  * `{ target, node_ids?, node_id?, nodes?, params? }`.
  * @example probeRequestSchema('ping').parse({ target: 'example.com', params: { count: 3 } })
  */
@@ -41,7 +41,7 @@ export const dnsProbeRequestSchema = probeRequestSchema('dns');
 export const tcpProbeRequestSchema = probeRequestSchema('tcp');
 export const tracerouteProbeRequestSchema = probeRequestSchema('traceroute');
 
-/** Probe creation response `data` (spec 4.1): `{ task_id, task_ids[], status: 'queued' }`. */
+/** Probe creation response `data` (docs/api/probes.md): `{ task_id, task_ids[], status: 'queued' }`. */
 export const probeCreatedSchema = z.object({
   task_id: idSchema('probe_task'),
   task_ids: z.array(idSchema('probe_task')),
@@ -49,6 +49,6 @@ export const probeCreatedSchema = z.object({
 });
 export type ProbeCreated = z.infer<typeof probeCreatedSchema>;
 
-/** Probe task states (spec part 3). */
+/** Probe task states (docs/api/probes.md). */
 export const taskStatusSchema = z.enum(['queued', 'running', 'completed', 'failed']);
 export type TaskStatus = z.infer<typeof taskStatusSchema>;

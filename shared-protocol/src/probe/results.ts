@@ -6,7 +6,7 @@ import {
   tcpOutputSchema, tracerouteOutputSchema,
 } from './outputs.js';
 
-/** The node facts attached to each node result (spec 2.3): `{ asn, city, country, isp }`. */
+/** The node facts attached to each node result (docs/api/probes.md): `{ asn, city, country, isp }`. */
 export const nodeFactsSchema = z.object({
   asn: z.number().int().nullable(),
   city: z.string().nullable(),
@@ -14,7 +14,7 @@ export const nodeFactsSchema = z.object({
   isp: z.string().nullable(),
 });
 
-/** Fields every node result has (spec 2.3 "node_id, node_name, success, latency_ms" plus `error`). */
+/** Fields every node result has (docs/api/probes.md, Polling). */
 const nodeResultBase = z.object({
   node_id: idSchema('node'),
   node_name: z.string(),
@@ -28,7 +28,7 @@ const nodeResultBase = z.object({
 });
 
 /**
- * HTTP node result: spec 2.3's fields exactly (node_id, success, error, final_url, status_code,
+ * HTTP node result: docs/api/probes.md's fields exactly (node_id, success, error, final_url, status_code,
  * response_ms, response_size, headers, node, timing, tls) plus redirects and certificate facts.
  */
 export const httpNodeResultSchema = nodeResultBase.extend(httpOutputSchema.shape);
@@ -41,7 +41,7 @@ export const tcpNodeResultSchema = nodeResultBase.extend(tcpOutputSchema.shape);
 /** Traceroute node result: base fields plus per-hop address and rtts. */
 export const tracerouteNodeResultSchema = nodeResultBase.extend(tracerouteOutputSchema.shape);
 
-/** Summary of spec 2.3: averages over successful nodes' `latency_ms`; counts over all nodes. */
+/** Summary of docs/api/probes.md: averages over successful nodes' `latency_ms`; counts over all nodes. */
 export const taskSummarySchema = z.object({
   avg_response_ms: z.number().nullable(),
   p95_response_ms: z.number().nullable(),
@@ -58,8 +58,8 @@ export const nodeResultSchema = z.union([
 export type NodeResult = z.infer<typeof nodeResultSchema>;
 
 /**
- * Probe task result `data` (spec 2.3): `{ task_id, target, status, node_results[], summary }` plus
- * `probe_type`. DNS tasks add spec 2.3's `domain`, `type` (the record type), `pollution_detected`
+ * Probe task result `data` (docs/api/probes.md): `{ task_id, target, status, node_results[], summary }` plus
+ * `probe_type`. DNS tasks add docs/api/probes.md's `domain`, `type` (the record type), `pollution_detected`
  * and `records_by_node[]`; `type` is therefore never used for the probe type.
  */
 export const probeTaskResultSchema = z.object({
@@ -69,7 +69,14 @@ export const probeTaskResultSchema = z.object({
   target: z.string(),
   status: taskStatusSchema,
   created_at: z.iso.datetime(),
+  /** When every node had a result (null until then); a late replacement does not move it. */
   completed_at: z.iso.datetime().nullable(),
+  /**
+   * When the group last changed: its creation, or the last node result stored. After
+   * `completed_at` only when a node's late result replaced the timeout failure the control plane
+   * had recorded for it (docs/api/probes.md "When a result is final").
+   */
+  updated_at: z.iso.datetime(),
   node_results: z.array(nodeResultSchema),
   summary: taskSummarySchema,
   domain: z.string().optional(),

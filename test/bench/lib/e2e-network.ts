@@ -1,5 +1,5 @@
 /**
- * The small namespace network of the end-to-end benchmark (issue 7 item 5), one L2 segment:
+ * The small namespace network of the end-to-end benchmark, one L2 segment:
  *
  *   root namespace (control plane, Postgres, this script) 198.19.251.1 ─┐
  *   agent1 198.19.251.11, agent2 .12, agent3 .13 ──────────────────────── br0 in namespace "sw"

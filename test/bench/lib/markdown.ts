@@ -1,6 +1,6 @@
 /**
  * The one shape every benchmark figure takes in bench/out/bench.md, and Markdown in and out.
- * Columns (issue 7 item 5): figure | ours | peer (same run) | goal | ratio/difference.
+ * Columns: figure | ours | peer (same run) | goal | ratio/difference.
  */
 
 /** One measured figure. Empty strings where there is no peer, goal or comparison. */

@@ -1,4 +1,4 @@
--- Accounts, sessions and credentials (spec/api.md 2.5, 4.3, part 5).
+-- Accounts, sessions and credentials (docs/api/accounts.md, docs/api/conventions.md).
 CREATE TABLE users (
   id              text PRIMARY KEY,                 -- u_ id
   email           text NOT NULL,

@@ -1,4 +1,4 @@
--- Fixed-window request counters shared by every instance (issue 3, spec 7 429 headers).
+-- Fixed-window request counters shared by every instance (docs/api/conventions.md).
 -- One row per bucket (ip:… or cred:…); a new window resets the count in the same UPSERT.
 CREATE TABLE rate_limit_counters (
   bucket        text PRIMARY KEY,

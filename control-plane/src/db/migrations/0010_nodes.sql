@@ -1,4 +1,4 @@
--- Issue 6: probe nodes, their enrollment tokens and hub relay messages (docs/architecture/hub.md).
+-- Probe nodes, their enrollment tokens and hub relay messages (docs/architecture/hub.md).
 
 -- A probe node. Removed nodes keep their row (removed_at set, credential cleared) so old results
 -- still join. status: online | offline | disabled | banned; instance_id = instance holding the socket.
@@ -23,7 +23,7 @@ CREATE TABLE nodes (
   last_seen_at     timestamptz NULL,
   created_at       timestamptz NOT NULL DEFAULT now(),
   removed_at       timestamptz NULL,
-  -- sha256 hex of the node's nk_ credential; NULL = revoked (DESIGN.md node identity).
+  -- sha256 hex of the node's nk_ credential; NULL = revoked (docs/architecture/node-agent.md, identity).
   credential_hash  text NULL UNIQUE,
   city_id          integer NULL,
   declared_operator text NULL
@@ -32,7 +32,7 @@ CREATE INDEX nodes_status_idx ON nodes (status) WHERE removed_at IS NULL;
 CREATE INDEX nodes_instance_idx ON nodes (instance_id) WHERE instance_id IS NOT NULL;
 CREATE INDEX nodes_owner_idx ON nodes (owner_user_id);
 
--- Single-use ent_ tokens (spec 2.12). Only a sha256 of the token is stored; status 'expired' is
+-- Single-use ent_ tokens (docs/api/nodes.md). Only a sha256 of the token is stored; status 'expired' is
 -- derived at read time from expires_at.
 CREATE TABLE enrollment_tokens (
   id                text PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Issue 6: ad-hoc probe tasks (spec 2.3, 3, 4.1) and the results nodes send back (docs/api/probes.md).
+-- Ad-hoc probe tasks and the results nodes send back (docs/api/probes.md).
 
 -- One task per selected node. A probe request is a group: group_id = the first task's id, ordinal =
 -- the task's place in `task_ids`. status: queued (created/sent) -> running (node accepted) ->

@@ -1,4 +1,4 @@
--- What each node last reported about its outbox (`outbox.stats`, issue 5 item 5): results waiting
+-- What each node last reported about its outbox (`outbox.stats`): results waiting
 -- to be delivered and results it had to drop (count/age bound). Shown to the node's owner.
 ALTER TABLE nodes
   ADD COLUMN outbox_pending integer NULL,

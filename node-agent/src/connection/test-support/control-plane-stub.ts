@@ -3,8 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
-  NODE_WS_PATH, PROTOCOL_VERSION, newId, newSecret, parseNodeMessage, resultEnvelopeSchema,
-  type Assignment, type NodeMessage, type ResultEnvelope, type ServerMessage,
+  NODE_WS_PATH, PROTOCOL_VERSION, isEnrollProof, newId, newSecret, parseNodeMessage, resultEnvelopeSchema,
+  type AssignmentInput, type NodeMessage, type ResultEnvelope, type ServerMessageInput,
 } from '@vantage/shared-protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 
@@ -28,20 +28,22 @@ export interface StubSocket {
  * A small in-process control plane speaking the real shared-protocol messages (NOT the real
  * control plane): enrollment tokens, node credentials, welcome, results stored by id (idempotent,
  * like `ON CONFLICT DO NOTHING`) and acked, assignments, close codes, refused upgrades (401 with the
- * spec part 7 envelope). Events: `message` (socket, NodeMessage), `connection` (socket).
+ * docs/api/conventions.md envelope). Events: `message` (socket, NodeMessage), `connection` (socket).
  */
 export class ControlPlaneStub extends EventEmitter {
   readonly server = http.createServer((_req, res) => res.writeHead(404).end());
   readonly wss = new WebSocketServer({ noServer: true });
   readonly tokens = new Set<string>();
   readonly credentials = new Map<string, string>();
+  /** Node ids whose enrollment was confirmed (`enroll.confirm` with a valid proof). */
+  readonly confirmed = new Set<string>();
   readonly results = new Map<string, ResultEnvelope>();
   readonly received: NodeMessage[] = [];
   readonly sockets = new Set<StubSocket>();
   /** result ids received in total, duplicates included. */
   deliveries = 0;
   auto_ack: boolean;
-  assignments: { version: number; assignments: Assignment[] } | null = null;
+  assignments: { version: number; assignments: AssignmentInput[] } | null = null;
   #opts: StubOptions;
 
   constructor(opts: StubOptions = {}) {
@@ -97,6 +99,7 @@ export class ControlPlaneStub extends EventEmitter {
     }, interval_ms);
     ws.on('close', () => { clearInterval(beat); this.sockets.delete(s); });
     ws.on('error', () => undefined);
+    let issued: string | null = null; // credential of this connection's welcome, until confirmed
     ws.on('message', (data: Buffer) => {
       const parsed = parseNodeMessage(data);
       if (!parsed.ok) {
@@ -107,9 +110,13 @@ export class ControlPlaneStub extends EventEmitter {
       this.received.push(m);
       if (m.type === 'enroll' && kind === 'token' && this.tokens.delete(bearer)) {
         s.node_id = newId('node');
-        const credential = newSecret('node_credential');
-        this.credentials.set(credential, s.node_id);
-        this.#welcome(s, credential, interval_ms);
+        issued = newSecret('node_credential');
+        this.credentials.set(issued, s.node_id);
+        this.#welcome(s, issued, interval_ms);
+      } else if (m.type === 'enroll.confirm' && issued && isEnrollProof(m.proof, issued, s.node_id!)) {
+        issued = null;
+        this.confirmed.add(s.node_id!);
+        this.send(s, { type: 'enroll.confirmed', node_id: s.node_id! });
       } else if (m.type === 'hello' && kind === 'credential') {
         s.node_id = this.credentials.get(bearer)!;
         this.#welcome(s, null, interval_ms);
@@ -138,12 +145,12 @@ export class ControlPlaneStub extends EventEmitter {
   }
 
   /** Send a server message (or raw text) to one node socket. */
-  send(s: StubSocket, message: ServerMessage | string): void {
+  send(s: StubSocket, message: ServerMessageInput | string): void {
     if (s.ws.readyState === s.ws.OPEN) s.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
   /** Send to every connected node. */
-  broadcast(message: ServerMessage | string): void {
+  broadcast(message: ServerMessageInput | string): void {
     for (const s of this.sockets) this.send(s, message);
   }
 

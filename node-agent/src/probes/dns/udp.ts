@@ -1,4 +1,5 @@
 import dgram from 'node:dgram';
+import { dgramFd, receiveTime, rxStamps, type RxStamps } from '../timestamps/kernel.js';
 import { failureOf, settleOnce, type ExchangeResult } from './exchange.js';
 import { matchReply, type DnsQuery } from './query.js';
 
@@ -7,6 +8,9 @@ import { matchReply, type DnsQuery } from './query.js';
  * matching reply. The socket is connected, so the kernel drops datagrams from other sources and an
  * ICMP port unreachable surfaces as ECONNREFUSED ('refused'). Datagrams that do not match the id
  * and question (matchReply) are ignored and the wait goes on (RFC 5452 9.1). Never rejects.
+ * query_ms runs from hrtime just before send() (which reaches sendto(2) synchronously on a
+ * connected socket) to the kernel's receive timestamp of the reply (timestamps/kernel.ts), or
+ * to hrtime at the read when the kernel's stamp is unavailable.
  */
 export function udpExchange(address: string, family: 4 | 6, port: number, query: DnsQuery, timeout_ms: number, signal: AbortSignal): Promise<ExchangeResult> {
   return new Promise((resolve) => {
@@ -18,16 +22,19 @@ export function udpExchange(address: string, family: 4 | 6, port: number, query:
       socket.on('error', () => {});
       try { socket.close(); } catch { /* already closed */ }
     }, resolve);
-    let sent_at = 0;
+    let sent_ns = 0n;
+    let stamps: RxStamps | null = null;
     socket.on('error', (err) => finish(failureOf(err)));
     socket.on('message', (msg) => {
-      const received_at = performance.now();
+      const read_ns = process.hrtime.bigint();
+      const kernel_ns = stamps?.last() ?? null; // this datagram's: still inside its read callback
       const reply = matchReply(query, msg);
-      if (reply) finish({ ok: true, reply, query_ms: received_at - sent_at });
+      if (reply) finish({ ok: true, reply, query_ms: Number(receiveTime(kernel_ns, sent_ns, read_ns) - sent_ns) / 1e6 });
     });
     socket.connect(port, address, () => {
       if (closed) return;
-      sent_at = performance.now();
+      stamps = rxStamps(dgramFd(socket)); // before sending, so the reply is stamped
+      sent_ns = process.hrtime.bigint();
       socket.send(query.wire, (err) => { if (err) finish(failureOf(err)); });
     });
   });

@@ -1,6 +1,6 @@
 import type { FailureClass } from '@vantage/shared-protocol';
 
-/** A classified failure of a network exchange (STYLE.md habit 2). */
+/** A classified failure of a network exchange. */
 export interface Failure {
   error: string;
   error_class: FailureClass;

@@ -1,6 +1,6 @@
 /**
- * Normalise response headers to spec 2.3's string map: lower-case keys, multiple values joined
- * with ", " (set-cookie included, as the spec's headers analysis shows them). Input is undici's
+ * Normalise response headers to docs/api/probes.md's string map: lower-case keys, multiple values joined
+ * with ", " (set-cookie included). Input is undici's
  * raw header list (`[name, value, name, value, …]`, Buffers in the dispatch handler's onHeaders),
  * decoded as UTF-8.
  */

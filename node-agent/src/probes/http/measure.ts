@@ -10,6 +10,10 @@ export interface HttpProbeOptions {
   ca?: string | string[];
   /** Body bytes read per response at most (default 8 MiB); the rest is cut, `body_truncated`. */
   body_cap_bytes?: number;
+  /** Keep the body read (up to the cap) in `HopMeasure.body` (monitor checks; the probe drops it). */
+  keep_body?: boolean;
+  /** Accept an invalid certificate and report it in `HopMeasure.certificate_error` (an https monitor's ignore_tls_errors). */
+  accept_invalid_certificate?: boolean;
 }
 
 export const DEFAULT_BODY_CAP_BYTES = 8 * 1024 * 1024;
@@ -22,8 +26,8 @@ export interface HttpMeasure {
   /** Phases summed over every exchange, like blackbox_exporter does across redirects. */
   phases: Phases | null;
   /**
-   * Sum of every exchange's duration (its start → its last byte), ms: time on the network, not
-   * our bookkeeping between hops.
+   * Sum of every exchange's duration (resolution, then connect start → last byte; see
+   * HopMeasure.total_ms), ms: time on the network, not our set-up or bookkeeping between hops.
    */
   total_ms: number;
   redirects: { url: string; status_code: number; location: string }[];
@@ -56,6 +60,7 @@ export async function measureHttp(
     const hop = await exchange(req, {
       ip_version: params.ip_version, policy, signal: both, timedOut, timeout_ms: params.timeout_ms,
       body_cap_bytes: opts.body_cap_bytes ?? DEFAULT_BODY_CAP_BYTES, ca: opts.ca,
+      keep_body: opts.keep_body, accept_invalid_certificate: opts.accept_invalid_certificate,
     });
     m.last = hop;
     m.total_ms += hop.total_ms;

@@ -10,6 +10,8 @@ export interface Sent {
   /** Body bytes received (framing removed), counted up to the cut. */
   response_size: number;
   body_truncated: boolean;
+  /** The body bytes up to the cap, when the caller asked to keep them; else null. */
+  body: Buffer[] | null;
 }
 
 /** Thrown (rejected) when the request failed before or while the response came; `partial` holds what did arrive. */
@@ -25,8 +27,9 @@ const CUT = Symbol('body cap reached');
 /**
  * Send one request on `client` through undici's dispatch handler API (the request() promise API
  * adds about half a millisecond between first byte and headers, which would skew ttfb; measured
- * by test/bench/probe-bench-http-tcp.ts). The body is counted and dropped; past `body_cap_bytes`
- * the request is aborted and the result marked `body_truncated`. `signal` aborts it.
+ * by test/bench/probe-bench-http-tcp.ts). The body is counted and dropped (kept up to the cap
+ * when `keep_body`: monitor assertions read it); past `body_cap_bytes` the request is aborted and
+ * the result marked `body_truncated`. `signal` aborts it.
  * Rejects with SendError on connection, TLS, protocol or abort failures.
  */
 export function send(
@@ -34,6 +37,7 @@ export function send(
   req: { path: string; method: string; headers: Record<string, string>; body: string | undefined },
   signal: AbortSignal,
   body_cap_bytes: number,
+  keep_body = false,
 ): Promise<Sent> {
   return new Promise((resolve, reject) => {
     let sent: Sent | null = null;
@@ -63,11 +67,13 @@ export function send(
         },
         onHeaders(status_code: number, raw: Buffer[]) {
           const t = performance.now();
-          sent = { status_code, headers: joinRawHeaders(raw), t_headers: t, t_end: t, response_size: 0, body_truncated: false };
+          sent = { status_code, headers: joinRawHeaders(raw), t_headers: t, t_end: t, response_size: 0, body_truncated: false, body: keep_body ? [] : null };
           return true;
         },
         onData(chunk: Buffer) {
+          const before = sent!.response_size;
           sent!.response_size += chunk.length;
+          if (sent!.body && before < body_cap_bytes) sent!.body.push(chunk.subarray(0, body_cap_bytes - before));
           if (sent!.response_size > body_cap_bytes) {
             sent!.body_truncated = true;
             settle(CUT);

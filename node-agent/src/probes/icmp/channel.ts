@@ -1,12 +1,15 @@
 import { normaliseAddress, parseIcmp, type IcmpMessage } from './packet.js';
 import { openRawIcmp, setHopLimit, type RawSocket } from './raw.js';
+import { rawIcmpFds, receiveTime, rxStamps, type RxStamps } from '../timestamps/kernel.js';
 
 /**
  * How one probe packet ended. `reply` is an echo reply from the target; `time-exceeded` and
  * `unreachable` are ICMP errors (from a router, or the target's port unreachable) quoting the
  * packet; `timeout` means nothing matched within timeout_ms; `send-error` that sendto(2) failed
- * (no route, say); `aborted` that the probe's signal fired first. rtt_ms is a float in ms
- * (hrtime just before sendto to hrtime at the socket read), null when no answer.
+ * (no route, say); `aborted` that the probe's signal fired first. rtt_ms is a float in ms from
+ * hrtime just before sendto(2) to the kernel's receive timestamp of the answer (SIOCGSTAMPNS, as
+ * iputils ping and traceroute(8) use), or to hrtime at the socket read when the kernel's stamp is
+ * unavailable; null when no answer.
  */
 export interface PacketResult {
   status: 'reply' | 'time-exceeded' | 'unreachable' | 'timeout' | 'send-error' | 'aborted';
@@ -38,6 +41,8 @@ const miss = (status: PacketResult['status'], error: string | null = null): Pack
  */
 export class IcmpChannel {
   private socket: RawSocket | null = null;
+  /** Kernel receive timestamps of `socket`, null when unavailable (user-space read time then). */
+  private stamps: RxStamps | null = null;
   /** The TTL last set on the socket (undefined: unknown), so a run of equal TTLs costs no setsockopt. */
   private socketTtl: number | null | undefined = undefined;
   private readonly ids = new Set<number>();
@@ -71,7 +76,11 @@ export class IcmpChannel {
 
   private open(): void {
     if (this.socket) return;
+    const before = rawIcmpFds(this.family);
     const socket = openRawIcmp(this.family);
+    // raw-socket hides its descriptor: it is the one raw ICMP socket that was not there before.
+    const added = [...rawIcmpFds(this.family)].filter((fd) => !before.has(fd));
+    this.stamps = added.length === 1 ? rxStamps(added[0]!) : null;
     this.socketTtl = undefined;
     socket.on('message', (buf, source) => this.onMessage(buf, source));
     socket.on('error', (err) => this.onSocketError(socket, err));
@@ -104,7 +113,9 @@ export class IcmpChannel {
     const address = msg.kind === 'echo-reply' ? from : msg.quoted.dst;
     if (address !== waiter.address) return; // another host answering with a colliding key
     this.waiters.delete(key);
-    const rtt_ms = Number(recv_ns - (waiter.sent_ns ?? recv_ns)) / 1e6;
+    // Still inside raw-socket's read callback: the kernel's stamp is this packet's.
+    const sent_ns = waiter.sent_ns ?? recv_ns;
+    const rtt_ms = Number(receiveTime(this.stamps?.last() ?? null, sent_ns, recv_ns) - sent_ns) / 1e6;
     waiter.finish(msg.kind === 'echo-reply'
       ? { status: 'reply', from, ttl: msg.ttl, code: 0, port_unreachable: false, rtt_ms, error: null }
       : { status: msg.kind, from, ttl: msg.ttl, code: msg.code, port_unreachable: msg.port_unreachable, rtt_ms, error: null });

@@ -7,6 +7,8 @@ export interface TestPki {
   leaf: { cert: string; key: string };
   /** Same names, but expired ten days ago. */
   expired: { cert: string; key: string };
+  /** Same names, valid, but expiring in three days and one hour (3 whole days left). */
+  expiringSoon: { cert: string; key: string };
   /** Valid dates, but only for `other.test` (identity mismatch for 127.0.0.1 / localhost). */
   wrongName: { cert: string; key: string };
 }
@@ -40,6 +42,7 @@ export async function makeTestPki(): Promise<TestPki> {
     ca: { cert: ca.cert, key: ca.private },
     leaf: await leafFor(['localhost'], ['127.0.0.1', '::1'], new Date(now - DAY_MS), new Date(now + 365 * DAY_MS)),
     expired: await leafFor(['localhost'], ['127.0.0.1', '::1'], new Date(now - 40 * DAY_MS), new Date(now - 10 * DAY_MS)),
+    expiringSoon: await leafFor(['localhost'], ['127.0.0.1', '::1'], new Date(now - DAY_MS), new Date(now + 3 * DAY_MS + 3600_000)),
     wrongName: await leafFor(['other.test'], [], new Date(now - DAY_MS), new Date(now + 365 * DAY_MS)),
   };
 }

@@ -16,8 +16,8 @@ export interface TestNetns {
 }
 
 /**
- * Create a network namespace `vt-<tag>-<pid>` with loopback up (root needed; DESIGN.md test
- * network). A stale namespace of the same name is removed first. Call `remove` in t.teardown.
+ * Create a network namespace `vt-<tag>-<pid>` with loopback up (root needed; docs/architecture/test-network.md
+ * ). A stale namespace of the same name is removed first. Call `remove` in t.teardown.
  */
 export async function createNetns(tag: string): Promise<TestNetns> {
   const name = `vt-${tag}-${process.pid}`;

@@ -1,0 +1,102 @@
+import { createRoute } from '@hono/zod-openapi';
+import { okDataSchema, profilePatchSchema, profileSchema, totpCodeRequestSchema, totpSetupSchema, type Profile } from '@vantage/shared-protocol';
+import type { ZodError } from 'zod';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { checkTotp, newTotpSecret } from './totp.js';
+import { disableTotp, enableTotp, findUserById, setTotpPending, updateProfile, type UserRow } from './accounts.db.js';
+import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
+import { ok } from '../http/respond.js';
+import { requireAuth } from '../middleware/auth.js';
+import { createRouter, validationError } from '../http/router.js';
+
+/** Profile (docs/api/accounts.md) from a users row (no phone binding in this build: empty and unverified). */
+export function toProfile(u: UserRow): Profile {
+  return {
+    id: u.id, email: u.email, email_verified: u.email_verified, phone: '', phone_verified: false,
+    has_password: u.password_hash !== '', display_name: u.display_name, avatar_url: u.avatar_url, bio: u.bio,
+    locale: u.locale, timezone: u.timezone, theme: u.theme, status: u.status, two_factor_enabled: u.totp_secret !== null,
+  };
+}
+
+const read = [requireAuth({ scope: 'read' })];
+const write = [requireAuth({ scope: 'write' })];
+
+const getProfile = createRoute({
+  method: 'get', path: '/profile', tags: ['account'], summary: 'Current user profile', security: BEARER, middleware: read,
+  responses: { 200: jsonOk(profileSchema, 'user profile'), ...AUTH_ERRORS },
+});
+const patchProfile = createRoute({
+  method: 'patch', path: '/profile', tags: ['account'], summary: 'Update the profile', security: BEARER, middleware: write,
+  request: { body: jsonBody(profilePatchSchema) },
+  responses: { 200: jsonOk(profileSchema, 'updated profile'), 400: jsonError('VALIDATION_FAILED (unknown field, length), ACCOUNT_TIMEZONE_INVALID, ACCOUNT_LOCALE_UNSUPPORTED'), ...AUTH_ERRORS },
+});
+const setup2fa = createRoute({
+  method: 'post', path: '/2fa/setup', tags: ['account'], summary: 'Start TOTP two-factor setup: returns the secret and otpauth URI', security: BEARER, middleware: write,
+  responses: { 200: jsonOk(totpSetupSchema, 'secret to enter in an authenticator app'), 409: jsonError('CONFLICT: 2FA already enabled'), ...AUTH_ERRORS },
+});
+const confirm2fa = createRoute({
+  method: 'post', path: '/2fa/enable', tags: ['account'], summary: 'Enable 2FA by confirming a code of the pending secret', security: BEARER, middleware: write,
+  request: { body: jsonBody(totpCodeRequestSchema) },
+  responses: { 200: jsonOk(okDataSchema, '2FA enabled'), 409: jsonError('AUTH_2FA_SETUP_REQUIRED'), ...AUTH_ERRORS },
+});
+const disable2fa = createRoute({
+  method: 'post', path: '/2fa/disable', tags: ['account'], summary: 'Disable 2FA with a current code', security: BEARER, middleware: write,
+  request: { body: jsonBody(totpCodeRequestSchema) },
+  responses: { 200: jsonOk(okDataSchema, '2FA disabled'), 409: jsonError('CONFLICT: 2FA not enabled'), ...AUTH_ERRORS },
+});
+
+/** A PATCH failure on `locale` or `timezone` gets its account code (docs/api/conventions.md), others VALIDATION_FAILED. */
+function profileHook(result: { success: boolean; error?: unknown; target?: string }): undefined {
+  if (result.success) return undefined;
+  const err = validationError(result.error as ZodError, result.target as never);
+  const fields = (err.details?.fields ?? []) as Array<{ path: string }>;
+  if (fields.length === 1 && fields[0]!.path === 'timezone') throw new ApiError('ACCOUNT_TIMEZONE_INVALID', err.message, err.details);
+  if (fields.length === 1 && fields[0]!.path === 'locale') throw new ApiError('ACCOUNT_LOCALE_UNSUPPORTED', err.message, err.details);
+  throw err;
+}
+
+/** `/v1/account`: profile GET/PATCH and TOTP two-factor setup (docs/api/accounts.md, docs/api/conventions.md). */
+export function accountRouter(deps: AppDeps) {
+  const r = createRouter();
+
+  async function currentUser(user_id: string): Promise<UserRow> {
+    const user = await findUserById(deps.sql, user_id);
+    if (!user) throw new ApiError('ACCOUNT_NOT_FOUND');
+    return user;
+  }
+
+  r.openapi(getProfile, async (c) => ok(c, toProfile(await currentUser(c.get('principal')!.user_id)), 200));
+
+  r.openapi(patchProfile, async (c) => {
+    const user = await updateProfile(deps.sql, c.get('principal')!.user_id, c.req.valid('json'));
+    if (!user) throw new ApiError('ACCOUNT_NOT_FOUND');
+    return ok(c, toProfile(user), 200);
+  }, profileHook);
+
+  r.openapi(setup2fa, async (c) => {
+    const user = await currentUser(c.get('principal')!.user_id);
+    if (user.totp_secret) throw new ApiError('CONFLICT', 'two-factor authentication is already enabled');
+    const setup = newTotpSecret(user.email);
+    await setTotpPending(deps.sql, user.id, setup.secret);
+    return ok(c, setup, 200);
+  });
+
+  r.openapi(confirm2fa, async (c) => {
+    const user = await currentUser(c.get('principal')!.user_id);
+    if (!user.totp_pending) throw new ApiError('AUTH_2FA_SETUP_REQUIRED', 'call POST /v1/account/2fa/setup first');
+    if (!checkTotp(user.totp_pending, c.req.valid('json').code)) throw new ApiError('AUTH_2FA_INVALID', 'wrong two-factor code');
+    await enableTotp(deps.sql, user.id, user.totp_pending);
+    return ok(c, { ok: true as const }, 200);
+  });
+
+  r.openapi(disable2fa, async (c) => {
+    const user = await currentUser(c.get('principal')!.user_id);
+    if (!user.totp_secret) throw new ApiError('CONFLICT', 'two-factor authentication is not enabled');
+    if (!checkTotp(user.totp_secret, c.req.valid('json').code)) throw new ApiError('AUTH_2FA_INVALID', 'wrong two-factor code');
+    await disableTotp(deps.sql, user.id);
+    return ok(c, { ok: true as const }, 200);
+  });
+
+  return r;
+}

@@ -1,0 +1,83 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { loginRequestSchema, newId, refreshRequestSchema, registerRequestSchema, tokenResponseSchema } from '@vantage/shared-protocol';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
+import { openSession, refreshSession } from './session-tokens.js';
+import { sendVerificationEmail } from './email-verification.js';
+import { checkTotp } from './totp.js';
+import { findUserByEmail, insertUser } from './accounts.db.js';
+import { revokeSession } from './sessions.db.js';
+import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
+import { ok } from '../http/respond.js';
+import { requireAuth } from '../middleware/auth.js';
+import { createRouter } from '../http/router.js';
+
+const register = createRoute({
+  method: 'post', path: '/register', tags: ['auth'], summary: 'Create an account',
+  request: { body: jsonBody(registerRequestSchema) },
+  responses: { 201: jsonOk(tokenResponseSchema, 'account created; token response; `meta.verification_email`: queued (SMTP), logged (no SMTP configured) or failed'), 400: jsonError('validation failed'), 409: jsonError('ACCOUNT_EMAIL_TAKEN') },
+});
+const login = createRoute({
+  method: 'post', path: '/login', tags: ['auth'], summary: 'Log in with email, password and optional TOTP',
+  request: { body: jsonBody(loginRequestSchema) },
+  responses: { 200: jsonOk(tokenResponseSchema, 'token response'), 401: jsonError('AUTH_CREDENTIALS_INVALID, AUTH_2FA_REQUIRED, AUTH_2FA_INVALID'), 403: jsonError('AUTH_ACCOUNT_DISABLED') },
+});
+const refresh = createRoute({
+  method: 'post', path: '/refresh', tags: ['auth'], summary: 'Exchange a refresh token (rotating) for new tokens',
+  request: { body: jsonBody(refreshRequestSchema) },
+  responses: { 200: jsonOk(tokenResponseSchema, 'new token response'), 401: jsonError('AUTH_SESSION_INVALID') },
+});
+const logout = createRoute({
+  method: 'post', path: '/logout', tags: ['auth'], summary: 'Revoke the current session', security: BEARER,
+  middleware: [requireAuth()],
+  responses: { 200: jsonOk(z.null(), 'session revoked'), ...AUTH_ERRORS },
+});
+
+/**
+ * `/v1/auth`: register, login (TOTP when 2FA is on), refresh, logout (docs/api/accounts.md, docs/api/conventions.md).
+ * Register answers 201 with the token response; a wrong email and a wrong password give the same
+ * AUTH_CREDENTIALS_INVALID after the same scrypt work.
+ */
+export function authRouter(deps: AppDeps) {
+  const r = createRouter();
+  const log = deps.log.child({ module: 'auth' });
+
+  r.openapi(register, async (c) => {
+    const body = c.req.valid('json');
+    const user = await insertUser(deps.sql, { id: newId('user'), email: body.email, password_hash: await hashPassword(body.password) });
+    if (!user) throw new ApiError('ACCOUNT_EMAIL_TAKEN', 'email already registered');
+    // The verification e-mail is queued (or logged without SMTP); a failure costs only the e-mail: the user can ask again.
+    const verification = await sendVerificationEmail(deps, user.id).catch((err: unknown) => {
+      log.error({ err, user_id: user.id }, 'verification e-mail could not be queued');
+      return null;
+    });
+    const verification_email = verification && 'sent' in verification ? verification.sent : 'failed';
+    log.info({ user_id: user.id, verification_email }, 'account registered');
+    return c.json({ data: await openSession(deps, user.id), request_id: c.get('request_id'), meta: { verification_email } }, 201);
+  });
+
+  r.openapi(login, async (c) => {
+    const body = c.req.valid('json');
+    const user = await findUserByEmail(deps.sql, body.email);
+    const valid = await verifyPassword(body.password, user?.password_hash ?? (await dummyHash()));
+    if (!user || !valid) throw new ApiError('AUTH_CREDENTIALS_INVALID', 'wrong email or password');
+    if (user.status !== 'active') throw new ApiError('AUTH_ACCOUNT_DISABLED', 'account disabled');
+    if (user.totp_secret) {
+      if (body.otp === undefined || body.otp === '') throw new ApiError('AUTH_2FA_REQUIRED', 'two-factor code required in "otp"');
+      if (!checkTotp(user.totp_secret, body.otp)) throw new ApiError('AUTH_2FA_INVALID', 'wrong two-factor code');
+    }
+    return ok(c, await openSession(deps, user.id), 200);
+  });
+
+  r.openapi(refresh, async (c) => ok(c, await refreshSession(deps, c.req.valid('json').refresh_token), 200));
+
+  r.openapi(logout, async (c) => {
+    const principal = c.get('principal')!;
+    if (principal.kind !== 'session') throw new ApiError('FORBIDDEN', 'logout ends a session; revoke API keys and tokens with DELETE instead');
+    await revokeSession(deps.sql, principal.credential_id);
+    return ok(c, null, 200);
+  });
+
+  return r;
+}

@@ -1,0 +1,55 @@
+import { SECRET_PREFIXES } from '@vantage/shared-protocol';
+import type { AppDeps } from '../deps.js';
+import type { Principal } from '../env.js';
+import { ApiError } from '../errors.js';
+import { findAccessKeyByHash, touchAccessKey } from './api-keys.db.js';
+import { sessionIsLive } from './sessions.db.js';
+import { jwtKey, verifyAccessToken } from './jwt.js';
+import { hashSecret } from './secrets.js';
+
+/** Scopes a session carries: everything an account key can have (docs/api/accounts.md). */
+export const SESSION_SCOPES = ['read', 'write'];
+/** last_used_at is written at most this often per key (it is a write on the hot path). */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * Resolve an `Authorization` header value to a Principal (docs/api/conventions.md).
+ * - absent → null (anonymous)
+ * - `Bearer sk_live_…|sk_test_…` → API key; `Bearer svc_pat_…` → personal access token
+ * - any other bearer → session JWT, whose session row must be live
+ *
+ * @throws ApiError 401: AUTH_INVALID_TOKEN (not Bearer, unknown key, bad signature, alg none,
+ *   `svc_mcp_` token: docs/api/conventions.md), API_KEY_REVOKED, TOKEN_EXPIRED (key/PAT past expires_at),
+ *   AUTH_EXPIRED (JWT past exp), AUTH_SESSION_INVALID (session logged out or gone)
+ */
+export async function resolveBearer(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>, header: string | undefined): Promise<Principal | null> {
+  if (header === undefined) return null;
+  const m = /^Bearer +(\S{1,4096})\s*$/i.exec(header);
+  if (!m) throw new ApiError('AUTH_INVALID_TOKEN', 'Authorization must be "Bearer <token>"');
+  const token = m[1]!;
+  if (token.startsWith(SECRET_PREFIXES.api_key_live) || token.startsWith(SECRET_PREFIXES.api_key_test)) return keyPrincipal(deps, token, 'api_key');
+  if (token.startsWith(SECRET_PREFIXES.pat)) return keyPrincipal(deps, token, 'pat');
+  if (token.startsWith('svc_mcp_')) throw new ApiError('AUTH_INVALID_TOKEN', 'MCP tokens are valid only at the MCP entry point');
+  const check = await verifyAccessToken(await jwtKey(deps), token);
+  if (!check.ok) {
+    throw check.reason === 'expired'
+      ? new ApiError('AUTH_EXPIRED', 'access token expired; refresh it with POST /v1/auth/refresh')
+      : new ApiError('AUTH_INVALID_TOKEN', 'invalid access token');
+  }
+  if (!(await sessionIsLive(deps.sql, check.session_id, check.user_id))) {
+    throw new ApiError('AUTH_SESSION_INVALID', 'session ended; log in again');
+  }
+  return { kind: 'session', user_id: check.user_id, scopes: SESSION_SCOPES, credential_id: check.session_id };
+}
+
+async function keyPrincipal(deps: Pick<AppDeps, 'sql' | 'log'>, token: string, kind: 'api_key' | 'pat'): Promise<Principal> {
+  const row = await findAccessKeyByHash(deps.sql, hashSecret(token));
+  const what = kind === 'api_key' ? 'API key' : 'personal access token';
+  if (!row || row.kind !== kind) throw new ApiError('AUTH_INVALID_TOKEN', `invalid ${what}`);
+  if (row.revoked_at) throw new ApiError('API_KEY_REVOKED', `${what} revoked`);
+  if (row.expired) throw new ApiError('TOKEN_EXPIRED', `${what} expired`);
+  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
+    touchAccessKey(deps.sql, row.id).catch((err) => deps.log.warn({ err, key_id: row.id }, 'last_used_at update failed'));
+  }
+  return { kind, user_id: row.user_id, scopes: row.scopes, credential_id: row.id, expires_at: row.expires_at, ...(kind === 'api_key' ? { key_type: row.type } : {}) };
+}

@@ -1,0 +1,17 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { resolveBearer } from './credentials.js';
+
+/**
+ * Sets `principal` from `Authorization: Bearer …` (session JWT, API key or PAT; docs/api/conventions.md) or
+ * null when there is none. A bad, revoked or expired credential is refused with 401 here, on
+ * every route, public ones included (see accounts/credentials.ts for the codes). `X-API-Key` is
+ * ignored (docs/api/conventions.md).
+ */
+export function identify(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>): MiddlewareHandler<AppEnv> {
+  return async function identifyMiddleware(c, next) {
+    c.set('principal', await resolveBearer(deps, c.req.header('authorization')));
+    await next();
+  };
+}

@@ -1,0 +1,129 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import {
+  alertChannelCreateSchema, alertChannelListSchema, alertChannelPatchSchema, alertChannelSchema, alertChannelTestResultSchema, isId, newId,
+} from '@vantage/shared-protocol';
+import type { AppDeps } from '../deps.js';
+import { createOutboundPolicy, type OutboundPolicy } from '../delivery/outbound-policy.js';
+import { ApiError } from '../errors.js';
+import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
+import { ok } from '../http/respond.js';
+import { createRouter } from '../http/router.js';
+import { requireAuth } from '../middleware/auth.js';
+import { deleteChannel, getChannel, insertChannel, listChannels, updateChannel, type AlertChannelRow } from './alert-channels.db.js';
+import { notificationState } from './alert-deliveries.db.js';
+import { mergeConfig, validateChannelConfig } from './channel-config.js';
+import { queueNotification, testNotification } from './notify.js';
+import { toChannel } from './view.js';
+
+const read = [requireAuth({ scope: 'read' })];
+const write = [requireAuth({ scope: 'write' })];
+const TAGS = ['alerting'];
+const idParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'ach_01jd3k6w9z4q8r2t7v5x1y3b6c' }) });
+const NOT_FOUND = { 404: jsonError('ALERT_CHANNEL_NOT_FOUND: no such channel of yours (another account\'s is not found either)') };
+const INVALID = { 400: jsonError('VALIDATION_FAILED, or ALERT_CHANNEL_INVALID: the config does not fit the type (details.fields names each field)') };
+
+const list = createRoute({
+  method: 'get', path: '/', tags: TAGS, security: BEARER, middleware: read, summary: 'Your alert channels (secrets masked), oldest first',
+  responses: { 200: jsonOk(alertChannelListSchema, 'the channels'), ...AUTH_ERRORS },
+});
+const create = createRoute({
+  method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Create an alert channel: name, type (email, webhook, slack, discord, telegram, wecom, dingtalk, feishu, wechat, sms, pagerduty) and its config',
+  request: { body: jsonBody(alertChannelCreateSchema) },
+  responses: { 201: jsonOk(alertChannelSchema, 'the channel (secrets masked, verified false)'), ...INVALID, ...AUTH_ERRORS },
+});
+const readOne = createRoute({
+  method: 'get', path: '/{id}', tags: TAGS, security: BEARER, middleware: read, summary: 'One alert channel (secrets masked)',
+  request: { params: idParam }, responses: { 200: jsonOk(alertChannelSchema, 'the channel'), ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const patch = createRoute({
+  method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Rename a channel or change its config (merged field by field over the stored one; a config change clears verified)',
+  request: { params: idParam, body: jsonBody(alertChannelPatchSchema) },
+  responses: { 200: jsonOk(alertChannelSchema, 'the updated channel'), ...INVALID, ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const remove = createRoute({
+  method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Delete a channel no policy uses (409 CONFLICT names the policies that do)',
+  request: { params: idParam },
+  responses: { 200: jsonOk(z.null(), 'deleted'), 409: jsonError('CONFLICT: alert policies use the channel'), ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const test = createRoute({
+  method: 'post', path: '/{id}/test', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Send a test notification through the delivery engine and wait for its first attempt; success marks the channel verified',
+  request: { params: idParam },
+  responses: { 200: jsonOk(alertChannelTestResultSchema, 'the outcome (status pending when the first attempt has not ended in time)'), ...NOT_FOUND, ...AUTH_ERRORS },
+});
+
+/** How long the test route waits between looks at its delivery. */
+const TEST_POLL_MS = 100;
+
+/**
+ * `/v1/alert-channels` (docs/api/alerting.md "Channels"): list, create, read, patch, delete and
+ * test. Configs are validated per type (ALERT_CHANNEL_INVALID) and their URLs against the
+ * outbound address policy; secrets are only ever returned masked; another account's channel is
+ * 404 ALERT_CHANNEL_NOT_FOUND.
+ */
+export function alertChannelsRouter(deps: AppDeps, policy: OutboundPolicy = createOutboundPolicy(deps.config)) {
+  const r = createRouter();
+  const notFound = (id: string) => new ApiError('ALERT_CHANNEL_NOT_FOUND', `no alert channel ${id}`);
+
+  async function owned(user_id: string, id: string): Promise<AlertChannelRow> {
+    const row = isId('alert_channel', id) ? await getChannel(deps.sql, user_id, id) : null;
+    if (!row) throw notFound(id);
+    return row;
+  }
+
+  r.openapi(list, async (c) => ok(c, { items: (await listChannels(deps.sql, c.get('principal')!.user_id)).map(toChannel) }, 200));
+
+  r.openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    const config = await validateChannelConfig(body.type, body.config, policy);
+    const row = await insertChannel(deps.sql, { id: newId('alert_channel'), user_id: c.get('principal')!.user_id, name: body.name, type: body.type, config });
+    return ok(c, toChannel(row), 201);
+  });
+
+  r.openapi(readOne, async (c) => ok(c, toChannel(await owned(c.get('principal')!.user_id, c.req.valid('param').id)), 200));
+
+  r.openapi(patch, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const user_id = c.get('principal')!.user_id;
+    const current = await owned(user_id, id);
+    const config = body.config ? await validateChannelConfig(current.type, mergeConfig(current.type, current.config, body.config), policy) : undefined;
+    const changed = config && JSON.stringify(config) !== JSON.stringify(current.config) ? config : undefined;
+    const row = await updateChannel(deps.sql, user_id, id, { name: body.name, config: changed });
+    if (!row) throw notFound(id);
+    return ok(c, toChannel(row), 200);
+  });
+
+  r.openapi(remove, async (c) => {
+    const { id } = c.req.valid('param');
+    const result = isId('alert_channel', id) ? await deleteChannel(deps.sql, c.get('principal')!.user_id, id) : 'missing';
+    if (result === 'missing') throw notFound(id);
+    if (result !== 'deleted') throw new ApiError('CONFLICT', `alert policies use the channel: ${result.policy_ids.join(', ')}`, { policy_ids: result.policy_ids });
+    return ok(c, null, 200);
+  });
+
+  r.openapi(test, async (c) => {
+    const { id } = c.req.valid('param');
+    const user_id = c.get('principal')!.user_id;
+    const channel = await owned(user_id, id);
+    const { delivery_id } = await queueNotification(deps.sql, deps.config, channel, testNotification(channel));
+    // The first attempt has the engine's deadline; the worker may first need a poll interval to see it.
+    const until = Date.now() + deps.config.delivery_timeout_ms + deps.config.delivery_poll_interval_ms + 2000;
+    let state = await notificationState(deps.sql, delivery_id);
+    while (state && state.status === 'pending' && state.attempts === 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, TEST_POLL_MS));
+      state = await notificationState(deps.sql, delivery_id);
+    }
+    const after = await getChannel(deps.sql, user_id, id);
+    const status = !state ? 'failed' : state.status === 'pending' && state.attempts > 0 ? 'failed' : state.status;
+    return ok(c, {
+      delivery_id, status: state && state.status === 'pending' && state.attempts === 0 ? 'pending' : status,
+      attempts: state?.attempts ?? 0, status_code: state?.status_code ?? null, error: state?.last_error ?? null, verified: after?.verified ?? false,
+    }, 200);
+  });
+
+  return r;
+}

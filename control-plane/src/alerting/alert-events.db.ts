@@ -1,0 +1,197 @@
+import type { SqlExecutor } from '../contracts.js';
+import type { AlertPolicyRow } from './alert-policies.db.js';
+
+/** An `alert_events` row (0029_alert_events.sql). */
+export interface AlertEventRow {
+  id: string;
+  user_id: string;
+  policy_id: string;
+  monitor_id: string;
+  type: 'down' | 'degraded';
+  status: 'firing' | 'acknowledged' | 'resolved';
+  started_at: Date;
+  fired_at: Date;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
+  resolved_at: Date | null;
+  resolved_by: string | null;
+  notified_at: Date | null;
+  next_level: number | null;
+  next_due_at: Date | null;
+  suppressed: 'silence' | 'mute' | 'maintenance' | 'late' | null;
+  metadata: Record<string, unknown> | null;
+  created_at: Date;
+}
+
+/** An `alert_event_notifications` row. */
+export interface EventNotificationRow {
+  event_id: string;
+  level: number;
+  channel_id: string;
+  kind: 'firing' | 'acknowledged' | 'resolved';
+  delivery_id: string | null;
+  suppressed: string | null;
+  created_at: Date;
+}
+
+/** What the engine needs of a monitor: the rule inputs, the template fields and the owner's zone. */
+export interface EngineMonitor {
+  id: string;
+  user_id: string;
+  name: string;
+  type: string;
+  target: string | null;
+  group_id: string | null;
+  tags: string[];
+  state: string;
+  state_changed_at: Date;
+  owner_tz: string;
+}
+
+const POLICY_COLUMNS = (ex: SqlExecutor) => ex`
+  p.id, p.user_id, p.monitor_id, p.name, p.enabled, p.delay_s, p.recovery_n, p.mute_start, p.mute_end,
+  p.title_template, p.body_template, p.fire_on_degraded, p.created_at, p.updated_at,
+  coalesce((SELECT array_agg(c.channel_id ORDER BY c.position) FROM alert_policy_channels c WHERE c.policy_id = p.id AND c.level_id IS NULL), '{}') AS channel_ids,
+  coalesce((SELECT json_agg(json_build_object('id', l.id, 'level_index', l.level_index, 'after_seconds', l.after_seconds,
+      'channel_ids', (SELECT coalesce(array_agg(c.channel_id ORDER BY c.position), '{}') FROM alert_policy_channels c WHERE c.level_id = l.id))
+    ORDER BY l.level_index) FROM alert_escalation_levels l WHERE l.policy_id = p.id), '[]') AS escalation_levels`;
+
+const MONITOR_COLUMNS = (ex: SqlExecutor) => ex`
+  m.id, m.user_id, m.name, m.type, m.target, m.group_id, m.tags, m.state, m.state_changed_at,
+  (SELECT u.timezone FROM users u WHERE u.id = m.user_id) AS owner_tz`;
+
+export type EnginePolicy = AlertPolicyRow & { fire_on_degraded: boolean };
+
+/**
+ * Enabled policies whose monitor is failing now (down, or degraded for policies that fire on it)
+ * with no open event and no event since the monitor entered that state (an outage resolved by
+ * hand does not fire again until the monitor has been up).
+ */
+export async function failingCandidates(ex: SqlExecutor, limit: number): Promise<Array<{ policy: EnginePolicy; monitor: EngineMonitor }>> {
+  const rows = await ex<Array<{ policy: EnginePolicy; monitor: EngineMonitor }>>`
+    SELECT row_to_json(pp) AS policy, row_to_json(mm) AS monitor FROM (
+      SELECT ${POLICY_COLUMNS(ex)} FROM alert_policies p JOIN monitors m ON m.id = p.monitor_id
+      WHERE p.enabled AND (m.state = 'down' OR (m.state = 'degraded' AND p.fire_on_degraded))
+        AND NOT EXISTS (SELECT 1 FROM alert_events e WHERE e.policy_id = p.id AND e.monitor_id = m.id
+          AND (e.status <> 'resolved' OR e.started_at >= m.state_changed_at))
+      ORDER BY m.state_changed_at LIMIT ${limit}) pp
+    JOIN LATERAL (SELECT ${MONITOR_COLUMNS(ex)} FROM monitors m WHERE m.id = pp.monitor_id) mm ON true`;
+  return rows.map((r) => ({ policy: r.policy, monitor: { ...r.monitor, state_changed_at: new Date(r.monitor.state_changed_at) } }));
+}
+
+/** The verdicts of the monitor's last `n` judged rounds, newest first. */
+export async function lastVerdicts(ex: SqlExecutor, monitor_id: string, n: number): Promise<string[]> {
+  const rows = await ex<Array<{ verdict: string }>>`
+    SELECT verdict FROM check_rounds WHERE monitor_id = ${monitor_id} AND verdict IS NOT NULL AND counted
+    ORDER BY scheduled_at DESC LIMIT ${n}`;
+  return rows.map((r) => r.verdict);
+}
+
+/** The reason and failing nodes of the monitor's last change into `state` (template data). */
+export async function lastFailure(ex: SqlExecutor, monitor_id: string): Promise<{ reason: string | null; failing_nodes: unknown[]; changed_at: Date } | null> {
+  const [row] = await ex<Array<{ reason: string | null; failing_nodes: unknown[]; changed_at: Date }>>`
+    SELECT reason, failing_nodes, changed_at FROM monitor_state_changes
+    WHERE monitor_id = ${monitor_id} AND superseded_at IS NULL AND to_state IN ('down', 'degraded')
+    ORDER BY changed_at DESC, id DESC LIMIT 1`;
+  return row ?? null;
+}
+
+/** Insert an event unless one is open for (policy, monitor). @returns the row, or null */
+export async function insertEvent(ex: SqlExecutor, e: Omit<AlertEventRow, 'created_at'>, now: Date): Promise<AlertEventRow | null> {
+  const [row] = await ex<AlertEventRow[]>`
+    INSERT INTO alert_events (id, user_id, policy_id, monitor_id, type, status, started_at, fired_at, acknowledged_at, acknowledged_by,
+      resolved_at, resolved_by, notified_at, next_level, next_due_at, suppressed, metadata, created_at)
+    VALUES (${e.id}, ${e.user_id}, ${e.policy_id}, ${e.monitor_id}, ${e.type}, ${e.status}, ${e.started_at}, ${e.fired_at}, ${e.acknowledged_at}, ${e.acknowledged_by},
+      ${e.resolved_at}, ${e.resolved_by}, ${e.notified_at}, ${e.next_level}, ${e.next_due_at}, ${e.suppressed}, ${e.metadata ? ex.json(e.metadata as never) : null}, ${now})
+    ON CONFLICT DO NOTHING RETURNING *`;
+  return row ?? null;
+}
+
+/** Claim firing events whose next step is due at `now` (FOR UPDATE SKIP LOCKED: other instances take others). */
+export async function claimDueEvents(ex: SqlExecutor, now: Date, limit: number): Promise<AlertEventRow[]> {
+  return ex<AlertEventRow[]>`
+    SELECT * FROM alert_events WHERE next_due_at <= ${now} AND status = 'firing'
+    ORDER BY next_due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+}
+
+/** Claim open events whose monitor is up again (FOR UPDATE SKIP LOCKED). */
+export async function claimRecovered(ex: SqlExecutor, limit: number): Promise<AlertEventRow[]> {
+  return ex<AlertEventRow[]>`
+    SELECT e.* FROM alert_events e JOIN monitors m ON m.id = e.monitor_id
+    WHERE e.status <> 'resolved' AND m.state = 'up'
+    ORDER BY e.started_at LIMIT ${limit} FOR UPDATE OF e SKIP LOCKED`;
+}
+
+/** A policy with its channels and levels (also a disabled one: its open events still resolve). */
+export async function policyById(ex: SqlExecutor, id: string): Promise<EnginePolicy | null> {
+  const [row] = await ex<EnginePolicy[]>`SELECT ${POLICY_COLUMNS(ex)} FROM alert_policies p WHERE p.id = ${id}`;
+  return row ?? null;
+}
+
+/** A monitor as the engine reads it. */
+export async function monitorById(ex: SqlExecutor, id: string): Promise<EngineMonitor | null> {
+  const [row] = await ex<EngineMonitor[]>`SELECT ${MONITOR_COLUMNS(ex)} FROM monitors m WHERE m.id = ${id}`;
+  return row ?? null;
+}
+
+/** Channels by id (type and owner, for queueing). */
+export async function channelsByIds(ex: SqlExecutor, ids: string[]): Promise<Array<{ id: string; type: string; user_id: string }>> {
+  if (ids.length === 0) return [];
+  return ex<Array<{ id: string; type: string; user_id: string }>>`SELECT id, type, user_id FROM alert_channels WHERE id = ANY(${ids}::text[])`;
+}
+
+/** Update an event's status and schedule fields. */
+export async function updateEvent(ex: SqlExecutor, id: string, p: Partial<Pick<AlertEventRow,
+  'status' | 'acknowledged_at' | 'acknowledged_by' | 'resolved_at' | 'resolved_by' | 'notified_at' | 'next_level' | 'next_due_at'>>): Promise<AlertEventRow> {
+  const [row] = await ex<AlertEventRow[]>`UPDATE alert_events SET ${ex(p as never, Object.keys(p) as never)} WHERE id = ${id} RETURNING *`;
+  return row!;
+}
+
+/** Record notifications (a repeat of one already recorded is ignored). */
+export async function recordNotifications(ex: SqlExecutor, rows: EventNotificationRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await ex`INSERT INTO alert_event_notifications ${ex(rows as never)} ON CONFLICT DO NOTHING`;
+}
+
+/** The channels an event paged (firing notifications actually queued), with the level each was paged at. */
+export async function pagedChannels(ex: SqlExecutor, event_id: string): Promise<Array<{ level: number; channel_id: string }>> {
+  return ex<Array<{ level: number; channel_id: string }>>`
+    SELECT level, channel_id FROM alert_event_notifications
+    WHERE event_id = ${event_id} AND kind = 'firing' AND delivery_id IS NOT NULL ORDER BY level, created_at`;
+}
+
+/** An event's notifications, in order. */
+export async function eventNotifications(ex: SqlExecutor, event_id: string): Promise<EventNotificationRow[]> {
+  return ex<EventNotificationRow[]>`SELECT * FROM alert_event_notifications WHERE event_id = ${event_id} ORDER BY created_at, level, kind, channel_id`;
+}
+
+/** One of the caller's events (`lock`: FOR UPDATE, inside a transaction), or null. */
+export async function getEvent(ex: SqlExecutor, user_id: string, id: string, lock = false): Promise<AlertEventRow | null> {
+  const [row] = await ex<AlertEventRow[]>`SELECT * FROM alert_events WHERE id = ${id} AND user_id = ${user_id} ${lock ? ex`FOR UPDATE` : ex``}`;
+  return row ?? null;
+}
+
+/** The caller's events, newest first, filtered; with the total count. */
+export async function listEvents(ex: SqlExecutor, user_id: string, f: {
+  status?: string; monitor_id?: string; from?: Date; to?: Date; limit: number; offset: number;
+}): Promise<{ rows: AlertEventRow[]; total: number }> {
+  const where = ex`user_id = ${user_id}
+    ${f.status ? ex`AND status = ${f.status}` : ex``}
+    ${f.monitor_id ? ex`AND monitor_id = ${f.monitor_id}` : ex``}
+    ${f.from ? ex`AND started_at >= ${f.from}` : ex``}
+    ${f.to ? ex`AND started_at < ${f.to}` : ex``}`;
+  const [count] = await ex<Array<{ total: number }>>`SELECT count(*)::int AS total FROM alert_events WHERE ${where}`;
+  const rows = await ex<AlertEventRow[]>`SELECT * FROM alert_events WHERE ${where} ORDER BY started_at DESC, id DESC LIMIT ${f.limit} OFFSET ${f.offset}`;
+  return { rows, total: count?.total ?? 0 };
+}
+
+/** The enabled policies of a monitor. */
+export async function enabledPolicies(ex: SqlExecutor, monitor_id: string): Promise<EnginePolicy[]> {
+  return ex<EnginePolicy[]>`SELECT ${POLICY_COLUMNS(ex)} FROM alert_policies p WHERE p.monitor_id = ${monitor_id} AND p.enabled ORDER BY p.created_at, p.id`;
+}
+
+/** Whether (policy, monitor) has an open event. */
+export async function hasOpenEvent(ex: SqlExecutor, policy_id: string, monitor_id: string): Promise<boolean> {
+  const rows = await ex`SELECT 1 FROM alert_events WHERE policy_id = ${policy_id} AND monitor_id = ${monitor_id} AND status <> 'resolved'`;
+  return rows.length > 0;
+}

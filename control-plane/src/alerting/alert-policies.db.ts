@@ -1,0 +1,111 @@
+import { newId, type AlertPolicy } from '@vantage/shared-protocol';
+import type { Sql } from '../db/sql.js';
+
+/** An `alert_policies` row with its channels and escalation levels gathered. */
+export interface AlertPolicyRow {
+  id: string;
+  user_id: string;
+  monitor_id: string;
+  name: string;
+  enabled: boolean;
+  delay_s: number;
+  recovery_n: number;
+  mute_start: string | null;
+  mute_end: string | null;
+  title_template: string | null;
+  body_template: string | null;
+  created_at: Date;
+  updated_at: Date;
+  channel_ids: string[];
+  escalation_levels: Array<{ id: string; level_index: number; after_seconds: number; channel_ids: string[] }>;
+}
+
+/** A policy's stored fields as written by create and update. */
+export type PolicyFields = Omit<AlertPolicy, 'id' | 'user_id' | 'created_at' | 'updated_at' | 'escalation_levels'> & {
+  escalation_levels: Array<{ level_index: number; after_seconds: number; channel_ids: string[] }>;
+};
+
+const SELECT_POLICY = (sql: Sql) => sql`
+  SELECT p.*,
+    coalesce((SELECT array_agg(c.channel_id ORDER BY c.position) FROM alert_policy_channels c WHERE c.policy_id = p.id AND c.level_id IS NULL), '{}') AS channel_ids,
+    coalesce((SELECT json_agg(json_build_object('id', l.id, 'level_index', l.level_index, 'after_seconds', l.after_seconds,
+        'channel_ids', (SELECT coalesce(array_agg(c.channel_id ORDER BY c.position), '{}') FROM alert_policy_channels c WHERE c.level_id = l.id))
+      ORDER BY l.level_index) FROM alert_escalation_levels l WHERE l.policy_id = p.id), '[]') AS escalation_levels
+  FROM alert_policies p`;
+
+/** The caller's policies (optionally of one monitor), oldest first. */
+export async function listPolicies(sql: Sql, user_id: string, monitor_id?: string): Promise<AlertPolicyRow[]> {
+  return sql<AlertPolicyRow[]>`${SELECT_POLICY(sql)} WHERE p.user_id = ${user_id} ${monitor_id ? sql`AND p.monitor_id = ${monitor_id}` : sql``} ORDER BY p.created_at, p.id`;
+}
+
+/** One of the caller's policies, or null. */
+export async function getPolicy(sql: Sql, user_id: string, id: string): Promise<AlertPolicyRow | null> {
+  const [row] = await sql<AlertPolicyRow[]>`${SELECT_POLICY(sql)} WHERE p.id = ${id} AND p.user_id = ${user_id}`;
+  return row ?? null;
+}
+
+/** The enabled policies of a monitor (the alert engine's lookup on a state change). */
+export async function policiesOfMonitor(sql: Sql, monitor_id: string): Promise<AlertPolicyRow[]> {
+  return sql<AlertPolicyRow[]>`${SELECT_POLICY(sql)} WHERE p.monitor_id = ${monitor_id} AND p.enabled ORDER BY p.created_at, p.id`;
+}
+
+import type { SqlExecutor } from '../contracts.js';
+type Tx = SqlExecutor;
+
+async function writeChannels(tx: Tx, policy_id: string, f: Pick<PolicyFields, 'channel_ids' | 'escalation_levels'>): Promise<void> {
+  await tx`DELETE FROM alert_escalation_levels WHERE policy_id = ${policy_id}`;
+  await tx`DELETE FROM alert_policy_channels WHERE policy_id = ${policy_id}`;
+  const rows: Array<{ policy_id: string; level_id: string | null; channel_id: string; position: number }> =
+    f.channel_ids.map((channel_id, position) => ({ policy_id, level_id: null, channel_id, position }));
+  for (const level of f.escalation_levels) {
+    const id = newId('escalation_level');
+    await tx`INSERT INTO alert_escalation_levels (id, policy_id, level_index, after_seconds) VALUES (${id}, ${policy_id}, ${level.level_index}, ${level.after_seconds})`;
+    rows.push(...level.channel_ids.map((channel_id, position) => ({ policy_id, level_id: id, channel_id, position })));
+  }
+  if (rows.length > 0) await tx`INSERT INTO alert_policy_channels ${tx(rows)}`;
+}
+
+/** Insert a policy with its channels and levels. @returns its id, or `conflict` when the monitor has a policy of that name */
+export async function insertPolicy(sql: Sql, user_id: string, f: PolicyFields): Promise<string | 'conflict'> {
+  const id = newId('alert_policy');
+  return sql.begin(async (tx) => {
+    const [row] = await tx`
+      INSERT INTO alert_policies (id, user_id, monitor_id, name, enabled, delay_s, recovery_n, mute_start, mute_end, title_template, body_template)
+      VALUES (${id}, ${user_id}, ${f.monitor_id}, ${f.name}, ${f.enabled}, ${f.delay_s}, ${f.recovery_n}, ${f.mute_start}, ${f.mute_end}, ${f.title_template}, ${f.body_template})
+      ON CONFLICT DO NOTHING RETURNING id`;
+    if (!row) return 'conflict' as const;
+    await writeChannels(tx as Tx, id, f);
+    return id;
+  });
+}
+
+/**
+ * Replace a policy's fields (the route merged the PATCH over the stored policy); channels and
+ * levels are rewritten. @returns `ok`, `missing` or `conflict`
+ */
+export async function updatePolicy(sql: Sql, user_id: string, id: string, f: PolicyFields): Promise<'ok' | 'missing' | 'conflict'> {
+  return sql.begin(async (tx) => {
+    const [clash] = await tx`SELECT id FROM alert_policies WHERE monitor_id = ${f.monitor_id} AND lower(name) = lower(${f.name}) AND id <> ${id}`;
+    if (clash) return 'conflict' as const;
+    const [row] = await tx`
+      UPDATE alert_policies SET monitor_id = ${f.monitor_id}, name = ${f.name}, enabled = ${f.enabled}, delay_s = ${f.delay_s},
+        recovery_n = ${f.recovery_n}, mute_start = ${f.mute_start}, mute_end = ${f.mute_end},
+        title_template = ${f.title_template}, body_template = ${f.body_template}, updated_at = now()
+      WHERE id = ${id} AND user_id = ${user_id} RETURNING id`;
+    if (!row) return 'missing' as const;
+    await writeChannels(tx as Tx, id, f);
+    return 'ok' as const;
+  });
+}
+
+/** Delete one of the caller's policies. @returns whether it existed */
+export async function deletePolicy(sql: Sql, user_id: string, id: string): Promise<boolean> {
+  const rows = await sql`DELETE FROM alert_policies WHERE id = ${id} AND user_id = ${user_id} RETURNING id`;
+  return rows.length > 0;
+}
+
+/** Whether `monitor_id` is the caller's monitor. */
+export async function ownsMonitor(sql: Sql, user_id: string, monitor_id: string): Promise<boolean> {
+  const rows = await sql`SELECT 1 FROM monitors WHERE id = ${monitor_id} AND user_id = ${user_id}`;
+  return rows.length > 0;
+}

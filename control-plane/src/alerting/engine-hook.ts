@@ -1,0 +1,34 @@
+import { newId } from '@vantage/shared-protocol';
+import type { StatePassListener } from '../checks/hooks.js';
+import { enabledPolicies, hasOpenEvent, insertEvent } from './alert-events.db.js';
+
+/**
+ * The alert engine's state-change subscriber (checks/hooks.ts): outages learnt late. When results
+ * buffered by nodes show the monitor was down (or degraded, for policies that fire on it) and is
+ * already up again, paging now would be a stale storm: each enabled policy records the outage as
+ * an event that is resolved already, marked `suppressed: late`, and nobody is paged. A late
+ * outage still going on is left to the engine, which pages once for it.
+ */
+export function lateOutageListener(): StatePassListener {
+  return async (pass, tx) => {
+    if (pass.state !== 'up') return;
+    const changes = pass.changes;
+    for (let i = 0; i < changes.length; i++) {
+      const c = changes[i]!;
+      if (!c.late || (c.to_state !== 'down' && c.to_state !== 'degraded')) continue;
+      const end = changes.slice(i + 1).find((n) => n.to_state === 'up');
+      if (!end) continue;
+      const now = new Date();
+      for (const p of await enabledPolicies(tx, pass.monitor.id)) {
+        if (c.to_state === 'degraded' && !p.fire_on_degraded) continue;
+        if (await hasOpenEvent(tx, p.id, pass.monitor.id)) continue;
+        await insertEvent(tx, {
+          id: newId('alert_event'), user_id: pass.monitor.user_id, policy_id: p.id, monitor_id: pass.monitor.id, type: c.to_state,
+          status: 'resolved', started_at: new Date(c.changed_at), fired_at: now, acknowledged_at: null, acknowledged_by: null,
+          resolved_at: new Date(end.changed_at), resolved_by: null, notified_at: null, next_level: null, next_due_at: null,
+          suppressed: 'late', metadata: { reason: c.reason, failing_nodes: c.failing_nodes, late: true },
+        }, now);
+      }
+    }
+  };
+}

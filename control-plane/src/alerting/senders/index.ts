@@ -1,0 +1,35 @@
+import type { MailTransport } from '../../email/transport.js';
+import type { Sender } from '../../delivery/sender.js';
+import { discordFormat } from './discord.js';
+import { dingtalkFormat } from './dingtalk.js';
+import { createAlertEmailSender } from './email.js';
+import { feishuFormat } from './feishu.js';
+import { createHttpChannelSender, type AlertSenderDeps } from './http-channel.js';
+import { pagerdutyFormat } from './pagerduty.js';
+import { slackFormat } from './slack.js';
+import { smsFormat } from './sms.js';
+import { telegramFormat } from './telegram.js';
+import { webhookFormat } from './webhook.js';
+import { wechatFormat } from './wechat.js';
+import { wecomFormat } from './wecom.js';
+
+/**
+ * One delivery-engine sender per alert channel type (`alert.email`, `alert.slack`…), for the
+ * delivery engine's sender registry (outbound.ts). `transport` is the SMTP transport, null
+ * without one (alert e-mails then fail at once with that reason).
+ */
+export function createAlertSenders(deps: AlertSenderDeps & { transport: MailTransport | null }): Sender[] {
+  return [
+    createAlertEmailSender(deps),
+    createHttpChannelSender(webhookFormat, deps),
+    createHttpChannelSender(slackFormat, deps),
+    createHttpChannelSender(discordFormat, deps),
+    createHttpChannelSender(telegramFormat, deps),
+    createHttpChannelSender(wecomFormat, deps),
+    createHttpChannelSender(dingtalkFormat, deps),
+    createHttpChannelSender(feishuFormat, deps),
+    createHttpChannelSender(wechatFormat, deps),
+    createHttpChannelSender(smsFormat, deps),
+    createHttpChannelSender(pagerdutyFormat, deps),
+  ];
+}

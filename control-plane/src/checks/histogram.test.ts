@@ -1,0 +1,54 @@
+import t from 'tap';
+import { testDatabase } from '../test-support/db.js';
+import {
+  addToHistogram, bucketIndex, bucketValue, HISTOGRAM_ALPHA, histogramCount, histogramQuantile, mergeHistogram, packHistogram, unpackHistogram, type Histogram,
+} from './histogram.js';
+
+const exactQuantile = (sorted: number[], q: number) => sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]!;
+
+t.test('a bucket stands for its values within 2 %', async (t) => {
+  for (const ms of [0.02, 0.31, 1, 7.7, 42, 99.9, 250, 1234.5, 30_000, 119_999]) {
+    const v = bucketValue(bucketIndex(ms));
+    t.ok(Math.abs(v - ms) / ms <= HISTOGRAM_ALPHA + 1e-9, `${ms} ms → ${v.toFixed(4)}`);
+  }
+  t.equal(bucketIndex(0), 0);
+  t.equal(bucketIndex(-5), 0);
+  t.equal(bucketIndex(1e12), 511, 'huge values share the last bucket');
+});
+
+t.test('quantiles within 2 % of the exact ones, also after merging and packing', async (t) => {
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const a: number[] = Array.from({ length: 5000 }, () => 20 + rand() * 80);
+  const b: number[] = Array.from({ length: 3000 }, () => 150 * Math.exp(rand() * 2));
+  const ha: Histogram = new Map();
+  const hb: Histogram = new Map();
+  for (const x of a) addToHistogram(ha, bucketIndex(x));
+  for (const x of b) addToHistogram(hb, bucketIndex(x));
+  const merged = unpackHistogram(packHistogram(ha));
+  mergeHistogram(merged, unpackHistogram(packHistogram(hb)));
+  t.equal(histogramCount(merged), 8000);
+  const all = [...a, ...b].sort((x, y) => x - y);
+  for (const q of [0.5, 0.95, 0.99]) {
+    const got = histogramQuantile(merged, q)!;
+    const exact = exactQuantile(all, q);
+    t.ok(Math.abs(got - exact) / exact <= HISTOGRAM_ALPHA + 1e-9, `p${q * 100}: ${got.toFixed(2)} vs exact ${exact.toFixed(2)}`);
+  }
+  t.equal(histogramQuantile(new Map(), 0.5), null, 'empty: null');
+  t.equal(histogramQuantile(merged, 0, 20, 500), 20, 'clamped to the known minimum');
+});
+
+t.test('a count too large for one packed entry is split, not lost', async (t) => {
+  const h: Histogram = new Map([[511, 5_000_000], [3, 1]]);
+  const packed = packHistogram(h);
+  t.ok(packed.every((v) => v < 2 ** 31), 'every entry fits an int4');
+  t.same(unpackHistogram(packed), h);
+});
+
+t.test('check_rt_bucket (SQL) puts values in the same buckets as bucketIndex', async (t) => {
+  const { sql } = await testDatabase(t);
+  const values = [0, 0.005, 0.01, 0.0101, 0.5, 1, 3.3, 12.5, 80, 81.2, 99.99, 1000, 65_000, 1e9];
+  for (let i = 0; i < 200; i++) values.push(Math.exp(i / 12) / 10);
+  const rows = await sql<{ b: number }[]>`SELECT check_rt_bucket(v) AS b FROM unnest(${values}::float8[]) WITH ORDINALITY AS u(v, n) ORDER BY n`;
+  t.same(rows.map((r) => r.b), values.map(bucketIndex));
+});

@@ -1,0 +1,223 @@
+import type { AssertionResult, MonitorState } from '@vantage/shared-protocol';
+import type { SqlExecutor } from '../contracts.js';
+import type { ChangeRow } from './decide.db.js';
+import type { Verdict } from './verdict.js';
+
+/*
+ * Read queries of a monitor's history (0025_checks.sql): raw checks, state changes, rounds and
+ * rollups. Callers resolve the monitor (and its owner) first.
+ */
+
+/** A (monitor, node) series of the monitor, with the node's country; node_id null: checks the control plane runs. */
+export interface SeriesRow {
+  id: number;
+  node_id: string | null;
+  country: string | null;
+}
+
+/** The monitor's series (every node that ever reported it), optionally only `node_id`'s. */
+export async function monitorSeries(sql: SqlExecutor, monitor_id: string, node_id?: string): Promise<SeriesRow[]> {
+  return sql<SeriesRow[]>`
+    SELECT s.id, s.node_id, n.country FROM check_series s LEFT JOIN nodes n ON n.id = s.node_id
+    WHERE s.monitor_id = ${monitor_id} ${node_id ? sql`AND s.node_id = ${node_id}` : sql``}
+    ORDER BY s.node_id`;
+}
+
+/** A stored check as read back. */
+export interface CheckRow {
+  series_id: number;
+  scheduled_at: Date;
+  stored_at: Date;
+  start_offset_ms: number;
+  duration_ms: number;
+  response_ms: number | null;
+  success: boolean;
+  error_class: string | null;
+  error: string | null;
+  assertions: AssertionResult[] | null;
+  /** Uncompressed output (control-plane checks); node checks have `output_z` instead. */
+  output: Record<string, unknown> | null;
+  /** Compressed output (checks/output-codec.ts), or null. */
+  output_z: Uint8Array | null;
+}
+
+/** Checks of `series` scheduled in [from, to): a page, newest first, and how many there are. */
+export async function listChecks(sql: SqlExecutor, series: number[], from: Date, to: Date, limit: number, offset: number): Promise<{ rows: CheckRow[]; total: number }> {
+  if (series.length === 0) return { rows: [], total: 0 };
+  const [[count], rows] = await Promise.all([
+    sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to}`,
+    sql<CheckRow[]>`
+      SELECT series_id, scheduled_at, stored_at, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z
+      FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to}
+      ORDER BY scheduled_at DESC, series_id LIMIT ${limit} OFFSET ${offset}`,
+  ]);
+  return { rows, total: count!.n };
+}
+
+/**
+ * Checks of `series` stored after `after` (a keyset position: stored_at in µs since the epoch,
+ * series, round start in ms) and at least `settle_ms` ago (so no transaction still running can
+ * commit a check before this position later), whose round started in the last `window_ms` (live
+ * rounds only), in (stored_at, series, round) order, each with its stored_at in µs (exact: a Date
+ * would lose the microseconds the cursor needs).
+ */
+export async function checksStoredAfter(
+  sql: SqlExecutor, series: number[], after: { stored_us: number; series_id: number; scheduled_ms: number }, settle_ms: number, window_ms: number, limit: number,
+): Promise<Array<CheckRow & { stored_us: string }>> {
+  if (series.length === 0) return [];
+  return sql<Array<CheckRow & { stored_us: string }>>`
+    SELECT series_id, scheduled_at, stored_at, (extract(epoch FROM stored_at) * 1000000)::bigint::text AS stored_us,
+      start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z
+    FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= now() - make_interval(secs => ${window_ms / 1000})
+      AND (stored_at, series_id, scheduled_at) > ('epoch'::timestamptz + ${String(Math.floor(after.stored_us))}::bigint * interval '1 microsecond',
+        ${after.series_id}, ${new Date(after.scheduled_ms)})
+      AND stored_at <= now() - make_interval(secs => ${settle_ms / 1000})
+    ORDER BY stored_at, series_id, scheduled_at LIMIT ${limit}`;
+}
+
+const CHANGE_COLUMNS = (sql: SqlExecutor) => sql`
+  id::float8 AS id, monitor_id, from_state, to_state, changed_at, recorded_at, source, late, reason, failing_nodes, round_at`;
+
+/** State changes of the monitor that took effect in [from, to) (superseded ones left out): a page, newest first, and the total. */
+export async function listStateChanges(sql: SqlExecutor, monitor_id: string, from: Date, to: Date, to_state: MonitorState | undefined, limit: number, offset: number): Promise<{ rows: ChangeRow[]; total: number }> {
+  const cond = sql`monitor_id = ${monitor_id} AND superseded_at IS NULL AND changed_at >= ${from} AND changed_at < ${to}
+    ${to_state ? sql`AND to_state = ${to_state}` : sql``}`;
+  const [[count], rows] = await Promise.all([
+    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitor_state_changes WHERE ${cond}`,
+    sql<ChangeRow[]>`SELECT ${CHANGE_COLUMNS(sql)} FROM monitor_state_changes WHERE ${cond} ORDER BY changed_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+  ]);
+  return { rows: rows.map((r) => ({ ...r, id: Number(r.id) })), total: count!.n };
+}
+
+/** State changes of the monitor recorded with an id above `after_id` (the event stream), oldest first. */
+export async function stateChangesAfter(sql: SqlExecutor, monitor_id: string, after_id: number, limit: number): Promise<ChangeRow[]> {
+  const rows = await sql<ChangeRow[]>`
+    SELECT ${CHANGE_COLUMNS(sql)} FROM monitor_state_changes WHERE monitor_id = ${monitor_id} AND id > ${after_id} AND superseded_at IS NULL
+    ORDER BY id LIMIT ${limit}`;
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
+
+/** The database's clock now, µs since the epoch (where a new stream starts: stored_at uses this clock). */
+export async function databaseNowUs(sql: SqlExecutor): Promise<number> {
+  const [row] = await sql<{ us: string }[]>`SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint::text AS us`;
+  return Number(row!.us);
+}
+
+/** The highest state-change id of the monitor (0 when none): where a new stream starts. */
+export async function lastStateChangeId(sql: SqlExecutor, monitor_id: string): Promise<number> {
+  const [row] = await sql<{ id: number | null }[]>`SELECT max(id)::float8 AS id FROM monitor_state_changes WHERE monitor_id = ${monitor_id}`;
+  return Number(row?.id ?? 0);
+}
+
+/** The state in force before `at` (the last change before it) and every change in [at, to), oldest first. */
+export async function stateTimeline(sql: SqlExecutor, monitor_id: string, at: Date, to: Date): Promise<{ before: { to_state: MonitorState; changed_at: Date } | null; changes: Array<{ to_state: MonitorState; changed_at: Date }> }> {
+  const [before, changes] = await Promise.all([
+    sql<{ to_state: MonitorState; changed_at: Date }[]>`
+      SELECT to_state, changed_at FROM monitor_state_changes WHERE monitor_id = ${monitor_id} AND superseded_at IS NULL AND changed_at < ${at}
+      ORDER BY changed_at DESC, id DESC LIMIT 1`,
+    sql<{ to_state: MonitorState; changed_at: Date }[]>`
+      SELECT to_state, changed_at FROM monitor_state_changes WHERE monitor_id = ${monitor_id} AND superseded_at IS NULL
+        AND changed_at >= ${at} AND changed_at < ${to} ORDER BY changed_at, id`,
+  ]);
+  return { before: before[0] ?? null, changes };
+}
+
+/** An hour of round_rollups. */
+export interface RoundRollupRow {
+  hour: Date;
+  up_s: number;
+  degraded_s: number;
+  down_s: number;
+  maintenance_s: number;
+  rounds_up: number;
+  rounds_degraded: number;
+  rounds_down: number;
+}
+
+/** The monitor's uptime rows for hours starting in [from, to), summed (zeros without any). */
+export async function roundRollupSums(sql: SqlExecutor, monitor_id: string, from: Date, to: Date): Promise<Omit<RoundRollupRow, 'hour'>> {
+  const [row] = await sql<Omit<RoundRollupRow, 'hour'>[]>`
+    SELECT coalesce(sum(up_s), 0)::float8 AS up_s, coalesce(sum(degraded_s), 0)::float8 AS degraded_s, coalesce(sum(down_s), 0)::float8 AS down_s,
+      coalesce(sum(maintenance_s), 0)::float8 AS maintenance_s, coalesce(sum(rounds_up), 0)::float8 AS rounds_up,
+      coalesce(sum(rounds_degraded), 0)::float8 AS rounds_degraded, coalesce(sum(rounds_down), 0)::float8 AS rounds_down
+    FROM round_rollups WHERE monitor_id = ${monitor_id} AND hour >= ${from} AND hour < ${to}`;
+  return row!;
+}
+
+/** The monitor's uptime rows of the hours `hours` (those that exist). */
+export async function roundRollupHours(sql: SqlExecutor, monitor_id: string, hours: Date[]): Promise<RoundRollupRow[]> {
+  if (hours.length === 0) return [];
+  return sql<RoundRollupRow[]>`
+    SELECT hour, up_s, degraded_s, down_s, maintenance_s, rounds_up, rounds_degraded, rounds_down FROM round_rollups
+    WHERE monitor_id = ${monitor_id} AND hour = ANY(${hours.map((h) => h.toISOString())}::timestamptz[])`;
+}
+
+/** The monitor's judged rounds starting in [from, to). */
+export async function judgedRounds(sql: SqlExecutor, monitor_id: string, from: Date, to: Date): Promise<Array<{ scheduled_at: Date; interval_s: number; verdict: Verdict; counted: boolean }>> {
+  return sql`
+    SELECT scheduled_at, interval_s, verdict, counted FROM check_rounds
+    WHERE monitor_id = ${monitor_id} AND scheduled_at >= ${from} AND scheduled_at < ${to} AND verdict IS NOT NULL`;
+}
+
+/**
+ * Totals of one series over one time bucket: checks, failures, response times (count, min, max,
+ * sum) and their histogram as parallel arrays of bucket indexes and counts (checks/histogram.ts).
+ */
+export interface StatsCell {
+  b: number;
+  series_id: number;
+  checks: number;
+  failures: number;
+  rt_count: number;
+  rt_min_ms: number | null;
+  rt_max_ms: number | null;
+  rt_sum_ms: number;
+  hist_idx: number[];
+  hist_n: number[];
+}
+
+/**
+ * Raw checks of `series` in [from, to), totalled per time bucket (`bucket_s`, aligned to the epoch)
+ * and series in SQL: one row per bucket and series, whatever the number of checks.
+ */
+export async function rawStatsCells(sql: SqlExecutor, series: number[], from: Date, to: Date, bucket_s: number): Promise<StatsCell[]> {
+  if (series.length === 0 || from.getTime() >= to.getTime()) return [];
+  return sql<StatsCell[]>`
+    WITH c AS (
+      SELECT floor(extract(epoch FROM scheduled_at) / ${bucket_s})::float8 AS b, series_id, check_rt_bucket(response_ms) AS rb,
+        count(*)::int AS n, count(*) FILTER (WHERE NOT success)::int AS f, count(response_ms)::int AS rn,
+        min(response_ms) AS mn, max(response_ms) AS mx, coalesce(sum(response_ms::float8), 0) AS sm
+      FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to}
+      GROUP BY 1, 2, 3)
+    SELECT b, series_id, sum(n)::int AS checks, sum(f)::int AS failures, sum(rn)::int AS rt_count, min(mn) AS rt_min_ms, max(mx) AS rt_max_ms,
+      sum(sm)::float8 AS rt_sum_ms,
+      coalesce(array_agg(rb ORDER BY rb) FILTER (WHERE rb IS NOT NULL AND rn > 0), '{}') AS hist_idx,
+      coalesce(array_agg(rn ORDER BY rb) FILTER (WHERE rb IS NOT NULL AND rn > 0), '{}') AS hist_n
+    FROM c GROUP BY b, series_id`;
+}
+
+/**
+ * Rollups of `series` (`grain` hour: check_rollups; day: check_rollups_daily) starting in
+ * [from, to), totalled per time bucket (`bucket_s`) and series in SQL (histograms merged by adding
+ * the counts of each index): one row per bucket and series.
+ */
+export async function rollupStatsCells(sql: SqlExecutor, grain: 'hour' | 'day', series: number[], from: Date, to: Date, bucket_s: number): Promise<StatsCell[]> {
+  if (series.length === 0 || from.getTime() >= to.getTime()) return [];
+  const table = sql(grain === 'hour' ? 'check_rollups' : 'check_rollups_daily');
+  const at = sql(grain);
+  return sql<StatsCell[]>`
+    WITH r AS (
+      SELECT floor(extract(epoch FROM ${at}) / ${bucket_s})::float8 AS b, series_id, checks, failures, rt_count, rt_min_ms, rt_max_ms, rt_sum_ms, rt_hist
+      FROM ${table} WHERE series_id = ANY(${series}::int[]) AND ${at} >= ${from} AND ${at} < ${to}),
+    h AS (
+      SELECT b, series_id, v >> 22 AS idx, sum(v & 4194303)::int AS n FROM r, unnest(r.rt_hist) AS v GROUP BY 1, 2, 3),
+    hs AS (
+      SELECT b, series_id, array_agg(idx ORDER BY idx) AS hist_idx, array_agg(n ORDER BY idx) AS hist_n FROM h GROUP BY 1, 2)
+    SELECT t.b, t.series_id, t.checks, t.failures, t.rt_count, t.rt_min_ms, t.rt_max_ms, t.rt_sum_ms,
+      coalesce(hs.hist_idx, '{}') AS hist_idx, coalesce(hs.hist_n, '{}') AS hist_n
+    FROM (SELECT b, series_id, sum(checks)::int AS checks, sum(failures)::int AS failures, sum(rt_count)::int AS rt_count,
+            min(rt_min_ms) AS rt_min_ms, max(rt_max_ms) AS rt_max_ms, sum(rt_sum_ms)::float8 AS rt_sum_ms
+          FROM r GROUP BY 1, 2) t
+    LEFT JOIN hs ON hs.b = t.b AND hs.series_id = t.series_id`;
+}

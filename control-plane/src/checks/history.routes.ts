@@ -1,0 +1,150 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import {
+  checkListQuerySchema, checkListSchema, isId, resolveTime, stateChangeListQuerySchema, stateChangeListSchema, statsQuerySchema, statsSchema,
+  STATS_BUCKETS_MAX, UPTIME_PERIODS, uptimeQuerySchema, uptimeSchema,
+} from '@vantage/shared-protocol';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
+import { ok } from '../http/respond.js';
+import { createRouter } from '../http/router.js';
+import { requireAuth } from '../middleware/auth.js';
+import { okWithExample } from '../monitors/examples.js';
+import { getMonitor, type MonitorRow } from '../monitors/monitors.db.js';
+import { monitorIdParam } from '../monitors/monitors.routes.js';
+import { toStateChange } from './decide.js';
+import { HISTORY_EXAMPLES } from './examples.js';
+import { listChecks, listStateChanges, monitorSeries } from './history.db.js';
+import { rollupMarks } from './jobs.db.js';
+import { checkRetention } from './retention.js';
+import { autoBucketS, monitorStats } from './stats.js';
+import { streamMonitorEvents, toCheckItem, type MonitorStreamTimings } from './stream.js';
+import { monitorUptime } from './uptime.js';
+
+const read = [requireAuth({ scope: 'read' })];
+const TAGS = ['monitors'];
+const DAY_MS = 86_400_000;
+const NOT_FOUND = { 404: jsonError('MONITOR_NOT_FOUND: no such monitor of yours') };
+const BAD = { 400: jsonError('VALIDATION_FAILED: a bad from/to (ISO 8601, now, or relative like -7d), from not before to, or a bad parameter') };
+
+const checks = createRoute({
+  method: 'get', path: '/{id}/checks', tags: TAGS, security: BEARER, middleware: read,
+  summary: 'Raw checks of a monitor, newest first: one per node and round; from (default -24h), to, node_id, page, page_size',
+  request: { params: monitorIdParam, query: checkListQuerySchema },
+  responses: { 200: okWithExample(checkListSchema, '{items[], total, page, page_size, has_more}', HISTORY_EXAMPLES.checks), ...BAD, ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const uptime = createRoute({
+  method: 'get', path: '/{id}/uptime', tags: TAGS, security: BEARER, middleware: read,
+  summary: 'Uptime over period=24h|7d|30d|90d (default 24h) or from/to: uptime %, downtime, incidents, mean time to recovery; maintenance left out',
+  request: { params: monitorIdParam, query: uptimeQuerySchema },
+  responses: { 200: okWithExample(uptimeSchema, 'the uptime over the range', HISTORY_EXAMPLES.uptime), ...BAD, ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const stats = createRoute({
+  method: 'get', path: '/{id}/stats', tags: TAGS, security: BEARER, middleware: read,
+  summary: 'Response time p50/p95/p99 and failure rate per time bucket, overall and per node or country (group_by); from (default -24h), to, bucket_s',
+  request: { params: monitorIdParam, query: statsQuerySchema },
+  responses: { 200: okWithExample(statsSchema, 'statistics per bucket', HISTORY_EXAMPLES.stats), ...BAD, ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const stateChanges = createRoute({
+  method: 'get', path: '/{id}/state-changes', tags: TAGS, security: BEARER, middleware: read,
+  summary: 'State changes of a monitor, newest first, each with its reason (failed nodes, their errors) and whether it was learnt late',
+  request: { params: monitorIdParam, query: stateChangeListQuerySchema },
+  responses: { 200: okWithExample(stateChangeListSchema, '{items[], total, page, page_size, has_more}', HISTORY_EXAMPLES.stateChanges), ...BAD, ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const stream = createRoute({
+  method: 'get', path: '/{id}/stream', tags: TAGS, security: BEARER, middleware: read,
+  summary: 'Server-sent events of a monitor: event check (a stored check) and event state_change; resume with Last-Event-ID',
+  request: {
+    params: monitorIdParam,
+    headers: z.object({ 'last-event-id': z.string().max(100).optional().openapi({ description: 'id of the last event received' }) }),
+  },
+  responses: {
+    200: { description: 'text/event-stream of check and state_change frames', content: { 'text/event-stream': { schema: z.string(), example: 'event: check\nid: 1795000000123456_7_1795000000000_1042\ndata: {"monitor_id":"m_…","node_id":"n_…",…}\n\n' } } },
+    ...NOT_FOUND, ...AUTH_ERRORS,
+  },
+});
+
+function badRange(path: string, message: string): ApiError {
+  return new ApiError('VALIDATION_FAILED', `${path}: ${message}`, { fields: [{ path, message }], in: 'query' });
+}
+
+/** [from, to) from query values (relative forms resolved against `now`), with defaults; from must be before to. */
+function range(q: { from?: string; to?: string }, now: number, default_from: number, default_to = now): { from: Date; to: Date } {
+  const from = q.from !== undefined ? resolveTime(q.from, now) : default_from;
+  const to = q.to !== undefined ? resolveTime(q.to, now) : default_to;
+  if (!(from < to)) throw badRange('from', 'must be before to');
+  return { from: new Date(from), to: new Date(to) };
+}
+
+/**
+ * A monitor's history under /v1/monitors/{id} (docs/api/monitors.md "Checks and history"): raw
+ * checks, uptime, response-time stats, state changes and the event stream. Only the owner sees
+ * them: another account's monitor, like a malformed id, is 404 MONITOR_NOT_FOUND.
+ * @param opts.stream stream timings (tests; default from config checks_stream_poll_ms)
+ */
+export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<MonitorStreamTimings> } = {}) {
+  const r = createRouter();
+  const retention = checkRetention(deps.config);
+
+  async function owned(user_id: string, id: string): Promise<MonitorRow> {
+    const row = isId('monitor', id) ? await getMonitor(deps.sql, user_id, id) : null;
+    if (!row) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
+    return row;
+  }
+
+  r.openapi(checks, async (c) => {
+    const { id } = c.req.valid('param');
+    const q = c.req.valid('query');
+    await owned(c.get('principal')!.user_id, id);
+    const now = Date.now();
+    const { from, to } = range(q, now, now - DAY_MS);
+    const series = await monitorSeries(deps.sql, id, q.node_id);
+    const nodes = new Map(series.map((s) => [s.id, s.node_id]));
+    const { rows, total } = await listChecks(deps.sql, series.map((s) => s.id), from, to, q.page_size, (q.page - 1) * q.page_size);
+    const items = rows.map((row) => toCheckItem(id, nodes.get(row.series_id)!, row));
+    return ok(c, { items, total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
+  });
+
+  r.openapi(uptime, async (c) => {
+    const { id } = c.req.valid('param');
+    const q = c.req.valid('query');
+    await owned(c.get('principal')!.user_id, id);
+    if (q.period && (q.from !== undefined || q.to !== undefined)) throw badRange('period', 'give either period or from/to, not both');
+    const now = Date.now();
+    const period = q.period ?? (q.from === undefined && q.to === undefined ? '24h' : null);
+    const { from, to } = period ? { from: new Date(now - UPTIME_PERIODS[period] * 1000), to: new Date(now) } : range(q, now, now - DAY_MS);
+    return ok(c, await monitorUptime(deps.sql, id, from, to, period, new Date(now - retention.rounds_days * DAY_MS)), 200);
+  });
+
+  r.openapi(stats, async (c) => {
+    const { id } = c.req.valid('param');
+    const q = c.req.valid('query');
+    await owned(c.get('principal')!.user_id, id);
+    const now = Date.now();
+    const { from, to } = range(q, now, now - DAY_MS);
+    const bucket_s = q.bucket_s ?? autoBucketS(to.getTime() - from.getTime());
+    if ((to.getTime() - from.getTime()) / (bucket_s * 1000) > STATS_BUCKETS_MAX) {
+      throw badRange('bucket_s', `gives more than ${STATS_BUCKETS_MAX} buckets over this range: widen it`);
+    }
+    const series = await monitorSeries(deps.sql, id);
+    return ok(c, await monitorStats(deps.sql, series, from, to, bucket_s, q.group_by, await rollupMarks(deps.sql)), 200);
+  });
+
+  r.openapi(stateChanges, async (c) => {
+    const { id } = c.req.valid('param');
+    const q = c.req.valid('query');
+    await owned(c.get('principal')!.user_id, id);
+    const now = Date.now();
+    const { from, to } = range(q, now, 0, now + DAY_MS);
+    const { rows, total } = await listStateChanges(deps.sql, id, from, to, q.to_state, q.page_size, (q.page - 1) * q.page_size);
+    return ok(c, { items: rows.map(toStateChange), total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
+  });
+
+  r.openapi(stream, async (c) => {
+    const { id } = c.req.valid('param');
+    await owned(c.get('principal')!.user_id, id);
+    return streamMonitorEvents(c, deps.sql, id, { poll_ms: deps.config.checks_stream_poll_ms, settle_ms: deps.config.checks_stream_settle_ms, ...opts.stream }) as never;
+  });
+
+  return r;
+}

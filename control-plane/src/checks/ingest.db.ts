@@ -1,0 +1,141 @@
+import type { MonitorType } from '@vantage/shared-protocol';
+import type { SqlExecutor } from '../contracts.js';
+
+
+// Boolean arrays travel as text ('true'/'false') cast to boolean[]: the client does not serialise JS boolean arrays.
+const bools = (xs: boolean[]) => xs.map(String);
+/*
+ * SQL of check ingest (0025_checks.sql): every statement takes a whole batch (multi-row insert
+ * from unnest arrays), so a batch of any size costs a fixed handful of round trips.
+ */
+
+/** A monitor as ingest sees it, for one reporting node. */
+export interface IngestMonitorRow {
+  id: string;
+  type: MonitorType;
+  interval_s: number;
+  revision: number;
+  /** Nodes the monitor is placed on now. */
+  placed: number;
+  /** The monitor is placed on the reporting node, or was until less than the placement history ago. */
+  assigned: boolean;
+}
+
+/**
+ * The monitors `ids` that exist, with whether each is assigned to `node_id` (monitor_placements:
+ * placed now, or ended less than `history_ms` ago, so results the node buffered while it ran the
+ * monitor still count) and how many nodes it is placed on.
+ */
+export async function ingestMonitors(tx: SqlExecutor, node_id: string, ids: string[], history_ms: number): Promise<IngestMonitorRow[]> {
+  return tx<IngestMonitorRow[]>`
+    SELECT m.id, m.type, m.interval_s, m.revision::int AS revision,
+      (SELECT count(*) FROM monitor_placements a WHERE a.monitor_id = m.id AND a.ended_at IS NULL)::int AS placed,
+      EXISTS (SELECT 1 FROM monitor_placements p WHERE p.monitor_id = m.id AND p.node_id = ${node_id}
+        AND (p.ended_at IS NULL OR p.ended_at > now() - make_interval(secs => ${history_ms / 1000}))) AS assigned
+    FROM monitors m WHERE m.id = ANY(${ids}::text[])`;
+}
+
+/** The configs of monitors `ids` (defaults filled), for their round deadlines. */
+export async function monitorConfigs(tx: SqlExecutor, ids: string[]): Promise<Array<{ id: string; revision: number; config: Record<string, unknown> }>> {
+  return tx`SELECT id, revision::int AS revision, config FROM monitors WHERE id = ANY(${ids}::text[])`;
+}
+
+/** Series ids of (monitor, `node_id`) for `monitor_ids`, creating the missing ones. @returns monitor id → series id */
+export async function seriesIds(tx: SqlExecutor, node_id: string, monitor_ids: string[]): Promise<{ ids: Map<string, number>; created: Set<string> }> {
+  const ids = new Map<string, number>();
+  const created = new Set<string>();
+  const found = await tx<{ id: number; monitor_id: string }[]>`
+    SELECT id, monitor_id FROM check_series WHERE node_id = ${node_id} AND monitor_id = ANY(${monitor_ids}::text[])`;
+  for (const r of found) ids.set(r.monitor_id, r.id);
+  const missing = monitor_ids.filter((m) => !ids.has(m)).sort();
+  if (missing.length === 0) return { ids, created };
+  const made = await tx<{ id: number; monitor_id: string }[]>`
+    INSERT INTO check_series (monitor_id, node_id) SELECT m, ${node_id} FROM unnest(${missing}::text[]) AS m
+    ON CONFLICT (monitor_id, node_id) DO NOTHING RETURNING id, monitor_id`;
+  for (const r of made) {
+    ids.set(r.monitor_id, r.id);
+    created.add(r.monitor_id);
+  }
+  if (made.length < missing.length) {
+    // Created meanwhile by a concurrent batch (ON CONFLICT waited for it to commit): now visible.
+    const again = await tx<{ id: number; monitor_id: string }[]>`
+      SELECT id, monitor_id FROM check_series WHERE node_id = ${node_id} AND monitor_id = ANY(${missing}::text[])`;
+    for (const r of again) ids.set(r.monitor_id, r.id);
+  }
+  return { ids, created };
+}
+
+/** One check row to insert (0025_checks.sql `checks`). */
+export interface CheckInsert {
+  series_id: number;
+  scheduled_at: string;
+  start_offset_ms: number;
+  duration_ms: number;
+  response_ms: number | null;
+  success: boolean;
+  error_class: string | null;
+  error: string | null;
+  /** JSON text, or null. */
+  assertions: string | null;
+  /** JSON text, or null (uncompressed: control-plane checks). */
+  output: string | null;
+  /** The output compressed (checks/output-codec.ts encodeOutput) as `\x…` hex text, or null; node checks use this, not `output`. */
+  output_z?: string | null;
+}
+
+/**
+ * Insert `rows` in one statement, skipping those stored before (same series and scheduled_at),
+ * in key order so that concurrent batches lock rows in the same order.
+ * @returns keys `series_id/epoch ms` of the rows inserted now
+ */
+export async function insertChecks(tx: SqlExecutor, rows: CheckInsert[]): Promise<Set<string>> {
+  const col = <K extends keyof CheckInsert>(k: K) => rows.map((r) => r[k]);
+  const inserted = await tx<{ series_id: number; scheduled_at: Date }[]>`
+    INSERT INTO checks (scheduled_at, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z)
+    SELECT * FROM unnest(${col('scheduled_at')}::timestamptz[], ${col('series_id')}::int[], ${col('start_offset_ms')}::int[],
+      ${col('duration_ms')}::int[], ${col('response_ms')}::real[], ${bools(col('success'))}::text[]::boolean[], ${col('error_class')}::text[],
+      ${col('error')}::text[], ${col('assertions')}::text[]::jsonb[], ${col('output')}::text[]::jsonb[], ${rows.map((r) => r.output_z ?? null)}::text[]::bytea[])
+    ORDER BY 2, 1
+    ON CONFLICT (series_id, scheduled_at) DO NOTHING
+    RETURNING series_id, scheduled_at`;
+  return new Set(inserted.map((r) => `${r.series_id}/${r.scheduled_at.getTime()}`));
+}
+
+/** What newly stored checks add to one round. */
+export interface RoundAdd {
+  monitor_id: string;
+  scheduled_at: string;
+  deadline_at: string;
+  interval_s: number;
+  /** Nodes placed now (the round's expected reports when it is new). */
+  expected: number;
+  reported: number;
+  failed: number;
+}
+
+/**
+ * Make sure the rounds of newly stored checks exist and are dirty (to be judged): a new round is
+ * inserted (late when created after its deadline; `reported`/`failed` hold this batch's counts
+ * until the verdict job recounts them from the checks). An existing round is written only when
+ * it was judged already (dirty again: it is judged again) or its deadline has just passed (late):
+ * while it waits, further reports of it cost no row version. Rows are written in key order (no
+ * deadlock between batches of different nodes for the same rounds).
+ */
+export async function addToRounds(tx: SqlExecutor, adds: RoundAdd[]): Promise<void> {
+  const col = <K extends keyof RoundAdd>(k: K) => adds.map((a) => a[k]);
+  await tx`
+    INSERT INTO check_rounds AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
+    SELECT u.at, u.deadline, u.m, u.iv, u.ex::smallint, u.n::smallint, u.f::smallint, u.deadline < now()
+    FROM unnest(${col('scheduled_at')}::timestamptz[], ${col('deadline_at')}::timestamptz[], ${col('monitor_id')}::text[],
+      ${col('interval_s')}::int[], ${col('expected')}::int[], ${col('reported')}::int[], ${col('failed')}::int[])
+      AS u(at, deadline, m, iv, ex, n, f)
+    ORDER BY u.m, u.at
+    ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true, late = r.late OR r.deadline_at < now()
+      WHERE NOT r.dirty OR (NOT r.late AND r.deadline_at < now())`;
+}
+
+/** Mark hours (ISO, truncated) that got checks after they ended, so the rollup job rolls them up again. */
+export async function markRollupDirty(tx: SqlExecutor, hours: string[]): Promise<void> {
+  if (hours.length === 0) return;
+  await tx`INSERT INTO check_rollup_dirty (hour) SELECT DISTINCT h FROM unnest(${hours}::timestamptz[]) AS h ON CONFLICT (hour) DO NOTHING`;
+}

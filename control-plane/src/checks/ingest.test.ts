@@ -1,0 +1,90 @@
+import t from 'tap';
+import { loadConfig } from '../config/index.js';
+import { createLogger } from '../log.js';
+import { createResultSink } from '../probes/sink.js';
+import { testDatabase } from '../test-support/db.js';
+import { decidePass } from './decide.js';
+import { CHECK_REJECT, createCheckStore } from './ingest.js';
+import { decodeOutput } from './output-codec.js';
+import { httpResult, pingResult, roundAt, seedMonitor } from './test-support.js';
+
+interface Teardown { teardown(fn: () => unknown): void }
+
+async function setup(t: Teardown) {
+  const { sql } = await testDatabase(t);
+  // A long grace: rounds started up to a minute ago are not late yet.
+  const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 120_000 });
+  const sink = createResultSink({ sql, log: createLogger('silent'), config, checks: createCheckStore({ config }) });
+  const count = async (monitor_id: string) => (await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${monitor_id}`)[0]!.n;
+  const round = async (monitor_id: string, at: string) => (await sql`
+    SELECT expected, reported, failed, dirty, late, verdict FROM check_rounds WHERE monitor_id = ${monitor_id} AND scheduled_at = ${at}`)[0];
+  return { sql, sink, count, round };
+}
+
+t.test('the same result twice, or the same round again, is stored once and acked every time', async (t) => {
+  const { sql, sink, count, round } = await setup(t);
+  const m = await seedMonitor(sql, { nodes: 3 });
+  const [a, b] = m.node_ids as [string, string];
+  const at = roundAt(m);
+  const r1 = httpResult(m.monitor_id, at, { response_ms: 42 });
+  t.same(await sink.ingest(a, [r1]), { stored: [r1.result_id], rejected: [] });
+  t.same(await sink.ingest(a, [r1]), { stored: [r1.result_id], rejected: [] }, 'redelivered after a lost ack: acked again');
+  const again = httpResult(m.monitor_id, at, { success: false });
+  t.same(await sink.ingest(a, [again, again]), { stored: [again.result_id], rejected: [] }, 'another result id for the same node and round: acked, not stored');
+  t.equal(await count(m.monitor_id), 1, 'one row for (monitor, node, round)');
+  t.match(await round(m.monitor_id, at), { expected: 3, reported: 1, failed: 0, dirty: true, late: false, verdict: null }, 'counted once in its round');
+
+  const rb = httpResult(m.monitor_id, at, { success: false, error: 'timeout' });
+  const rb2 = httpResult(m.monitor_id, roundAt(m, -1));
+  t.same(await sink.ingest(b, [rb, rb2, rb]), { stored: [rb.result_id, rb2.result_id], rejected: [] });
+  t.equal(await count(m.monitor_id), 3);
+  t.match(await round(m.monitor_id, at), { dirty: true, verdict: null }, 'one round, waiting for node c');
+  await decidePass({ sql });
+  await sql`UPDATE check_rounds SET deadline_at = now() WHERE monitor_id = ${m.monitor_id}`;
+  await decidePass({ sql });
+  t.match(await round(m.monitor_id, at), { expected: 3, reported: 2, failed: 1, dirty: false, verdict: 'degraded' }, 'judged from its checks: each counted once');
+  const stored = await sql`SELECT s.node_id, c.success, c.error FROM checks c JOIN check_series s ON s.id = c.series_id
+    WHERE c.scheduled_at = ${at} ORDER BY c.success DESC`;
+  t.same(stored.map((r) => [r.node_id, r.success, r.error]), [[a, true, null], [b, false, 'timeout']], 'success and error stored as sent');
+  const [row] = await sql`SELECT response_ms, start_offset_ms, duration_ms, output, output_z FROM checks c
+    JOIN check_series s ON s.id = c.series_id WHERE s.node_id = ${a} AND c.scheduled_at = ${at}`;
+  t.match(row, { response_ms: 42, start_offset_ms: 2, duration_ms: 42, output: null }, 'response time taken from the output; times kept as offsets');
+  t.ok(row!.output_z.length < JSON.stringify(r1.output).length / 3, `the output stored compressed (${row!.output_z.length} bytes)`);
+  t.same(decodeOutput(row!.output_z), r1.output, 'and read back whole');
+});
+
+t.test('a result for another node\'s monitor is refused and nothing is stored', async (t) => {
+  const { sql, sink, count } = await setup(t);
+  const mine = await seedMonitor(sql, { nodes: 1 });
+  const theirs = await seedMonitor(sql, { nodes: 1 });
+  const at = roundAt(mine);
+  const forged = httpResult(theirs.monitor_id, roundAt(theirs));
+  const ok = httpResult(mine.monitor_id, at);
+  const out = await sink.ingest(mine.node_ids[0]!, [forged, ok]);
+  t.same(out.stored, [ok.result_id]);
+  t.same(out.rejected, [{ result_id: forged.result_id, reason: CHECK_REJECT.not_assigned }]);
+  t.equal(await count(theirs.monitor_id), 0, 'nothing of the forged result');
+  t.equal((await sql`SELECT count(*)::int AS n FROM check_rounds WHERE monitor_id = ${theirs.monitor_id}`)[0]!.n, 0, 'no round either');
+
+  const wrong = pingResult(mine.monitor_id, roundAt(mine, -2));
+  t.match(await sink.ingest(mine.node_ids[0]!, [wrong]), { stored: [], rejected: [{ reason: /does not match the monitor type/ }] });
+  const ancient = httpResult(mine.monitor_id, new Date(Date.now() - 40 * 86_400_000).toISOString());
+  t.match(await sink.ingest(mine.node_ids[0]!, [ancient]), { rejected: [{ reason: CHECK_REJECT.too_old }] }, 'older than the 30-day retention');
+
+  // A node the monitor moved away from still delivers what it buffered while it ran it.
+  await sql`UPDATE monitor_placements SET ended_at = now() WHERE monitor_id = ${mine.monitor_id}`;
+  const buffered = httpResult(mine.monitor_id, roundAt(mine, -3));
+  t.same((await sink.ingest(mine.node_ids[0]!, [buffered])).stored, [buffered.result_id], 'placement ended lately: accepted');
+  await sql`UPDATE monitor_placements SET ended_at = now() - interval '8 days' WHERE monitor_id = ${mine.monitor_id}`;
+  const stale = httpResult(mine.monitor_id, roundAt(mine, -4));
+  t.match(await sink.ingest(mine.node_ids[0]!, [stale]), { rejected: [{ reason: CHECK_REJECT.not_assigned }] }, 'ended past the placement history: refused');
+});
+
+t.test('a result after its round\'s deadline marks the round late', async (t) => {
+  const { sql, sink, round } = await setup(t);
+  const m = await seedMonitor(sql, { nodes: 2 });
+  const old = roundAt(m, -10);
+  await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, old)]);
+  t.match(await round(m.monitor_id, old), { late: true, reported: 1 }, 'buffered for 10 rounds: late');
+});

@@ -1,0 +1,157 @@
+import type { Config } from '../config/index.js';
+import type { MaintenanceCalendar, SqlExecutor } from '../contracts.js';
+import type { Sql } from '../db/sql.js';
+import type { Logger } from '../log.js';
+import { decidePass, type DecideOutcome } from './decide.js';
+import { dropOrphanRounds } from './decide.db.js';
+import type { CheckHooks } from './hooks.js';
+import { claimJob, finishJob, oldestCheckDay, pruneStateChanges, rollUpDay, rollUpHour, takeDirtyHours, type CheckJobName } from './jobs.db.js';
+import { dropExpiredPartitions, ensurePartitionsIn } from './partitions.js';
+import { checkRetention } from './retention.js';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** An hour is rolled up this long after it ended: its last rounds' results have arrived by then. */
+export const ROLLUP_SETTLE_MS = 10 * 60_000;
+/** Hours one rollup run takes at most (then it is due again at once). */
+const ROLLUP_HOURS_PER_RUN = 6;
+/** Monitors one verdict pass claims at most. */
+const DECIDE_BATCH = 200;
+
+type JobDeps = { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days'>; log: Logger };
+type JobRun = (tx: SqlExecutor, state: Record<string, unknown>, now: Date) => Promise<{ state: Record<string, unknown>; again_ms: number; did: unknown }>;
+
+const floorHour = (ms: number) => new Date(Math.floor(ms / HOUR_MS) * HOUR_MS);
+const floorDay = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS);
+
+/**
+ * The jobs (docs/architecture/checks.md "Jobs"), each run by one instance at a time:
+ * - partitions: daily and monthly partitions ready ahead (hourly);
+ * - rollup: every hour `ROLLUP_SETTLE_MS` after it ended, its raw checks become one row per series
+ *   (counts, failures, response-time histogram), and hours that got checks after that are rolled
+ *   again; each day whose hours are all rolled up becomes one row per series (again when one of
+ *   its hours is) (every 5 minutes);
+ * - retention: partitions past their retention dropped, old state changes deleted (each
+ *   monitor's latest kept), dirty rounds of deleted monitors forgotten (hourly).
+ */
+function jobs(deps: JobDeps): Record<CheckJobName, JobRun> {
+  const retention = checkRetention(deps.config);
+  return {
+    partitions: async (tx, state, now) => ({ state, again_ms: HOUR_MS, did: await ensurePartitionsIn(tx, now) }),
+    rollup: async (tx, state, now) => {
+      let until = typeof state.rolled_until === 'string' ? new Date(state.rolled_until)
+        : (await oldestCheckDay(tx)) ?? floorHour(now.getTime() - HOUR_MS);
+      const target = floorHour(now.getTime() - ROLLUP_SETTLE_MS);
+      // Daily rows exist for [days_from, days_until): from the first day this job started at.
+      const days_from = typeof state.days_from === 'string' ? new Date(state.days_from) : floorDay(until.getTime());
+      let days_until = typeof state.days_until === 'string' ? new Date(state.days_until) : days_from;
+      let hours = 0;
+      while (until.getTime() < target.getTime() && hours < ROLLUP_HOURS_PER_RUN) {
+        await rollUpHour(tx, until);
+        until = new Date(until.getTime() + HOUR_MS);
+        hours++;
+      }
+      const dirty = await takeDirtyHours(tx, until, 50);
+      for (const h of dirty) await rollUpHour(tx, h);
+      // Days whose hours are all rolled up get their daily rows; days a late check changed, again.
+      const redo = new Set(dirty.map((h) => floorDay(h.getTime()).getTime()).filter((d) => d >= days_from.getTime() && d < days_until.getTime()));
+      let days = 0;
+      while (days_until.getTime() + DAY_MS <= until.getTime()) {
+        redo.add(days_until.getTime());
+        days_until = new Date(days_until.getTime() + DAY_MS);
+      }
+      for (const d of redo) {
+        await rollUpDay(tx, new Date(d));
+        days++;
+      }
+      const behind = until.getTime() < target.getTime() || dirty.length === 50;
+      const next = { rolled_until: until.toISOString(), days_from: days_from.toISOString(), days_until: days_until.toISOString() };
+      return { state: next, again_ms: behind ? 0 : 5 * 60_000, did: { hours, dirty: dirty.length, days } };
+    },
+    retention: async (tx, state, now) => {
+      const dropped = await dropExpiredPartitions(tx, retention, now);
+      const changes = await pruneStateChanges(tx, new Date(now.getTime() - retention.rollup_days * DAY_MS));
+      const orphans = await dropOrphanRounds(tx);
+      return { state, again_ms: HOUR_MS, did: { ...dropped, state_changes: changes, orphan_rounds: orphans } };
+    },
+  };
+}
+
+/**
+ * Run every due job once, each in its own transaction claimed FOR UPDATE SKIP LOCKED (any number
+ * of instances). `now` stands for the current time in the jobs' date arithmetic (tests).
+ * @returns what each job that ran did
+ */
+export async function runDueJobs(deps: JobDeps & { sql: Sql }, now: Date = new Date()): Promise<Partial<Record<CheckJobName, unknown>>> {
+  const out: Partial<Record<CheckJobName, unknown>> = {};
+  for (const [name, run] of Object.entries(jobs(deps)) as Array<[CheckJobName, JobRun]>) {
+    try {
+      await deps.sql.begin(async (tx) => {
+        const state = await claimJob(tx, name);
+        if (state === null) return;
+        const r = await run(tx, state, now);
+        await finishJob(tx, name, r.again_ms, r.state);
+        out[name] = r.did;
+      });
+    } catch (err) {
+      deps.log.error({ err, job: name }, 'check job failed; retried on its next run');
+    }
+  }
+  return out;
+}
+
+/** Handle on the running jobs (main.ts). */
+export interface CheckJobs {
+  /** Stop the timers and wait for runs in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start the verdict job (every `checks_decide_interval_ms`, passes repeated while they come back
+ * full) and the periodic jobs (every `checks_jobs_interval_ms`, each run when due). Errors are
+ * logged; the next tick tries again.
+ */
+export function startCheckJobs(deps: JobDeps & { sql: Sql; config: Pick<Config, 'checks_decide_interval_ms' | 'checks_jobs_interval_ms'>; hooks?: CheckHooks; maintenance?: MaintenanceCalendar }): CheckJobs {
+  const log = deps.log.child({ module: 'checks.jobs' });
+  let stopped = false;
+  const running = new Set<Promise<unknown>>();
+  const cancels: Array<() => void> = [];
+
+  function loop(every_ms: number, body: () => Promise<unknown>): void {
+    let timer: NodeJS.Timeout | null = null;
+    const schedule = () => {
+      if (stopped) return;
+      timer = setTimeout(tick, every_ms);
+      timer.unref();
+    };
+    const tick = () => {
+      const p = body().catch((err: unknown) => log.error({ err }, 'check job tick failed')).finally(() => {
+        running.delete(p);
+        schedule();
+      });
+      running.add(p);
+    };
+    cancels.push(() => { if (timer) clearTimeout(timer); });
+    schedule();
+  }
+
+  loop(deps.config.checks_decide_interval_ms, async () => {
+    let r: DecideOutcome;
+    do {
+      r = await decidePass({ sql: deps.sql, hooks: deps.hooks, maintenance: deps.maintenance }, DECIDE_BATCH);
+      if (r.changes > 0) log.debug(r, 'rounds judged');
+    } while (r.monitors === DECIDE_BATCH && r.rounds > 0 && !stopped);
+  });
+  loop(deps.config.checks_jobs_interval_ms, async () => {
+    const did = await runDueJobs(deps);
+    if (Object.keys(did).length > 0) log.info({ did }, 'check jobs ran');
+  });
+
+  return {
+    async stop() {
+      stopped = true;
+      for (const cancel of cancels) cancel();
+      await Promise.all([...running]);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { Config } from '../config/index.js';
+import type { PlanName } from '../config/plans.js';
+
+/** Days raw checks are kept on each plan (docs/api/monitors.md "Retention"); rollups are kept longer. */
+export const CHECK_RETENTION_DAYS: Record<PlanName, number> = { free: 30, pro: 90, business: 365 };
+
+/** How long what is kept, days: raw checks, rounds, and rollups with state changes. */
+export interface CheckRetention {
+  raw_days: number;
+  /**
+   * Rounds: as long as results can still arrive for them (a result older than this is refused),
+   * since a late result replays the state over every round after its own. Uptime reads them only
+   * for the partial hours at a range's ends; everything else reads the hourly rollups.
+   */
+  rounds_days: number;
+  rollup_days: number;
+}
+
+/**
+ * The deployment's retention: raw checks `checks_retention_days` when set, else the plan's;
+ * rounds `checks_rounds_retention_days` (never longer than the raw checks); rollups
+ * `checks_rollup_retention_days` (never shorter than the raw checks).
+ */
+export function checkRetention(config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days'>): CheckRetention {
+  const raw_days = config.checks_retention_days ?? CHECK_RETENTION_DAYS[config.plan];
+  return { raw_days, rounds_days: Math.min(raw_days, config.checks_rounds_retention_days), rollup_days: Math.max(raw_days, config.checks_rollup_retention_days) };
+}

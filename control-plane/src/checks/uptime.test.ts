@@ -1,0 +1,62 @@
+import t from 'tap';
+import { loadConfig } from '../config/index.js';
+import { createLogger } from '../log.js';
+import { createResultSink } from '../probes/sink.js';
+import { testDatabase } from '../test-support/db.js';
+import { decidePass } from './decide.js';
+import { createCheckStore } from './ingest.js';
+import { expireRounds, httpResult, roundAt, seedMonitor } from './test-support.js';
+import { downSpells, monitorUptime } from './uptime.js';
+
+const at = (s: number) => new Date(s * 1000);
+
+t.test('down spells: incidents overlapping the range and their time to recovery', async (t) => {
+  t.same(downSpells(null, []), { incidents: 0, mttr_s: null });
+  t.same(downSpells(null, [{ to_state: 'up', changed_at: at(0) }, { to_state: 'down', changed_at: at(100) }, { to_state: 'up', changed_at: at(400) },
+    { to_state: 'down', changed_at: at(500) }, { to_state: 'degraded', changed_at: at(600) }]), { incidents: 2, mttr_s: 200 });
+  t.same(downSpells({ to_state: 'down', changed_at: at(-50) }, [{ to_state: 'up', changed_at: at(50) }]), { incidents: 1, mttr_s: 100 }, 'a spell running at the start counts from its real start');
+  t.same(downSpells(null, [{ to_state: 'down', changed_at: at(0) }, { to_state: 'paused', changed_at: at(30) }]), { incidents: 1, mttr_s: null }, 'ended by a pause: no recovery');
+  t.same(downSpells(null, [{ to_state: 'down', changed_at: at(0) }]), { incidents: 1, mttr_s: null }, 'still down');
+});
+
+t.test('uptime arithmetic: downtime, maintenance left out, incidents and MTTR, whole hours from rollups and the edges from rounds', async (t) => {
+  const { sql } = await testDatabase(t);
+  const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 3_600_000 });
+  const sink = createResultSink({ sql, log: createLogger('silent'), config, checks: createCheckStore({ config }) });
+  const m = await seedMonitor(sql, { nodes: 1, interval_s: 60 });
+  const node = m.node_ids[0]!;
+  // A maintenance window over rounds -60..-51, written as the maintenance feature would (state column).
+  const ms = (k: number) => new Date(Date.parse(roundAt(m, k)) - 1000);
+  await sql`UPDATE monitors SET state = 'maintenance', state_changed_at = ${ms(-60)} WHERE id = ${m.monitor_id}`;
+  await sql`UPDATE monitors SET state = 'pending', state_changed_at = ${ms(-50)} WHERE id = ${m.monitor_id}`;
+  // Rounds -130..-11: down for -100..-91 (10 min) and, inside the maintenance, -58..-52; up otherwise.
+  const results = [];
+  for (let k = -130; k <= -11; k++) {
+    const down = (k >= -100 && k <= -91) || (k >= -58 && k <= -52);
+    results.push(httpResult(m.monitor_id, roundAt(m, k), { success: !down }));
+  }
+  for (let i = 0; i < results.length; i += 40) await sink.ingest(node, results.slice(i, i + 40));
+  await expireRounds(sql, m.monitor_id);
+  while ((await decidePass({ sql })).monitors > 0);
+  t.equal((await sql`SELECT state FROM monitors WHERE id = ${m.monitor_id}`)[0]!.state, 'up');
+
+  const from = new Date(roundAt(m, -130));
+  const to = new Date(roundAt(m, -10));
+  const u = await monitorUptime(sql, m.monitor_id, from, to, null, new Date(Date.now() - 30 * 86_400_000));
+  t.match(u, {
+    monitored_s: 110 * 60, downtime_s: 600, maintenance_s: 600, up_s: 100 * 60, degraded_s: 0,
+    uptime: Math.round((6000 / 6600) * 1e6) / 1e6, uptime_percent: 90.909, incidents: 1, mttr_s: 600,
+    rounds: { up: 100, degraded: 0, down: 10 },
+  });
+
+  // The same range read only from rollups (as when its edges are past the raw retention): hour-granular, close.
+  const coarse = await monitorUptime(sql, m.monitor_id, from, to, null, new Date(Date.now() + 3_600_000));
+  // Whole hours move the range's edges by up to an hour each way, depending on the wall clock the
+  // rounds were laid on: 10 min down in 50..170 min monitored gives 0.80..0.94 against 0.909.
+  t.ok(Math.abs(coarse.uptime! - u.uptime!) < 0.12, `rollups only: ${coarse.uptime} vs ${u.uptime}`);
+  t.ok(Math.abs(coarse.monitored_s - u.monitored_s) <= 3600, 'within an hour of monitored time');
+
+  const none = await monitorUptime(sql, m.monitor_id, new Date(Date.now() - 86_400_000 * 3), new Date(Date.now() - 86_400_000 * 2), null, new Date(0));
+  t.match(none, { uptime: null, uptime_percent: null, monitored_s: 0, incidents: 0, mttr_s: null }, 'no data: null, not 100 %');
+  t.equal((await sql`SELECT monitor_uptime_24h(${m.monitor_id}) AS u`)[0]!.u, 6000 / 6600, 'the monitor record\'s uptime_24h');
+});

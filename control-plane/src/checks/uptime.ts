@@ -1,0 +1,91 @@
+import type { MonitorState, Uptime, UptimePeriod } from '@vantage/shared-protocol';
+import type { SqlExecutor } from '../contracts.js';
+import { judgedRounds, roundRollupHours, roundRollupSums, stateTimeline, type RoundRollupRow } from './history.db.js';
+
+const HOUR_MS = 3_600_000;
+const floorHour = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
+const ceilHour = (ms: number) => Math.ceil(ms / HOUR_MS) * HOUR_MS;
+
+type Totals = Omit<RoundRollupRow, 'hour'>;
+const zero = (): Totals => ({ up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0 });
+
+function add(t: Totals, r: Totals, share = 1): void {
+  for (const k of Object.keys(t) as Array<keyof Totals>) t[k] += r[k] * share;
+}
+
+/** Down spells overlapping [from, to): how many, and the mean time to recovery of those that recovered in it, seconds. */
+export function downSpells(before: { to_state: MonitorState; changed_at: Date } | null, changes: Array<{ to_state: MonitorState; changed_at: Date }>): { incidents: number; mttr_s: number | null } {
+  let incidents = 0;
+  const recovered: number[] = [];
+  let since: number | null = before?.to_state === 'down' ? before.changed_at.getTime() : null;
+  if (since !== null) incidents++;
+  for (const c of changes) {
+    if (c.to_state === 'down') {
+      if (since === null) {
+        since = c.changed_at.getTime();
+        incidents++;
+      }
+      continue;
+    }
+    if (since === null) continue;
+    // Back to up or degraded is a recovery; a pause or maintenance ends the spell without one.
+    if (c.to_state === 'up' || c.to_state === 'degraded') recovered.push((c.changed_at.getTime() - since) / 1000);
+    since = null;
+  }
+  return { incidents, mttr_s: recovered.length > 0 ? recovered.reduce((a, b) => a + b, 0) / recovered.length : null };
+}
+
+/**
+ * A monitor's uptime over [from, to) (docs/api/monitors.md "Uptime"): whole hours from its
+ * round_rollups, the partial hours at either end from its judged rounds (each counts the part of
+ * its interval inside the range); when those rounds are past the rounds retention (`raw_from`), the
+ * edge hour's rollup counts in proportion to its overlap. Incidents and time to recovery come
+ * from the state changes (uptime.ts downSpells).
+ */
+export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: Date, to: Date, period: UptimePeriod | null, raw_from: Date): Promise<Uptime> {
+  const f = from.getTime();
+  const t = to.getTime();
+  // Whole hours [inner.from, inner.to) are read summed; the partial hours at either end, apart.
+  const inner = { from: Math.min(ceilHour(f), t), to: Math.max(floorHour(t), Math.min(ceilHour(f), t)) };
+  const edges: Array<[number, number]> = [];
+  if (f < inner.from) edges.push([f, inner.from]);
+  if (inner.to < t) edges.push([inner.to, t]);
+  const [sums, timeline, edgeRows] = await Promise.all([
+    roundRollupSums(sql, monitor_id, new Date(inner.from), new Date(inner.to)),
+    stateTimeline(sql, monitor_id, from, to),
+    roundRollupHours(sql, monitor_id, edges.filter(([a]) => floorHour(a) < raw_from.getTime()).map(([a]) => new Date(floorHour(a)))),
+  ]);
+  const totals = zero();
+  add(totals, sums);
+  // Edge hours past the rounds retention: their hour's row, in proportion to the overlap.
+  for (const r of edgeRows) {
+    const h = r.hour.getTime();
+    add(totals, r, (Math.min(h + HOUR_MS, t) - Math.max(h, f)) / HOUR_MS);
+  }
+  for (const [a, b] of edges) {
+    if (b <= a || floorHour(a) < raw_from.getTime()) continue;
+    for (const r of await judgedRounds(sql, monitor_id, new Date(a), new Date(b))) {
+      const start = r.scheduled_at.getTime();
+      const s = Math.max(0, (Math.min(start + r.interval_s * 1000, t) - start) / 1000);
+      const c = zero();
+      if (!r.counted) c.maintenance_s = s;
+      else {
+        c[`${r.verdict}_s`] = s;
+        c[`rounds_${r.verdict}`] = 1;
+      }
+      add(totals, c);
+    }
+  }
+  const monitored = totals.up_s + totals.degraded_s + totals.down_s;
+  const uptime = monitored > 0 ? (totals.up_s + totals.degraded_s) / monitored : null;
+  const spells = downSpells(timeline.before, timeline.changes);
+  return {
+    from: from.toISOString(), to: to.toISOString(), period,
+    uptime: uptime === null ? null : Math.round(uptime * 1e6) / 1e6,
+    uptime_percent: uptime === null ? null : Math.round(uptime * 1e5) / 1e3,
+    monitored_s: Math.round(monitored), up_s: Math.round(totals.up_s), degraded_s: Math.round(totals.degraded_s),
+    downtime_s: Math.round(totals.down_s), maintenance_s: Math.round(totals.maintenance_s),
+    incidents: spells.incidents, mttr_s: spells.mttr_s === null ? null : Math.round(spells.mttr_s * 1000) / 1000,
+    rounds: { up: Math.round(totals.rounds_up), degraded: Math.round(totals.rounds_degraded), down: Math.round(totals.rounds_down) },
+  };
+}

@@ -1,0 +1,42 @@
+import type { MonitorState, StateChange } from '@vantage/shared-protocol';
+import type { EventPublisher } from '../contracts.js';
+import type { StatePass, StatePassListener } from './hooks.js';
+
+/** True when a change from `from` to `to` is news for webhook receivers: into down or degraded, or up again from either. */
+function worthSending(from: MonitorState, to: MonitorState): to is 'up' | 'degraded' | 'down' {
+  return to === 'down' || to === 'degraded' || (to === 'up' && (from === 'down' || from === 'degraded'));
+}
+
+function publishChange(events: EventPublisher, pass: StatePass, c: StateChange, from: MonitorState, late: boolean, tx: Parameters<StatePassListener>[1]) {
+  const to = c.to_state as 'up' | 'degraded' | 'down';
+  return events.publish({
+    type: `monitor.${to}`, user_id: pass.monitor.user_id, occurred_at: new Date(c.changed_at),
+    data: {
+      monitor: { id: pass.monitor.id, name: pass.monitor.name, type: pass.monitor.type, target: pass.monitor.target ?? '' },
+      status: to, previous_status: from, reason: c.reason, failing_nodes: c.failing_nodes, changed_at: c.changed_at,
+      ...(late ? { late: true } : {}),
+    },
+  }, tx);
+}
+
+/**
+ * Webhook events `monitor.down`, `monitor.degraded` and `monitor.up` from verdict state changes
+ * (shared-protocol events.ts; docs/api/webhooks.md), queued in the verdict job's transaction:
+ * - each timely change into down or degraded, and each back to up from either, is one event;
+ * - changes learnt late (nodes buffered the results while the control plane was unreachable) are
+ *   not replayed one by one: when such a catch-up moved the monitor's current state, one event
+ *   for the net change (previous state → state now) is sent, marked `late`; when the state ends
+ *   where it was, nothing is sent.
+ */
+export function webhookStateEvents(events: EventPublisher): StatePassListener {
+  return async (pass, tx) => {
+    for (const c of pass.changes) {
+      if (!c.late && worthSending(c.from_state, c.to_state)) await publishChange(events, pass, c, c.from_state, false, tx);
+    }
+    if (!pass.changes.some((c) => c.late) || pass.state === pass.previous_state) return;
+    const last = pass.changes.at(-1)!;
+    if (last.late && last.to_state === pass.state && worthSending(pass.previous_state, pass.state)) {
+      await publishChange(events, pass, last, pass.previous_state, true, tx);
+    }
+  };
+}

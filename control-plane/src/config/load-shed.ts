@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/**
+ * Load shedding (docs/architecture/control-plane.md "Load shedding"): past these limits an
+ * instance answers 503 UNAVAILABLE with Retry-After instead of queueing work it cannot finish in
+ * time. Each field is read once in main.ts (VANTAGE_<FIELD>).
+ */
+export const loadShedConfigSchema = z.object({
+  /**
+   * Probe creations (POST /v1/probe/*) being handled on this instance at once beyond which new
+   * ones are refused. Healthy, a creation takes a few ms, so a backlog means the instance or its
+   * database is past capacity. 0 disables this limit.
+   */
+  shed_max_inflight_creations: z.coerce.number().int().min(0).max(100_000).default(24),
+  /** Requests of any kind being handled on this instance at once beyond which any new one is refused; 0 disables. */
+  shed_max_inflight_requests: z.coerce.number().int().min(0).max(1_000_000).default(512),
+  /**
+   * Event-loop delay (99th percentile over the last second, ms) beyond which probe creations are
+   * refused: the process is short of CPU. 0 disables.
+   */
+  shed_event_loop_delay_ms: z.coerce.number().int().min(0).max(60_000).default(250),
+  /** Retry-After of a shed request, whole seconds. */
+  shed_retry_after_s: z.coerce.number().int().min(1).max(3600).default(1),
+});

@@ -1,0 +1,78 @@
+import { roundPhaseMs, type DomainExpiryCheckOutput } from '@vantage/shared-protocol';
+import type { Sql } from '../db/sql.js';
+import type { Logger } from '../log.js';
+import { lookupDomain, type DomainLookupOptions } from '../domains/lookup.js';
+import { claimDomainChecks, scheduleDomainCheck } from './domain-expiry.db.js';
+import { storeControlCheck } from './results.db.js';
+
+/** Monitors one pass claims. */
+const BATCH = 20;
+
+/** The start of the round of a monitor that contains `now`, and the next one (monitors' wall-clock rounds). */
+function roundOf(monitor_id: string, interval_s: number, now: Date): { start: Date; next: Date } {
+  const interval_ms = interval_s * 1000;
+  const phase = roundPhaseMs(monitor_id, interval_s);
+  const k = Math.floor((now.getTime() - phase) / interval_ms);
+  return { start: new Date(phase + k * interval_ms), next: new Date(phase + (k + 1) * interval_ms) };
+}
+
+const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isInteger(v) ? v : fallback);
+
+/**
+ * One pass of domain_expiry checks at `now` (docs/api/checks.md "domain_expiry"): each due active
+ * monitor is claimed by one instance (SKIP LOCKED, leased for the look-up), looked up (RDAP, then
+ * WHOIS), and its result stored for the round containing `now` (idempotent); down (class
+ * `assertion`) when fewer than `min_days_remaining` (or `critical_days`) whole days remain, down
+ * (class `target`) when no registry gave an expiry date. The next run is the next round.
+ * @returns checks stored
+ */
+export async function runDomainChecks(sql: Sql, lookup: DomainLookupOptions, now: () => Date = () => new Date()): Promise<number> {
+  const t0 = now();
+  const lease_ms = 3 * (lookup.timeout_ms ?? 10_000) * BATCH;
+  const claimed = await sql.begin((tx) => claimDomainChecks(tx, t0, lease_ms, BATCH));
+  let stored = 0;
+  for (const m of claimed) {
+    const round = roundOf(m.monitor_id, m.interval_s, t0);
+    const started_at = now();
+    let output: DomainExpiryCheckOutput | null = null;
+    let error: string | null = null;
+    try {
+      output = await lookupDomain(m.target, lookup, now);
+    } catch (err) {
+      error = (err as Error).message.slice(0, 2000);
+    }
+    const min_days = Math.max(num(m.config.min_days_remaining, 30), num(m.config.critical_days, 0));
+    const days = output?.days_until_expiry ?? null;
+    if (!error && days === null) error = `the registry publishes no expiry date for ${m.target}`;
+    const low = days !== null && days < min_days;
+    if (low) error = days! < 0 ? `${m.target} expired ${-days!} days ago (${output!.expires_at})` : `${m.target} expires in ${days} days (${output!.expires_at}), fewer than ${min_days}`;
+    const finished_at = now();
+    await sql.begin(async (tx) => {
+      if (await storeControlCheck(tx, {
+        monitor_id: m.monitor_id, interval_s: m.interval_s, scheduled_at: round.start, started_at, finished_at,
+        success: error === null, error, error_class: error === null ? null : low ? 'assertion' : 'target',
+        output,
+      })) stored++;
+      await scheduleDomainCheck(tx, m.monitor_id, round.next);
+    });
+  }
+  return stored;
+}
+
+/**
+ * Run domain_expiry passes every `every_ms` (default 15 s), one at a time.
+ * @returns stop(): resolves once a running pass has ended
+ */
+export function startDomainExpiryJob(deps: { sql: Sql; log: Logger }, lookup: DomainLookupOptions, every_ms = 15_000): { stop(): Promise<void> } {
+  const log = deps.log.child({ module: 'control-checks.domain-expiry' });
+  let running: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = runDomainChecks(deps.sql, lookup)
+      .then((n) => { if (n > 0) log.debug({ stored: n }, 'domain expiry checks stored'); })
+      .catch((err) => log.warn({ err }, 'domain expiry pass failed'))
+      .finally(() => { running = null; });
+  }, every_ms);
+  timer.unref();
+  return { async stop() { clearInterval(timer); await running; } };
+}

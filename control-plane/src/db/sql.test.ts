@@ -1,0 +1,37 @@
+import pino from 'pino';
+import t from 'tap';
+import { TEST_DATABASE_URL } from '../test-support/db.js';
+import { connect, serverWarningCount } from './sql.js';
+
+interface LogLine { level: number; msg: string; module?: string; notice?: { severity?: string; code?: string; message?: string } }
+
+/** A client of the test server whose notice logger writes into `lines` (pino levels: 20 debug, 50 error). */
+function capturedClient(t: { teardown(fn: () => unknown): void }): { sql: ReturnType<typeof connect>; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const log = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
+  const sql = connect(TEST_DATABASE_URL, 1, log.child({ module: 'db' }));
+  t.teardown(() => sql.end({ timeout: 5 }));
+  return { sql, lines };
+}
+
+t.test('a BEGIN inside an open transaction (25001) is logged at error level and counted', async (t) => {
+  const { sql, lines } = capturedClient(t);
+  const before = serverWarningCount();
+  // The server only warns and carries on, so nothing fails: the log line and the count are all
+  // that shows a connection was handed a BEGIN while a transaction was open on it.
+  await sql.begin((tx) => tx.unsafe('BEGIN'));
+  const warnings = lines.filter((l) => l.notice?.code === '25001');
+  t.equal(warnings.length, 1, 'one line for the one warning');
+  t.match(warnings[0], { level: 50, module: 'db', msg: /25001.*already a transaction in progress/, notice: { severity: 'WARNING' } });
+  t.equal(serverWarningCount() - before, 1, 'the process-wide warning count went up by one');
+});
+
+t.test('plain notices (IF EXISTS skips) stay at debug level and are not counted', async (t) => {
+  const { sql, lines } = capturedClient(t);
+  const before = serverWarningCount();
+  await sql`DROP TABLE IF EXISTS pg_temp.vantage_no_such_table`;
+  const notices = lines.filter((l) => l.notice);
+  t.equal(notices.length, 1);
+  t.match(notices[0], { level: 20, notice: { severity: 'NOTICE', code: '00000' } });
+  t.equal(serverWarningCount(), before, 'a notice is not a warning');
+});

@@ -1,0 +1,73 @@
+import { isIP } from 'node:net';
+import { LOCALHOST_ADDRESSES, canonicalHost, isLocalhostName } from '@vantage/shared-protocol';
+import type { Config } from '../config/index.js';
+import { compileAddressPolicy, systemResolver, type AddressVerdict, type HostResolver } from '../probes/address-policy.js';
+
+/**
+ * Which addresses outbound deliveries may reach: the probe target rule (public unicast only;
+ * private, loopback, link-local, reserved… refused) opened by the operator's CIDR lists
+ * `probe_allow_cidrs` and `delivery_allow_cidrs` (docs/architecture/delivery.md "Address policy").
+ */
+export interface OutboundPolicy {
+  allowed(address: string): AddressVerdict;
+  resolve: HostResolver;
+}
+
+/** The policy of this deployment (config read once in main.ts). @param resolve override for tests */
+export function createOutboundPolicy(config: Pick<Config, 'probe_allow_cidrs' | 'delivery_allow_cidrs'>, resolve: HostResolver = systemResolver()): OutboundPolicy {
+  return { allowed: compileAddressPolicy([...config.probe_allow_cidrs, ...config.delivery_allow_cidrs]), resolve };
+}
+
+/** The addresses of a host (canonical form), every one allowed; or why not. */
+export type HostCheck =
+  | { ok: true; addresses: string[] }
+  | { ok: false; refused: true; reason: string }
+  | { ok: false; refused: false; reason: string };
+
+/**
+ * Resolve `host` (a URL's hostname: IPv6 in brackets, any inet_aton spelling of IPv4) and judge
+ * every address it has: refused when any is, so a name with one public and one private address
+ * cannot be used to reach the private one. `localhost` names are loopback without a lookup
+ * (RFC 6761 6.3). A name that does not resolve is `refused: false` (it may resolve later).
+ */
+export async function checkHost(host: string, policy: OutboundPolicy): Promise<HostCheck> {
+  const bare = canonicalHost(host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
+  let addresses: string[];
+  if (isIP(bare)) addresses = [bare];
+  else if (isLocalhostName(bare)) addresses = [...LOCALHOST_ADDRESSES];
+  else {
+    try {
+      addresses = await policy.resolve(bare);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return { ok: false, refused: false, reason: `${bare} does not resolve${code ? ` (${code})` : ''}` };
+    }
+  }
+  if (addresses.length === 0) return { ok: false, refused: false, reason: `${bare} does not resolve` };
+  for (const address of addresses) {
+    const v = policy.allowed(address);
+    if (!v.allowed) {
+      const what = address === bare ? address : `${bare} resolves to ${address}`;
+      return { ok: false, refused: true, reason: `${what}, a ${v.range} address, which outbound deliveries may not reach` };
+    }
+  }
+  return { ok: true, addresses };
+}
+
+/**
+ * Check an outbound URL before it is stored (webhook endpoint create/update): http or https,
+ * and a host whose every address the policy allows. It is checked again at every connection
+ * (http-client.ts), because DNS answers change.
+ * @returns null when allowed, else the reason (for a 422)
+ */
+export async function refuseOutboundUrl(url: string, policy: OutboundPolicy): Promise<string | null> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'not a valid URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'only http and https URLs are allowed';
+  const check = await checkHost(parsed.hostname, policy);
+  return check.ok ? null : check.reason;
+}

@@ -1,0 +1,53 @@
+import type { DomainExpiryCheckOutput } from '@vantage/shared-protocol';
+import { rdapServersFor, type RdapBootstrap } from './bootstrap.js';
+import { rdapLookup, type DomainRegistration } from './rdap.js';
+import { parseWhois, whoisQuery } from './whois.js';
+
+/** Where registries are asked. */
+export interface DomainLookupOptions {
+  /** RFC 9224 bootstrap (bootstrap.ts loadBootstrap). */
+  bootstrap: RdapBootstrap;
+  /** WHOIS server for a TLD: `host` or `host:port`; default `whois.nic.<tld>:43` (com and net: Verisign's). */
+  whois_server?: (tld: string) => string;
+  /** Bound of each registry exchange, ms (default 10000). */
+  timeout_ms?: number;
+}
+
+const WHOIS_SERVERS: Record<string, string> = { com: 'whois.verisign-grs.com', net: 'whois.verisign-grs.com', org: 'whois.publicinterestregistry.org' };
+const DAY_MS = 86_400_000;
+
+/**
+ * The registration of `domain` (docs/api/checks.md "domain_expiry"): RDAP at the servers the
+ * bootstrap lists for its TLD, in order; when none is listed or none answers, WHOIS (port 43).
+ * `days_until_expiry` counts whole days from `now` (negative once expired).
+ * @throws with both reasons when neither source gave registration data
+ */
+export async function lookupDomain(domain: string, opts: DomainLookupOptions, now: () => Date = () => new Date()): Promise<DomainExpiryCheckOutput> {
+  const name = domain.toLowerCase().replace(/\.$/, '');
+  const started = Date.now();
+  const timeout_ms = opts.timeout_ms ?? 10_000;
+  const done = (source: 'rdap' | 'whois', server: string, r: DomainRegistration, rdap_error: string | null): DomainExpiryCheckOutput => ({
+    domain: name, source, server, registrar: r.registrar?.slice(0, 500) ?? null,
+    expires_at: r.expires_at?.toISOString() ?? null,
+    days_until_expiry: r.expires_at ? Math.floor((r.expires_at.getTime() - now().getTime()) / DAY_MS) : null,
+    name_servers: r.name_servers, statuses: r.statuses.map((s) => s.slice(0, 200)), lookup_ms: Date.now() - started, rdap_error,
+  });
+  const servers = rdapServersFor(opts.bootstrap, name);
+  let rdap_error = servers.length === 0 ? `no RDAP server for .${name.split('.').pop()} in the bootstrap registry` : '';
+  for (const base of servers) {
+    try {
+      return done('rdap', base, await rdapLookup(base, name, timeout_ms), null);
+    } catch (err) {
+      rdap_error = (err as Error).name === 'TimeoutError' ? `RDAP: no answer from ${base} within ${timeout_ms} ms` : (err as Error).message;
+    }
+  }
+  const tld = name.split('.').pop()!;
+  const server = opts.whois_server?.(tld) ?? WHOIS_SERVERS[tld] ?? `whois.nic.${tld}`;
+  const [host, port] = server.includes(':') ? [server.slice(0, server.lastIndexOf(':')), Number(server.slice(server.lastIndexOf(':') + 1))] : [server, 43];
+  try {
+    const text = await whoisQuery(host!, port!, name, timeout_ms);
+    return done('whois', `${host}:${port}`, parseWhois(name, text), rdap_error.slice(0, 500));
+  } catch (err) {
+    throw new Error(`${rdap_error}; ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,120 @@
+import { performance } from 'node:perf_hooks';
+import type { Conn } from './core.js';
+
+/**
+ * Liveness limits derived from the heartbeat interval `interval_ms` (config, sent in `welcome`;
+ * agents send a heartbeat every interval, so a healthy link is never quiet much longer):
+ * - `dead_after_ms`: quiet this long (two heartbeats missed) → the link is dead. With the default
+ *   4 s interval that is 8.5 s, and every link is looked at every `visit_ms`, so a silently cut
+ *   link is found within 10 s;
+ * - `task_ack_timeout_ms`: a `task.run` followed by nothing at all from the node for this long (an
+ *   agent acks a task.run at once) makes the link suspect: taken out of service and pinged (the
+ *   peer's ws stack answers a ping with a pong without application code: a pong proves the link,
+ *   and puts the node back in service; only frames count as the application being alive);
+ * - `suspect_probe_ms`: a suspect link that answers neither frame nor pong this long more is dead.
+ */
+export function livenessLimits(interval_ms: number) {
+  return {
+    dead_after_ms: 2 * interval_ms + 500,
+    visit_ms: Math.min(1000, Math.max(100, Math.round(interval_ms / 4))),
+    task_ack_timeout_ms: 3000,
+    suspect_probe_ms: 3000,
+  };
+}
+export type LivenessLimits = ReturnType<typeof livenessLimits>;
+
+/** Work per slice is cut off after this much time and continued on the next event-loop turn. */
+const SLICE_BUDGET_MS = 8;
+/** A slice of the links is looked at every SLICE_MS, so each is visited once per `visit_ms`. */
+const SLICE_MS = 100;
+
+export interface LivenessDeps {
+  interval_ms: number;
+  limits?: Partial<LivenessLimits>;
+  /** The established links (node_id set) and links still in their handshake. */
+  conns: () => Iterable<Conn>;
+  /** The link is dead: close it at once. `why` names the rule. */
+  onDead: (conn: Conn, why: 'heartbeat_timeout' | 'task_unanswered') => void;
+  /** The link became suspect (a task.run went unanswered): take the node out of service. */
+  onSuspect: (conn: Conn) => void;
+}
+
+/**
+ * Watch every established link: send `heartbeat` frames every interval, close dead links and
+ * report (and ping) suspect ones. The work is spread: every SLICE_MS one share of a snapshot of
+ * the links is visited (each link once per `visit_ms`), heartbeats of a link come at its own phase
+ * (core.ts newLinkState), and a slice stops after SLICE_BUDGET_MS and goes on after other work.
+ * So the event loop is never blocked for long, whatever the node count (a tick that went through
+ * all nodes at once blocked it 30-40 µs per node). No database work here: see lease.ts.
+ * @returns `stop()`
+ */
+export function startLiveness(deps: LivenessDeps): { stop(): void; limits: LivenessLimits } {
+  const limits = { ...livenessLimits(deps.interval_ms), ...deps.limits };
+  let round: Conn[] = [];
+  let pos = 0;
+  let round_started = 0;
+  let stopped = false;
+
+  const visit = (conn: Conn, now: number, beat: Buffer): void => {
+    if (!conn.node_id || conn.ws.readyState !== conn.ws.OPEN) return;
+    const live = conn.live;
+    const quiet_ms = now - conn.last_frame_at;
+    if (live.suspect_since && now - live.suspect_since > limits.suspect_probe_ms) return deps.onDead(conn, 'task_unanswered');
+    if (quiet_ms > limits.dead_after_ms) return deps.onDead(conn, 'heartbeat_timeout');
+    if (!live.suspect_since && live.task_sent_at && now - live.task_sent_at > limits.task_ack_timeout_ms) {
+      live.suspect_since = now;
+      conn.ws.ping();
+      deps.onSuspect(conn);
+    }
+    if (now >= live.next_beat_at) {
+      live.next_beat_at = now + deps.interval_ms;
+      conn.ws.send(beat, { binary: false });
+    }
+  };
+
+  const work = (end: number): void => {
+    if (stopped) return;
+    const started = performance.now();
+    const now = Date.now();
+    const beat = Buffer.from(JSON.stringify({ type: 'heartbeat', sent_at: now }));
+    while (pos < end) {
+      visit(round[pos++]!, now, beat);
+      if ((pos & 63) === 0 && performance.now() - started > SLICE_BUDGET_MS) {
+        if (pos < end) setImmediate(() => work(end));
+        return;
+      }
+    }
+  };
+
+  const timer = setInterval(() => {
+    const now = Date.now();
+    if (pos >= round.length && now - round_started >= limits.visit_ms) {
+      round = [...deps.conns()];
+      pos = 0;
+      round_started = now;
+    }
+    work(Math.min(round.length, pos + Math.ceil((round.length * SLICE_MS) / limits.visit_ms)));
+  }, SLICE_MS);
+  timer.unref();
+
+  return {
+    limits,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * Something arrived from the node: a frame (the node is alive) or a pong (the link carries
+ * traffic both ways). Either puts a suspect link back in service (`recovered`).
+ */
+export function noteLife(conn: Conn, now: number, kind: 'frame' | 'pong'): { recovered: boolean } {
+  const live = conn.live;
+  if (kind === 'frame') conn.last_frame_at = now;
+  live.task_sent_at = 0;
+  if (!live.suspect_since) return { recovered: false };
+  live.suspect_since = 0;
+  return { recovered: true };
+}

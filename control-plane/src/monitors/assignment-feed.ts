@@ -1,0 +1,204 @@
+import { roundPhaseMs, type Assignment, type ServerMessage } from '@vantage/shared-protocol';
+import type { Config } from '../config/index.js';
+import type { AssignmentFeed } from '../contracts.js';
+import type { Sql } from '../db/sql.js';
+import type { Logger } from '../log.js';
+import { onAssignmentsChanged } from './assignment-signals.js';
+import {
+  assignmentIndex, assignmentRows, assignmentSet, assignmentVersions, recordAssignmentsAck, type AssignmentRow,
+} from './assignments.db.js';
+
+/** Postgres channel on which bump_node_assignments (0024) announces nodes with new versions. */
+export const ASSIGNMENTS_CHANNEL = 'vantage_assignments';
+/** Assignments' JSON per frame at most (the agent accepts 1 MiB frames; a set can be far larger). */
+const FRAME_BYTES_MAX = 256 * 1024;
+/** A version sent and not acked for this long is sent again as a full set, ms. */
+const ACK_TIMEOUT_MS = 60_000;
+
+/** One node held here: what it was sent, as far as this instance knows. */
+interface Link {
+  send: (m: ServerMessage) => boolean;
+  /** Version of the last frame sent (null: nothing yet, a full set is due). */
+  sent_version: number | null;
+  /** Monitor id → revision the node holds once it applied what was sent. */
+  held: Map<string, number>;
+  /** Versions sent and not acked yet, oldest first, and when the oldest was sent. */
+  unacked: number[];
+  unacked_since: number;
+  acked_recorded: number;
+  pending: 'full' | 'delta' | null;
+  running: boolean;
+}
+
+/** Build an assignment (node-protocol assignmentSchema) from a monitor row. */
+export function toAssignment(r: AssignmentRow, allow_cidrs: string[]): Assignment {
+  return {
+    monitor_id: r.id, interval_s: r.interval_s, phase_ms: roundPhaseMs(r.id, r.interval_s),
+    policy: { allow_private: r.private_target, allow_cidrs },
+    check: { type: r.type, target: r.target, config: r.config } as Assignment['check'],
+  };
+}
+
+/** Cut `items` into runs whose JSON stays under FRAME_BYTES_MAX (at least one item per run). */
+function chunks(items: Assignment[]): Assignment[][] {
+  const out: Assignment[][] = [[]];
+  let bytes = 0;
+  for (const a of items) {
+    const size = JSON.stringify(a).length;
+    if (bytes + size > FRAME_BYTES_MAX && out[out.length - 1]!.length > 0) { out.push([]); bytes = 0; }
+    out[out.length - 1]!.push(a);
+    bytes += size;
+  }
+  return out;
+}
+
+/**
+ * The assignment feed of one instance (contracts.ts AssignmentFeed; docs/architecture/hub.md
+ * "Assignments"):
+ * - on `connected`, the node gets `assignments.full` at its current version; a set larger than a
+ *   frame continues as deltas from that version to itself;
+ * - when nodes' versions move (NOTIFY vantage_assignments with a database server; in-process
+ *   signals in embedded mode), each node held here gets `assignments.delta` from the version it
+ *   was sent to the current one: the monitors whose revision it does not hold, and those that left;
+ * - an ack of a version it was sent is recorded (node_assignments.acked_version); any other ack
+ *   (the node ignored a delta: it holds something else) gets a full set, as does a version left
+ *   unacked for ACK_TIMEOUT_MS;
+ * - every `sweep_ms` the held nodes' versions are compared with what they were sent, so a lost
+ *   notification delays a delta, never loses it.
+ * Work per node is serialised and coalesced. `start()` begins listening; `stop()` ends it.
+ */
+export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick<Config, 'database_url' | 'probe_allow_cidrs'>; sweep_ms?: number }): AssignmentFeed & {
+  start(): Promise<void>; stop(): Promise<void>; nodesChanged(node_ids: string[]): void; readonly held: number;
+} {
+  const { sql, config } = deps;
+  const log = deps.log.child({ module: 'monitors.assignments' });
+  const links = new Map<string, Link>();
+  const sweep_ms = deps.sweep_ms ?? (config.database_url ? 10_000 : 2_000);
+  let stopListening: (() => Promise<void>) | null = null;
+  let sweeper: NodeJS.Timeout | null = null;
+
+  function sendAll(node_id: string, link: Link, frames: ServerMessage[], version: number): void {
+    for (const f of frames) {
+      if (!link.send(f)) {
+        if (links.get(node_id) === link) links.delete(node_id);
+        return;
+      }
+    }
+    if (link.unacked.length === 0) link.unacked_since = Date.now();
+    link.unacked.push(version);
+    link.sent_version = version;
+  }
+
+  async function sendFull(node_id: string, link: Link): Promise<void> {
+    const { version, rows } = await assignmentSet(sql, node_id);
+    const parts = chunks(rows.map((r) => toAssignment(r, config.probe_allow_cidrs)));
+    const frames: ServerMessage[] = parts.map((part, i) => i === 0
+      ? { type: 'assignments.full', version, assignments: part }
+      : { type: 'assignments.delta', from_version: version, version, upsert: part, remove: [] });
+    link.held = new Map(rows.map((r) => [r.id, r.revision]));
+    link.unacked = [];
+    sendAll(node_id, link, frames, version);
+    log.debug({ node_id, version, count: rows.length, frames: frames.length }, 'assignments.full sent');
+  }
+
+  async function sendDelta(node_id: string, link: Link): Promise<void> {
+    const index = await assignmentIndex(sql, node_id);
+    if (index.version === link.sent_version) return;
+    const upsert_ids = [...index.monitors].filter(([id, rev]) => link.held.get(id) !== rev).map(([id]) => id);
+    const remove = [...link.held.keys()].filter((id) => !index.monitors.has(id));
+    const rows = await assignmentRows(sql, upsert_ids);
+    const from = link.sent_version!;
+    const parts = chunks(rows.map((r) => toAssignment(r, config.probe_allow_cidrs)));
+    const frames: ServerMessage[] = parts.map((part, i) => ({
+      type: 'assignments.delta', from_version: i === 0 ? from : index.version, version: index.version, upsert: part, remove: i === 0 ? remove : [],
+    }));
+    for (const id of remove) link.held.delete(id);
+    for (const r of rows) link.held.set(r.id, r.revision);
+    sendAll(node_id, link, frames, index.version);
+    log.debug({ node_id, from_version: from, version: index.version, upsert: rows.length, remove: remove.length }, 'assignments.delta sent');
+  }
+
+  function schedule(node_id: string, kind: 'full' | 'delta'): void {
+    const link = links.get(node_id);
+    if (!link) return;
+    link.pending = kind === 'full' || link.pending === 'full' ? 'full' : 'delta';
+    if (link.running) return;
+    link.running = true;
+    void (async () => {
+      while (link.pending && links.get(node_id) === link) {
+        const k = link.pending === 'full' || link.sent_version === null ? 'full' : 'delta';
+        link.pending = null;
+        try {
+          await (k === 'full' ? sendFull(node_id, link) : sendDelta(node_id, link));
+        } catch (err) {
+          log.warn({ err, node_id }, 'sending assignments failed; the sweep retries');
+        }
+      }
+    })().finally(() => { link.running = false; });
+  }
+
+  function nodesChanged(node_ids: string[]): void {
+    for (const id of node_ids) if (links.has(id)) schedule(id, 'delta');
+  }
+
+  async function sweep(): Promise<void> {
+    const ids = [...links.keys()];
+    const now = Date.now();
+    for (let i = 0; i < ids.length; i += 5000) {
+      const batch = ids.slice(i, i + 5000);
+      const versions = await assignmentVersions(sql, batch);
+      for (const id of batch) {
+        const link = links.get(id);
+        if (!link || link.sent_version === null) continue;
+        if (link.unacked.length > 0 && now - link.unacked_since > ACK_TIMEOUT_MS) schedule(id, 'full');
+        else if ((versions.get(id) ?? 0) !== link.sent_version) schedule(id, 'delta');
+      }
+    }
+  }
+
+  return {
+    get held() { return links.size; },
+    nodesChanged,
+    async connected(node_id, send) {
+      const link: Link = { send, sent_version: null, held: new Map(), unacked: [], unacked_since: 0, acked_recorded: 0, pending: null, running: false };
+      links.set(node_id, link);
+      schedule(node_id, 'full');
+    },
+    async acked(node_id, version) {
+      const link = links.get(node_id);
+      if (!link) return;
+      const i = link.unacked.indexOf(version);
+      if (i >= 0) {
+        link.unacked.splice(0, i + 1);
+        link.unacked_since = Date.now();
+      } else if (version !== link.sent_version) {
+        log.info({ node_id, acked: version, sent: link.sent_version }, 'node holds another assignments version: full set');
+        schedule(node_id, 'full');
+        return;
+      }
+      if (version > link.acked_recorded) {
+        link.acked_recorded = version;
+        await recordAssignmentsAck(sql, node_id, version);
+      }
+    },
+    disconnected(node_id) {
+      links.delete(node_id);
+    },
+    async start() {
+      if (config.database_url) {
+        const listener = await sql.listen(ASSIGNMENTS_CHANNEL, (payload) => nodesChanged(payload.split(',').filter(Boolean)));
+        stopListening = () => listener.unlisten();
+      } else {
+        const off = onAssignmentsChanged(nodesChanged);
+        stopListening = async () => off();
+      }
+      sweeper = setInterval(() => void sweep().catch((err: unknown) => log.warn({ err }, 'assignments sweep failed')), sweep_ms);
+      sweeper.unref();
+    },
+    async stop() {
+      if (sweeper) clearInterval(sweeper);
+      await stopListening?.().catch(() => {});
+      links.clear();
+    },
+  };
+}

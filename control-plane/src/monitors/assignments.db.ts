@@ -1,0 +1,78 @@
+import type { MonitorType } from '@vantage/shared-protocol';
+import type { Sql } from '../db/sql.js';
+
+/*
+ * SQL of the assignments a node receives (0024_monitor_placement.sql): its version and the
+ * active monitors placed on it. Each read is one statement, so version and set come from one
+ * snapshot.
+ */
+
+/** What an assignment is built from: the monitor's columns. */
+export interface AssignmentRow {
+  id: string;
+  revision: number;
+  type: MonitorType;
+  target: string;
+  config: Record<string, unknown>;
+  interval_s: number;
+  private_target: boolean;
+}
+
+/** The node's assignment version (0 before its first) and (monitor id → revision) of its set. */
+export async function assignmentIndex(sql: Sql, node_id: string): Promise<{ version: number; monitors: Map<string, number> }> {
+  const rows = await sql<{ version: number; id: string | null; revision: number | null }[]>`
+    SELECT v.version, s.id, s.revision FROM
+      (SELECT coalesce(max(version), 0)::float8 AS version FROM node_assignments WHERE node_id = ${node_id}) v
+    LEFT JOIN LATERAL (
+      SELECT m.id, m.revision::int AS revision FROM monitor_placements p JOIN monitors m ON m.id = p.monitor_id
+      WHERE p.node_id = ${node_id} AND p.ended_at IS NULL AND m.status = 'active') s ON true`;
+  const monitors = new Map<string, number>();
+  for (const r of rows) if (r.id !== null) monitors.set(r.id, r.revision!);
+  return { version: Number(rows[0]?.version ?? 0), monitors };
+}
+
+/** The node's assignment version and every active monitor placed on it, whole (a full set). */
+export async function assignmentSet(sql: Sql, node_id: string): Promise<{ version: number; rows: AssignmentRow[] }> {
+  const rows = await sql<Array<{ version: number } & { [K in keyof AssignmentRow]: AssignmentRow[K] | null }>>`
+    SELECT v.version, s.* FROM
+      (SELECT coalesce(max(version), 0)::float8 AS version FROM node_assignments WHERE node_id = ${node_id}) v
+    LEFT JOIN LATERAL (
+      SELECT m.id, m.revision::int AS revision, m.type, m.target, m.config, m.interval_s, m.private_target
+      FROM monitor_placements p JOIN monitors m ON m.id = p.monitor_id
+      WHERE p.node_id = ${node_id} AND p.ended_at IS NULL AND m.status = 'active') s ON true`;
+  return {
+    version: Number(rows[0]?.version ?? 0),
+    rows: rows.filter((r) => r.id !== null).map(({ version: _, ...r }) => r as AssignmentRow),
+  };
+}
+
+/** The monitors `ids` (those that still exist), whole. */
+export async function assignmentRows(sql: Sql, ids: string[]): Promise<AssignmentRow[]> {
+  if (ids.length === 0) return [];
+  return sql<AssignmentRow[]>`
+    SELECT id, revision::int AS revision, type, target, config, interval_s, private_target FROM monitors WHERE id = ANY(${ids}::text[])`;
+}
+
+/** Current assignment versions of `node_ids` (nodes without one are missing: version 0). */
+export async function assignmentVersions(sql: Sql, node_ids: string[]): Promise<Map<string, number>> {
+  if (node_ids.length === 0) return new Map();
+  const rows = await sql<{ node_id: string; version: number }[]>`
+    SELECT node_id, version::float8 AS version FROM node_assignments WHERE node_id = ANY(${node_ids}::text[])`;
+  return new Map(rows.map((r) => [r.node_id, Number(r.version)]));
+}
+
+/** Record that the node confirmed holding `version` (assignments.ack); older acks never overwrite newer ones. */
+export async function recordAssignmentsAck(sql: Sql, node_id: string, version: number): Promise<void> {
+  await sql`
+    INSERT INTO node_assignments (node_id, version, acked_version, acked_at) VALUES (${node_id}, ${version}, ${version}, now())
+    ON CONFLICT (node_id) DO UPDATE SET acked_version = EXCLUDED.acked_version, acked_at = now()
+    WHERE node_assignments.acked_version IS NULL OR node_assignments.acked_version < EXCLUDED.acked_version`;
+}
+
+/** True when `monitor_id` is placed on `node_id` now, or was until less than `history_ms` ago. */
+export async function wasPlaced(sql: Sql, node_id: string, monitor_id: string, history_ms: number): Promise<boolean> {
+  const [row] = await sql<{ ok: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM monitor_placements WHERE monitor_id = ${monitor_id} AND node_id = ${node_id}
+      AND (ended_at IS NULL OR ended_at > now() - make_interval(secs => ${history_ms / 1000}))) AS ok`;
+  return row!.ok;
+}

@@ -1,0 +1,136 @@
+import {
+  exportGroupSchema, exportMonitorSchema, fieldIssues, newId,
+  type ExportMonitor, type ImportItemResult, type MonitorImport, type MonitorImportResult,
+} from '@vantage/shared-protocol';
+import type { Sql } from '../db/sql.js';
+import { ApiError } from '../errors.js';
+import { heartbeatUrl, newHeartbeatToken } from './heartbeat.js';
+import { groupIdsByName, insertGroup } from './monitor-groups.db.js';
+import { countMonitors, insertMonitor, monitorNames, type MonitorFields } from './monitors.db.js';
+import type { PlanLimits } from './plans.js';
+import type { MonitorInput } from './spec.js';
+
+/** What an import needs: the database, the monitor check (spec.ts), the plan and the check-in URL base. */
+export interface ImportDeps {
+  sql: Sql;
+  check: (user_id: string, input: MonitorInput) => Promise<MonitorFields>;
+  plan: PlanLimits;
+  base_url: string;
+}
+
+/** How many items are checked at once (each may wait on DNS for the address policy). */
+const CHECK_CONCURRENCY = 8;
+
+type Pending = { index: number; item: ExportMonitor; fields?: MonitorFields; error?: ApiError };
+
+function errorOf(err: ApiError): NonNullable<ImportItemResult['error']> {
+  return { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+}
+
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => { while (next < items.length) await fn(items[next++]!); };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * Import ExportMonitor items (docs/api/monitors.md "Export and import") for `user_id`.
+ * Each item is checked on its own like a create request (schema, name unique in the account and
+ * in the batch, config, target and address policy, interval, node_count, the plan's quota
+ * counting the items before it); a bad item fails alone with its error. Groups are matched by
+ * name; a missing one (listed in `groups[]` or named by a valid item) is created. With
+ * `dry_run` nothing is written and valid items report `valid`.
+ * @throws ApiError VALIDATION_FAILED when an entry of `groups[]` is malformed (nothing is written)
+ */
+export async function importMonitors(deps: ImportDeps, user_id: string, body: MonitorImport): Promise<MonitorImportResult> {
+  const groups = body.groups.map((g, i) => {
+    const parsed = exportGroupSchema.safeParse(g);
+    if (!parsed.success) {
+      const fields = fieldIssues(parsed.error).map((f) => ({ path: `groups[${i}]${f.path ? `.${f.path}` : ''}`, message: f.message }));
+      throw new ApiError('VALIDATION_FAILED', `${fields[0]!.path}: ${fields[0]!.message}`, { fields, in: 'body' });
+    }
+    return parsed.data;
+  });
+  const existingGroups = await groupIdsByName(deps.sql, user_id);
+  const names = await monitorNames(deps.sql, user_id);
+  const pending: Pending[] = body.monitors.map((raw, index) => {
+    const parsed = exportMonitorSchema.safeParse(raw);
+    if (!parsed.success) {
+      const fields = fieldIssues(parsed.error);
+      return { index, item: raw as ExportMonitor, error: new ApiError('VALIDATION_FAILED', `${fields[0]!.path}: ${fields[0]!.message}`, { fields }) };
+    }
+    const item = parsed.data;
+    if (names.has(item.name)) return { index, item, error: new ApiError('MONITOR_NAME_TAKEN', `you already have a monitor named "${item.name}"`) };
+    return { index, item };
+  });
+
+  await eachLimited(pending.filter((p) => !p.error), CHECK_CONCURRENCY, async (p) => {
+    const { item } = p;
+    try {
+      // The group may not exist yet: it is checked by name here and attached after creation.
+      p.fields = await deps.check(user_id, {
+        name: item.name, type: item.type, target: item.target, config: item.config, interval_s: item.interval_s,
+        node_count: item.node_count, group_id: existingGroups.get(item.group) ?? null, tags: item.tags,
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      p.error = err;
+    }
+  });
+
+  // In request order: a name is taken by the first valid item that has it, then the quota counts.
+  let count = await countMonitors(deps.sql, user_id);
+  const claimed = new Set<string>();
+  for (const p of pending) {
+    if (p.error) continue;
+    if (claimed.has(p.item.name)) p.error = new ApiError('MONITOR_NAME_TAKEN', `"${p.item.name}" is already used by an earlier monitor of this import`);
+    else if (count >= deps.plan.monitors_max) p.error = new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${deps.plan.plan} plan allows ${deps.plan.monitors_max} monitors`, { limit: 'monitors', max: deps.plan.monitors_max });
+    else {
+      claimed.add(p.item.name);
+      count++;
+    }
+  }
+
+  const wanted = [...groups.map((g) => g.name), ...pending.filter((p) => !p.error && p.item.group).map((p) => p.item.group)];
+  const groups_created = [...new Set(wanted)].filter((name) => !existingGroups.has(name));
+  if (!body.dry_run) {
+    for (const name of groups_created) {
+      const sort_order = groups.find((g) => g.name === name)?.sort_order ?? 0;
+      const row = await insertGroup(deps.sql, { id: newId('monitor_group'), user_id, name, sort_order });
+      if (row) existingGroups.set(name, row.id);
+    }
+    // A group created meanwhile by another request is matched too.
+    for (const [name, id] of await groupIdsByName(deps.sql, user_id)) existingGroups.set(name, id);
+  }
+
+  const items: ImportItemResult[] = [];
+  for (const p of pending) {
+    const name = typeof p.item?.name === 'string' ? p.item.name : null;
+    if (p.error || !p.fields) {
+      items.push({ index: p.index, name, status: 'failed', monitor_id: null, error: errorOf(p.error!) });
+      continue;
+    }
+    if (body.dry_run) {
+      items.push({ index: p.index, name, status: 'valid', monitor_id: null, error: null });
+      continue;
+    }
+    const hb = p.item.type === 'heartbeat' ? newHeartbeatToken() : null;
+    const fields = { ...p.fields, group_id: p.item.group ? existingGroups.get(p.item.group) ?? null : null };
+    const out = await insertMonitor(deps.sql, { ...fields, id: newId('monitor'), user_id, type: p.item.type, heartbeat: hb }, deps.plan.monitors_max);
+    if ('refused' in out) {
+      const error = out.refused === 'limit'
+        ? new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${deps.plan.plan} plan allows ${deps.plan.monitors_max} monitors`)
+        : new ApiError('MONITOR_NAME_TAKEN', `you already have a monitor named "${p.item.name}"`);
+      items.push({ index: p.index, name, status: 'failed', monitor_id: null, error: errorOf(error) });
+      continue;
+    }
+    items.push({
+      index: p.index, name, status: 'created', monitor_id: out.row.id, error: null,
+      ...(hb ? { heartbeat: { token: hb.token, url: heartbeatUrl(deps.base_url, hb.token) } } : {}),
+    });
+  }
+  return {
+    dry_run: body.dry_run, created: items.filter((i) => i.status === 'created').length,
+    failed: items.filter((i) => i.status === 'failed').length, groups_created, items,
+  };
+}

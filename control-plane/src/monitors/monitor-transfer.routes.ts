@@ -1,0 +1,64 @@
+import { createRoute } from '@hono/zod-openapi';
+import { monitorExportSchema, monitorImportResultSchema, monitorImportSchema } from '@vantage/shared-protocol';
+import type { AppDeps } from '../deps.js';
+import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
+import { ok } from '../http/respond.js';
+import { createRouter } from '../http/router.js';
+import { requireAuth } from '../middleware/auth.js';
+import type { HostResolver } from '../probes/address-policy.js';
+import { EXAMPLES, bodyWithExample, okWithExample } from './examples.js';
+import { importMonitors } from './import.js';
+import { listGroups } from './monitor-groups.db.js';
+import { allMonitors } from './monitors.db.js';
+import { publicBase } from './monitors.routes.js';
+import { planLimits } from './plans.js';
+import { monitorChecker } from './spec.js';
+import { toExportMonitor } from './view.js';
+
+const TAGS = ['monitors'];
+
+const exportRoute = createRoute({
+  method: 'get', path: '/export', tags: TAGS, security: BEARER, middleware: [requireAuth({ scope: 'read' })],
+  summary: 'Every monitor of yours as ExportMonitor with your groups; POST it to /v1/monitors/import',
+  responses: { 200: okWithExample(monitorExportSchema, '{version, exported_at, groups[], monitors[]}', EXAMPLES.exported), ...AUTH_ERRORS },
+});
+const importRoute = createRoute({
+  method: 'post', path: '/import', tags: TAGS, security: BEARER, middleware: [requireAuth({ scope: 'write' })],
+  summary: 'Import ExportMonitor items (an export document); each is checked like a create and fails alone; dry_run changes nothing',
+  description: '`monitors[]` holds ExportMonitor objects (`name`, `type`, `target`, `interval_s`, `node_count`, `tags`, `group`, `config`); '
+    + 'groups are matched by name and created when missing. The report has one item per monitor: `created`, `valid` (dry run) or `failed` with its error.',
+  request: { body: bodyWithExample(monitorImportSchema, { dry_run: true, groups: EXAMPLES.exported.groups, monitors: EXAMPLES.exported.monitors }) },
+  responses: {
+    200: okWithExample(monitorImportResultSchema, 'the import report', EXAMPLES.importReport),
+    400: jsonError('VALIDATION_FAILED: the document itself (not an item) is malformed'), ...AUTH_ERRORS,
+  },
+});
+
+/**
+ * `GET /v1/monitors/export` and `POST /v1/monitors/import` (docs/api/monitors.md ExportMonitor;
+ * docs/api/monitors.md "Export and import"). Mounted before the `/{id}` routes of
+ * monitorsRouter so `export` is not read as a monitor id.
+ */
+export function monitorTransferRouter(deps: AppDeps, opts: { resolve?: HostResolver } = {}) {
+  const r = createRouter();
+  const check = monitorChecker({ sql: deps.sql, config: deps.config, resolve: opts.resolve });
+  const plan = planLimits(deps.config);
+
+  r.openapi(exportRoute, async (c) => {
+    const user_id = c.get('principal')!.user_id;
+    const [groups, monitors] = await Promise.all([listGroups(deps.sql, user_id), allMonitors(deps.sql, user_id)]);
+    const nameOf = new Map(groups.map((g) => [g.id, g.name]));
+    return ok(c, {
+      version: 1 as const, exported_at: new Date().toISOString(),
+      groups: groups.map((g) => ({ name: g.name, sort_order: g.sort_order })),
+      monitors: monitors.map((m) => toExportMonitor(m, m.group_id ? nameOf.get(m.group_id) : undefined)),
+    }, 200);
+  });
+
+  r.openapi(importRoute, async (c) => {
+    const report = await importMonitors({ sql: deps.sql, check, plan, base_url: publicBase(deps, c) }, c.get('principal')!.user_id, c.req.valid('json'));
+    return ok(c, report, 200);
+  });
+
+  return r;
+}

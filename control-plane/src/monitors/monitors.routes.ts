@@ -1,0 +1,232 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import {
+  heartbeatRotatedSchema, isId, monitorCreateSchema, monitorListQuerySchema, monitorListSchema, monitorPatchSchema,
+  monitorSchema, monitorStatusChangeSchema, newId, probeCreatedSchema, probeRequestSchema, type MonitorStatus,
+} from '@vantage/shared-protocol';
+import type { Context } from 'hono';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
+import { ApiError } from '../errors.js';
+import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
+import { ok } from '../http/respond.js';
+import { createRouter } from '../http/router.js';
+import { requireAuth } from '../middleware/auth.js';
+import type { HostResolver } from '../probes/address-policy.js';
+import { probeCreator } from '../probes/create.js';
+import { nodeLinkStates } from '../nodes/nodes.db.js';
+import { signalAssignmentsChanged } from './assignment-signals.js';
+import { createPlacementEngine } from './placement-engine.js';
+import { adhocProbeOf } from './run.js';
+import { EXAMPLES, EXAMPLE_MONITOR_ID, bodyWithExample, okWithExample } from './examples.js';
+import { heartbeatUrl, newHeartbeatToken } from './heartbeat.js';
+import {
+  changeMonitorStatus, countMonitors, deleteMonitor, getMonitor, insertMonitor, listMonitors, rotateHeartbeatToken, updateMonitor, type MonitorRow,
+} from './monitors.db.js';
+import { planLimits } from './plans.js';
+import { monitorChecker } from './spec.js';
+import { toMonitor } from './view.js';
+
+const read = [requireAuth({ scope: 'read' })];
+const write = [requireAuth({ scope: 'write' })];
+const TAGS = ['monitors'];
+/** Path parameter `id`: an `m_` id; anything else is simply not found. */
+export const monitorIdParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: EXAMPLE_MONITOR_ID }) });
+const NOT_FOUND = { 404: jsonError('MONITOR_NOT_FOUND: no such monitor of yours (another account\'s monitor is not found either)') };
+const INVALID = {
+  400: jsonError('VALIDATION_FAILED (shape, config of the type, group_id), MONITOR_INVALID_INTERVAL'),
+  409: jsonError('MONITOR_NAME_TAKEN: you already have a monitor of that name'),
+  422: jsonError('MONITOR_INVALID_TARGET (target does not fit the type, or is private without a node of yours that allows it), MONITOR_LIMIT_EXCEEDED (plan quota or node_count)'),
+};
+
+const list = createRoute({
+  method: 'get', path: '/', tags: TAGS, security: BEARER, middleware: read,
+  summary: 'Your monitors, newest first; filters status, state, type, group_id (none = ungrouped), tag, q (name)',
+  request: { query: monitorListQuerySchema },
+  responses: { 200: okWithExample(monitorListSchema, '{items[], total, page, limit}', { items: [EXAMPLES.monitor], total: 1, page: 1, limit: 20 }), 400: jsonError('VALIDATION_FAILED'), ...AUTH_ERRORS },
+});
+const create = createRoute({
+  method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Create a monitor; a heartbeat monitor\'s check-in token and URL are returned once',
+  request: { body: bodyWithExample(monitorCreateSchema, EXAMPLES.create) },
+  responses: { 201: okWithExample(monitorSchema, 'the monitor (config with its defaults filled)', EXAMPLES.monitor), ...INVALID, ...AUTH_ERRORS },
+});
+const readOne = createRoute({
+  method: 'get', path: '/{id}', tags: TAGS, security: BEARER, middleware: read, summary: 'One monitor',
+  request: { params: monitorIdParam },
+  responses: { 200: okWithExample(monitorSchema, 'the monitor', EXAMPLES.monitor), ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const patch = createRoute({
+  method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Change name, interval_s, target, config (replaced whole), tags, group_id or node_count; checked as on create',
+  request: { params: monitorIdParam, body: bodyWithExample(monitorPatchSchema, EXAMPLES.patch) },
+  responses: { 200: okWithExample(monitorSchema, 'the updated monitor', EXAMPLES.monitor), ...INVALID, ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const remove = createRoute({
+  method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Delete a monitor for good; it is removed from its nodes',
+  request: { params: monitorIdParam },
+  responses: { 200: okWithExample(z.null(), 'deleted', null), ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const pause = createRoute({
+  method: 'post', path: '/{id}/pause', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Pause an active monitor: its runs stop on every node; state becomes paused',
+  request: { params: monitorIdParam },
+  responses: {
+    200: okWithExample(monitorStatusChangeSchema, '{id, status: paused, state: paused}', { id: EXAMPLE_MONITOR_ID, status: 'paused', state: 'paused' }),
+    409: jsonError('MONITOR_PAUSED: the monitor is already paused'), ...NOT_FOUND, ...AUTH_ERRORS,
+  },
+});
+const resume = createRoute({
+  method: 'post', path: '/{id}/resume', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Resume a paused monitor: its runs start again; state is pending until the next verdict',
+  request: { params: monitorIdParam },
+  responses: {
+    200: okWithExample(monitorStatusChangeSchema, '{id, status: active, state: pending}', { id: EXAMPLE_MONITOR_ID, status: 'active', state: 'pending' }),
+    409: jsonError('CONFLICT: the monitor is already active'), ...NOT_FOUND, ...AUTH_ERRORS,
+  },
+});
+const run = createRoute({
+  method: 'post', path: '/{id}/run', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Run one round now on the monitor\'s online nodes, as an ad-hoc probe: poll GET /v1/probe/tasks/{task_id}',
+  request: { params: monitorIdParam },
+  responses: {
+    202: okWithExample(probeCreatedSchema, '{task_id, task_ids[], status: queued}', { task_id: 'pt_01jd3k6w9z4q8r2t7v5x1y3b6c', task_ids: ['pt_01jd3k6w9z4q8r2t7v5x1y3b6c'], status: 'queued' }),
+    409: jsonError('CONFLICT: the type has no ad-hoc probe (heartbeat, domain_expiry, rbl, browser)'),
+    422: jsonError('PROBE_TOO_FEW_NODES: the monitor is placed on no node yet'),
+    503: jsonError('NODE_OFFLINE: none of the monitor\'s nodes is online'),
+    ...NOT_FOUND, ...AUTH_ERRORS,
+  },
+});
+const rotate = createRoute({
+  method: 'post', path: '/{id}/heartbeat/rotate', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'New check-in token for a heartbeat monitor; the old token is invalid at once',
+  request: { params: monitorIdParam },
+  responses: {
+    200: okWithExample(heartbeatRotatedSchema, '{token, url}: shown only here', EXAMPLES.rotated),
+    409: jsonError('CONFLICT: not a heartbeat monitor'), ...NOT_FOUND, ...AUTH_ERRORS,
+  },
+});
+
+/** The base of check-in URLs: the configured public URL, else the origin this request came to. */
+export function publicBase(deps: AppDeps, c: Context<AppEnv>): string {
+  return deps.config.public_url ?? new URL(c.req.url).origin;
+}
+
+/**
+ * `/v1/monitors` (docs/api/monitors.md): list, create, read, patch,
+ * delete, pause, resume and heartbeat token rotation. Only the owner sees a monitor: another
+ * account's id is 404 MONITOR_NOT_FOUND.
+ * @param opts.resolve host resolver for the target address policy (tests; default the system resolver)
+ */
+export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } = {}) {
+  const r = createRouter();
+  const check = monitorChecker({ sql: deps.sql, config: deps.config, resolve: opts.resolve });
+  const plan = planLimits(deps.config);
+  // Placement answers at once for the monitor a request changed; the job (main.ts) does the rest.
+  const placement = createPlacementEngine({ sql: deps.sql, log: deps.log, config: deps.config });
+  const probe = probeCreator({ sql: deps.sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve });
+  const placed = async (row: MonitorRow): Promise<MonitorRow> => ({ ...row, node_ids: await placement.placeNow(row.id) });
+
+  async function owned(user_id: string, id: string): Promise<MonitorRow> {
+    const row = isId('monitor', id) ? await getMonitor(deps.sql, user_id, id) : null;
+    if (!row) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
+    return row;
+  }
+
+  const quotaError = () => new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${plan.plan} plan allows ${plan.monitors_max} monitors`, { limit: 'monitors', max: plan.monitors_max, plan: plan.plan });
+  const nameTaken = (name: string) => new ApiError('MONITOR_NAME_TAKEN', `you already have a monitor named "${name}"`, { fields: [{ path: 'name', message: 'already taken' }] });
+
+  async function setStatus(c: Context<AppEnv>, from: MonitorStatus, to: MonitorStatus) {
+    const { id } = c.req.param() as { id: string };
+    const user_id = c.get('principal')!.user_id;
+    const current = await owned(user_id, id);
+    const refuse = (status: MonitorStatus) => status === 'paused'
+      ? new ApiError('MONITOR_PAUSED', 'the monitor is already paused')
+      : new ApiError('CONFLICT', 'the monitor is already active: only a paused monitor can be resumed');
+    if (current.status !== from) throw refuse(current.status);
+    const row = await changeMonitorStatus(deps.sql, user_id, id, from, to, to === 'paused' ? 'paused' : 'pending', (tx, m) => deps.events.publish({
+      type: to === 'paused' ? 'monitor.paused' : 'monitor.resumed', user_id,
+      data: { monitor: { id: m.id, name: m.name, type: m.type, target: m.target ?? '' }, status: to, changed_at: m.state_changed_at.toISOString() },
+    }, tx));
+    if (!row) throw refuse((await owned(user_id, id)).status);
+    // Paused: it leaves its nodes' sets (a delta); resumed: it comes back, on nodes that are still fit.
+    await placement.placeNow(id);
+    return ok(c, { id, status: row.status, state: row.state }, 200);
+  }
+
+  r.openapi(list, async (c) => {
+    const { page, limit, ...filters } = c.req.valid('query');
+    const { rows, total } = await listMonitors(deps.sql, c.get('principal')!.user_id, filters, page, limit);
+    return ok(c, { items: rows.map((row) => toMonitor(row)), total, page, limit }, 200);
+  });
+
+  r.openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    const user_id = c.get('principal')!.user_id;
+    if (await countMonitors(deps.sql, user_id) >= plan.monitors_max) throw quotaError();
+    const fields = await check(user_id, body);
+    const hb = body.type === 'heartbeat' ? newHeartbeatToken() : null;
+    const out = await insertMonitor(deps.sql, { ...fields, id: newId('monitor'), user_id, type: body.type, heartbeat: hb }, plan.monitors_max);
+    if ('refused' in out) throw out.refused === 'limit' ? quotaError() : nameTaken(fields.name);
+    return ok(c, toMonitor(await placed(out.row), hb ? { token: hb.token, url: heartbeatUrl(publicBase(deps, c), hb.token) } : undefined), 201);
+  });
+
+  r.openapi(readOne, async (c) => ok(c, toMonitor(await owned(c.get('principal')!.user_id, c.req.valid('param').id)), 200));
+
+  r.openapi(patch, async (c) => {
+    const { id } = c.req.valid('param');
+    const p = c.req.valid('json');
+    const user_id = c.get('principal')!.user_id;
+    const current = await owned(user_id, id);
+    const fields = await check(user_id, {
+      name: p.name ?? current.name, type: current.type,
+      target: p.target !== undefined ? p.target : current.target,
+      config: p.config !== undefined ? p.config : current.config,
+      interval_s: p.interval_s ?? current.interval_s, node_count: p.node_count ?? current.node_count,
+      group_id: p.group_id !== undefined ? p.group_id : current.group_id, tags: p.tags ?? current.tags,
+    }, { recheck_address: p.target !== undefined || p.config !== undefined, previous_private: current.private_target });
+    const row = await updateMonitor(deps.sql, user_id, id, fields);
+    if (row === 'name_taken') throw nameTaken(fields.name);
+    if (!row) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
+    return ok(c, toMonitor(await placed(row)), 200);
+  });
+
+  r.openapi(remove, async (c) => {
+    const { id } = c.req.valid('param');
+    const gone = isId('monitor', id) ? await deleteMonitor(deps.sql, c.get('principal')!.user_id, id) : null;
+    if (!gone) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
+    // Its placements went with it (their nodes' versions were bumped by 0024's trigger): it leaves them as a delta.
+    signalAssignmentsChanged(gone.node_ids);
+    return ok(c, null, 200);
+  });
+
+  r.openapi(pause, (c) => setStatus(c, 'active', 'paused'));
+  r.openapi(resume, (c) => setStatus(c, 'paused', 'active'));
+
+  r.openapi(run, async (c) => {
+    const { id } = c.req.valid('param');
+    const principal = c.get('principal')!;
+    const m = await owned(principal.user_id, id);
+    const adhoc = adhocProbeOf(m.type, m.target, m.config);
+    if (!adhoc) throw new ApiError('CONFLICT', `a ${m.type} monitor has no ad-hoc probe: its rounds only run on schedule`);
+    if (m.node_ids.length === 0) throw new ApiError('PROBE_TOO_FEW_NODES', 'the monitor is placed on no node yet (no online node can run it)');
+    const states = await nodeLinkStates(deps.sql, m.node_ids);
+    const online = m.node_ids.filter((n) => states.get(n)?.status === 'online');
+    if (online.length === 0) throw new ApiError('NODE_OFFLINE', 'none of the monitor\'s nodes is online', { node_ids: m.node_ids });
+    const body = probeRequestSchema(adhoc.type).safeParse({ target: adhoc.target, params: adhoc.params, node_ids: online });
+    if (!body.success) throw new ApiError('CONFLICT', `the monitor's config does not fit an ad-hoc ${adhoc.type} probe: ${body.error.issues[0]?.message ?? 'invalid'}`);
+    return ok(c, await probe(adhoc.type, body.data as never, principal), 202);
+  });
+
+  r.openapi(rotate, async (c) => {
+    const { id } = c.req.valid('param');
+    const user_id = c.get('principal')!.user_id;
+    const current = await owned(user_id, id);
+    if (current.type !== 'heartbeat') throw new ApiError('CONFLICT', `a ${current.type} monitor has no check-in token: only heartbeat monitors do`);
+    const hb = newHeartbeatToken();
+    if (!(await rotateHeartbeatToken(deps.sql, user_id, id, hb))) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
+    return ok(c, { token: hb.token, url: heartbeatUrl(publicBase(deps, c), hb.token) }, 200);
+  });
+
+  return r;
+}

@@ -1,0 +1,105 @@
+import { isIP } from 'node:net';
+import type { MonitorConfig, MonitorType, ProbeParams } from '@vantage/shared-protocol';
+import { isHost, parseTarget, splitHostPort, TargetSyntaxError } from '../probes/target.js';
+
+/**
+ * A monitor's target taken apart: `target` as stored (trimmed; null for heartbeat) and `hosts`,
+ * the hosts a node contacts for it, which the address policy must allow (empty for the types
+ * whose target is looked up, not contacted: domain_expiry, rbl, heartbeat).
+ */
+export interface MonitorTarget {
+  target: string | null;
+  hosts: string[];
+}
+
+/** A target that does not fit its monitor's type: the route answers 422 MONITOR_INVALID_TARGET naming `path`. */
+export class MonitorTargetError extends Error {
+  constructor(readonly path: string, message: string) {
+    super(message);
+    this.name = 'MonitorTargetError';
+  }
+}
+
+const DOMAIN = /^(?=.{1,253}\.?$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$/;
+
+/** True for a domain name of at least two labels whose last is not numeric (`example.com`), not an IP. */
+export function isDomain(text: string): boolean {
+  return isIP(text) === 0 && DOMAIN.test(text);
+}
+
+function probeTarget(type: 'http' | 'ping' | 'dns' | 'tcp', target: string, params: unknown): MonitorTarget {
+  try {
+    return { target, hosts: parseTarget(type, target, params as ProbeParams[typeof type]).hosts };
+  } catch (err) {
+    if (err instanceof TargetSyntaxError) throw new MonitorTargetError(err.path.replace(/^params\./, 'config.'), err.message.replace(/params\./g, 'config.'));
+    throw err;
+  }
+}
+
+function sslTarget(target: string, config: MonitorConfig<'ssl_expiry'>): MonitorTarget {
+  let host: string;
+  let port: number | null;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new MonitorTargetError('target', 'target must be a host, host:port or an https:// URL');
+    }
+    if (url.protocol !== 'https:') throw new MonitorTargetError('target', 'an ssl_expiry URL target must use https://');
+    host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    port = url.port ? Number(url.port) : null;
+  } else {
+    const hp = splitHostPort(target);
+    if (!hp) throw new MonitorTargetError('target', 'target must be a host, host:port or an https:// URL');
+    ({ host, port } = hp);
+  }
+  if (!isHost(host)) throw new MonitorTargetError('target', 'target has no valid host');
+  if (port !== null && config.port !== undefined && port !== config.port) {
+    throw new MonitorTargetError('config.port', `config.port ${config.port} disagrees with the port in target (${port})`);
+  }
+  return { target, hosts: [host] };
+}
+
+/**
+ * Check `target` against monitor `type` (docs/api/monitors.md: URL, host, host:port, domain or IP):
+ * - http, keyword, llm_endpoint, tool_api, rag, browser: an absolute http:// or https:// URL;
+ *   https: an https:// URL;
+ * - ping, traceroute: a host name or IP; tcp: host:port, or a host with `config.port`;
+ * - dns: a domain (the contacted host is `config.server` when given); ssl_expiry: host,
+ *   host:port or https:// URL (port 443 unless given);
+ * - domain_expiry: a domain; rbl: an IP address or a domain (both looked up, not contacted);
+ * - heartbeat: ignored (stored as null).
+ * @param config the type's validated config (ports and DNS servers live there)
+ * @throws MonitorTargetError naming the field (`target`, `config.port`, `config.server`)
+ */
+export function parseMonitorTarget<T extends MonitorType>(type: T, raw: string | null | undefined, config: MonitorConfig<T>): MonitorTarget {
+  if (type === 'heartbeat') return { target: null, hosts: [] };
+  const target = raw?.trim() ?? '';
+  if (target === '') throw new MonitorTargetError('target', `a ${type} monitor needs a target`);
+  switch (type) {
+    case 'http': case 'keyword': case 'llm_endpoint': case 'tool_api': case 'rag': case 'browser':
+      return probeTarget('http', target, {});
+    case 'https':
+      if (!/^https:\/\//i.test(target)) throw new MonitorTargetError('target', 'an https monitor needs an https:// URL');
+      return probeTarget('http', target, {});
+    case 'ping': case 'traceroute':
+      return probeTarget('ping', target, {});
+    case 'tcp':
+      return probeTarget('tcp', target, config);
+    case 'dns':
+      return probeTarget('dns', target, config);
+    case 'ssl_expiry':
+      return sslTarget(target, config as MonitorConfig<'ssl_expiry'>);
+    case 'domain_expiry':
+      if (!isDomain(target)) throw new MonitorTargetError('target', 'target must be a domain name such as example.com');
+      return { target, hosts: [] };
+    case 'rbl': {
+      const bare = target.replace(/^\[(.*)\]$/, '$1');
+      if (isIP(bare) === 0 && !isDomain(bare)) throw new MonitorTargetError('target', 'target must be an IP address or a domain name');
+      return { target: bare, hosts: [] };
+    }
+    default:
+      throw new MonitorTargetError('type', `unknown monitor type ${String(type)}`);
+  }
+}

@@ -1,0 +1,149 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import {
+  CLOCK_SKEW_MAX_MS, isId, nodeDetailSchema, nodeListQuerySchema, nodeListSchema, nodeUpdateSchema,
+  type NodeDetail, type NodeListItem,
+} from '@vantage/shared-protocol';
+import type { AppDeps } from '../deps.js';
+import { changeNodeStatus, getNode, listNodes, removeNode, updateNode, type NodeListRow, type NodeRow } from './nodes.db.js';
+import { ApiError } from '../errors.js';
+import { canDisconnect, type DropReason } from '../contracts.js';
+import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
+import { ok } from '../http/respond.js';
+import { requireAuth } from '../middleware/auth.js';
+import { createRouter } from '../http/router.js';
+
+const write = [requireAuth({ scope: 'write' })];
+const idParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'n_01jd3k6w9z4q8r2t7v5x1y3b6c' }) });
+const statusData = z.object({ id: z.string(), status: z.string() });
+const OWNER_ERRORS = { 404: jsonError('NODE_NOT_FOUND'), ...AUTH_ERRORS };
+
+const list = createRoute({
+  method: 'get', path: '/', tags: ['nodes'],
+  summary: 'Node directory: filters country, region, provider, status, asn, tag; mine=true lists the caller\'s nodes',
+  request: { query: nodeListQuerySchema },
+  responses: { 200: jsonOk(nodeListSchema, '{items[], total, page, page_size, has_more}'), 400: jsonError('VALIDATION_FAILED'), 401: jsonError('mine=true without a credential') },
+});
+const read = createRoute({
+  method: 'get', path: '/{id}', tags: ['nodes'], summary: 'One node (public); owner-only fields are null for others',
+  request: { params: idParam },
+  responses: { 200: jsonOk(nodeDetailSchema, 'the node'), 404: jsonError('NODE_NOT_FOUND') },
+});
+const patch = createRoute({
+  method: 'patch', path: '/{id}', tags: ['nodes'], security: BEARER, middleware: write,
+  summary: "Rename a node, set its tags or allow private targets on it (owner only)",
+  request: { params: idParam, body: jsonBody(nodeUpdateSchema) },
+  responses: { 200: jsonOk(nodeDetailSchema, 'the updated node'), 400: jsonError('VALIDATION_FAILED'), ...OWNER_ERRORS },
+});
+const disable = createRoute({
+  method: 'post', path: '/{id}/disable', tags: ['nodes'], security: BEARER, middleware: write,
+  summary: 'Disable a node: its socket is closed (4003) and it cannot reconnect until enabled (owner only)',
+  request: { params: idParam },
+  responses: { 200: jsonOk(statusData, '{id, status: disabled}'), 409: jsonError('NODE_ALREADY_BANNED'), ...OWNER_ERRORS },
+});
+const enable = createRoute({
+  method: 'post', path: '/{id}/enable', tags: ['nodes'], security: BEARER, middleware: write,
+  summary: 'Enable a disabled node (owner only); it comes online when its agent reconnects',
+  request: { params: idParam },
+  responses: { 200: jsonOk(statusData, '{id, status: offline}'), 409: jsonError('NODE_NOT_BANNED'), ...OWNER_ERRORS },
+});
+const remove = createRoute({
+  method: 'delete', path: '/{id}', tags: ['nodes'], security: BEARER, middleware: write,
+  summary: 'Remove a node: credential revoked, socket closed (4004); its past results are kept (owner only)',
+  request: { params: idParam },
+  responses: { 200: jsonOk(z.null(), 'removed'), ...OWNER_ERRORS },
+});
+
+function toItem(row: NodeListRow): NodeListItem {
+  return {
+    id: row.id, name: row.name, country: row.country, region: row.region, city: row.city, asn: row.asn,
+    provider: row.provider, status: row.status, tags: row.tags, capabilities: row.capabilities,
+    last_seen_at: row.last_seen_at?.toISOString() ?? null,
+  };
+}
+
+function toDetail(row: NodeRow, user_id: string | undefined): NodeDetail {
+  const owner = user_id !== undefined && row.owner_user_id === user_id;
+  return {
+    ...toItem(row), isp: row.isp, agent_version: row.agent_version, created_at: row.created_at.toISOString(),
+    ip_address: owner ? row.ip_address : null, allow_private: owner ? row.allow_private : null, is_owner: owner,
+    clock_offset_ms: row.clock_offset_ms, clock_skewed: Math.abs(row.clock_offset_ms ?? 0) > CLOCK_SKEW_MAX_MS,
+    clock_reported_at: row.clock_offset_at?.toISOString() ?? null,
+    outbox: owner && row.outbox_reported_at ? {
+      pending: row.outbox_pending ?? 0, dropped_total: row.outbox_dropped_total ?? 0,
+      oldest_pending_at: row.outbox_oldest_pending_at?.toISOString() ?? null, reported_at: row.outbox_reported_at.toISOString(),
+    } : null,
+  };
+}
+
+/** `/v1/nodes`: the public directory (docs/api/nodes.md) and owner management (docs/api/nodes.md). */
+export function nodesRouter(deps: AppDeps) {
+  const r = createRouter();
+
+  /** The node `id` owned by the caller. @throws NODE_NOT_FOUND, FORBIDDEN (someone else's node) */
+  async function owned(id: string, user_id: string): Promise<NodeRow> {
+    const row = isId('node', id) ? await getNode(deps.sql, id) : null;
+    if (!row) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
+    if (row.owner_user_id !== user_id) throw new ApiError('FORBIDDEN', 'only the owner of this node may change it');
+    return row;
+  }
+
+  async function drop(id: string, reason: DropReason): Promise<void> {
+    if (!canDisconnect(deps.hub)) return;
+    await deps.hub.disconnect(id, reason).catch((err: unknown) => deps.log.warn({ err, node_id: id }, 'node disconnect notify failed'));
+  }
+
+  r.openapi(list, async (c) => {
+    const q = c.req.valid('query');
+    const principal = c.get('principal');
+    if (q.mine === 'true' && !principal) throw new ApiError('AUTH_REQUIRED', 'mine=true needs a credential');
+    const { rows, total } = await listNodes(deps.sql, {
+      country: q.country, region: q.region, provider: q.provider, status: q.status, asn: q.asn, tag: q.tag,
+      owner_user_id: q.mine === 'true' ? principal!.user_id : undefined,
+    }, q.page, q.page_size);
+    return ok(c, { items: rows.map(toItem), total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
+  });
+
+  r.openapi(read, async (c) => {
+    const { id } = c.req.valid('param');
+    const row = isId('node', id) ? await getNode(deps.sql, id) : null;
+    if (!row) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
+    return ok(c, toDetail(row, c.get('principal')?.user_id), 200);
+  });
+
+  r.openapi(patch, async (c) => {
+    const { id } = c.req.valid('param');
+    const user_id = c.get('principal')!.user_id;
+    await owned(id, user_id);
+    const row = await updateNode(deps.sql, id, c.req.valid('json'));
+    if (!row) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
+    return ok(c, toDetail(row, user_id), 200);
+  });
+
+  r.openapi(disable, async (c) => {
+    const { id } = c.req.valid('param');
+    const current = await owned(id, c.get('principal')!.user_id);
+    const row = await changeNodeStatus(deps.sql, id, ['online', 'offline'], 'disabled');
+    if (!row) throw new ApiError('NODE_ALREADY_BANNED', `node is already ${current.status}`);
+    await drop(id, 'node_disabled');
+    return ok(c, { id, status: row.status }, 200);
+  });
+
+  r.openapi(enable, async (c) => {
+    const { id } = c.req.valid('param');
+    const current = await owned(id, c.get('principal')!.user_id);
+    if (current.status === 'banned') throw new ApiError('FORBIDDEN', 'this node was banned by an operator; its owner cannot lift the ban');
+    const row = await changeNodeStatus(deps.sql, id, ['disabled'], 'offline');
+    if (!row) throw new ApiError('NODE_NOT_BANNED', `node is ${current.status}, not disabled`);
+    return ok(c, { id, status: row.status }, 200);
+  });
+
+  r.openapi(remove, async (c) => {
+    const { id } = c.req.valid('param');
+    await owned(id, c.get('principal')!.user_id);
+    if (!(await removeNode(deps.sql, id))) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
+    await drop(id, 'node_removed');
+    return ok(c, null, 200);
+  });
+
+  return r;
+}

@@ -1,0 +1,121 @@
+import { newId, type CheckSpec, type ProbeCreated, type ProbeParams, type ProbeType } from '@vantage/shared-protocol';
+import type { Config } from '../config/index.js';
+import type { Sql } from '../db/sql.js';
+import { insertTasks, type NewTask } from './tasks.db.js';
+import type { Principal } from '../env.js';
+import { ApiError } from '../errors.js';
+import type { NodeHub } from '../contracts.js';
+import type { Logger } from '../log.js';
+import { compileAddressPolicy, firstBlockedAddress, systemResolver, type AddressVerdict, type HostResolver } from './address-policy.js';
+import type { CandidateNode } from './node-selection.db.js';
+import { failTask } from './failures.js';
+import { selectNodes, type NodeRequest } from './select.js';
+import { parseTarget, TargetSyntaxError, taskTimeoutMs } from './target.js';
+
+/** What creating probes needs; built once per app by {@link probeCreator}. */
+export interface ProbeCreatorDeps {
+  sql: Sql;
+  log: Logger;
+  config: Pick<Config, 'probe_allow_cidrs' | 'task_grace_ms'>;
+  hub: NodeHub;
+  /** Host name resolver for the target check (default: the system resolver, 3 s bound; failing or slower = refused). */
+  resolve?: HostResolver;
+  /** [0,1) source for node picks (tests pass a seeded one). */
+  random?: () => number;
+}
+
+/** A validated probe request (shared-protocol probeRequestSchema(type) output). */
+export type ProbeBody<T extends ProbeType> = NodeRequest & { target: string; params: ProbeParams[T] };
+
+/**
+ * True when `principal` may reach private addresses through the nodes it owns: a write-capable
+ * credential (a session, or an API key / PAT with the `write` scope). A read-only key may not.
+ */
+export function canProbePrivate(principal: Principal | null): principal is Principal {
+  return principal !== null && principal.scopes.includes('write');
+}
+
+/**
+ * Whether the task on `node` runs with `allow_private` in its requester policy: only for the
+ * node's owner with a write-capable credential, on a node the owner lets run private targets.
+ */
+function ownsPrivately(node: CandidateNode, principal: Principal | null): boolean {
+  return canProbePrivate(principal) && node.owner_user_id === principal.user_id && node.allow_private;
+}
+
+/**
+ * Build the probe-creation operation (docs/api/probes.md). `create(type, body, principal)`:
+ * 1. parses the target per type (probes/target.ts): malformed → 400 VALIDATION_FAILED;
+ * 2. checks every host the node will contact (literal, or resolved by the system resolver)
+ *    against the address policy (docs/architecture/probes.md, target safety). A private/reserved address outside
+ *    `probe_allow_cidrs`, or a name that cannot be resolved within the bound (fail closed), is
+ *    refused: 422 PROBE_TARGET_INVALID for anonymous callers, 403 FORBIDDEN for a credential
+ *    without the `write` scope; a write-capable caller is restricted to their own nodes that
+ *    allow private targets;
+ * 3. selects nodes (probes/select.ts; 404/503/422 there), inserts one task per node (one group,
+ *    group id = first task id), then sends each `task.run` through the hub with the requester's
+ *    policy (public addresses and `probe_allow_cidrs`, plus `allow_private` on the caller's own
+ *    nodes when the credential can write), which the node enforces on every address it
+ *    connects to; a node the hub finds offline gets a failed result at once ("node offline").
+ * @returns `{ task_id, task_ids, status: 'queued' }`
+ */
+export function probeCreator(deps: ProbeCreatorDeps) {
+  const allowed: (address: string) => AddressVerdict = compileAddressPolicy(deps.config.probe_allow_cidrs);
+  const resolve = deps.resolve ?? systemResolver();
+  const log = deps.log.child({ module: 'tasks.create' });
+
+  async function privateOwner(type: ProbeType, target: string, params: unknown, principal: Principal | null): Promise<string | null> {
+    let hosts: string[];
+    try {
+      hosts = parseTarget(type, target, params as never).hosts;
+    } catch (err) {
+      if (err instanceof TargetSyntaxError) throw new ApiError('VALIDATION_FAILED', `${err.path}: ${err.message}`, { fields: [{ path: err.path, message: err.message }] });
+      throw err;
+    }
+    for (const host of hosts) {
+      const blocked = await firstBlockedAddress(host, allowed, resolve);
+      if (!blocked) continue;
+      const what = blocked.address === null
+        ? `target ${host} cannot be shown to be public: ${blocked.reason}`
+        : `target ${host} is a ${blocked.range} address (${blocked.address})`;
+      const details = { host, address: blocked.address, range: blocked.range };
+      if (!principal) throw new ApiError('PROBE_TARGET_INVALID', `${what}; public probes reach only public addresses`, details);
+      if (!canProbePrivate(principal)) {
+        throw new ApiError('FORBIDDEN', `${what}; private targets need a write-capable credential of the node's owner`, { ...details, required_scope: 'write' });
+      }
+      return principal.user_id;
+    }
+    return null;
+  }
+
+  async function dispatch(task: NewTask): Promise<void> {
+    let outcome: 'sent' | 'offline' | 'error';
+    try {
+      outcome = await deps.hub.sendTask(task.node_id, {
+        type: 'task.run', task_id: task.id, timeout_ms: task.timeout_ms,
+        policy: { allow_private: task.allow_private, allow_cidrs: deps.config.probe_allow_cidrs }, check: task.check,
+      });
+    } catch (err) {
+      log.warn({ err, task_id: task.id, node_id: task.node_id }, 'task dispatch failed');
+      outcome = 'error';
+    }
+    if (outcome === 'sent') return;
+    await failTask(deps.sql, task.id, outcome === 'offline' ? 'node offline' : 'could not deliver the task to the node', 'internal');
+  }
+
+  return async function create<T extends ProbeType>(type: T, body: ProbeBody<T>, principal: Principal | null): Promise<ProbeCreated> {
+    const private_owner = await privateOwner(type, body.target, body.params, principal);
+    const nodes = await selectNodes(deps.sql, type, body, private_owner, deps.random);
+    const check = { type, target: body.target, params: body.params } as CheckSpec;
+    const timeout_ms = taskTimeoutMs(type, body.params);
+    const ids = nodes.map(() => newId('probe_task'));
+    const tasks: NewTask[] = nodes.map((node, i) => ({
+      id: ids[i]!, group_id: ids[0]!, ordinal: i, node_id: node.id, probe_type: type, target: body.target, check,
+      timeout_ms, grace_ms: deps.config.task_grace_ms, requester_user_id: principal?.user_id ?? null, allow_private: ownsPrivately(node, principal),
+    }));
+    await insertTasks(deps.sql, tasks);
+    await Promise.all(tasks.map(dispatch));
+    log.debug({ task_id: ids[0], type, nodes: ids.length }, 'probe created');
+    return { task_id: ids[0]!, task_ids: ids, status: 'queued' };
+  };
+}

@@ -1,0 +1,127 @@
+import type { NodeSelection, ProbeType } from '@vantage/shared-protocol';
+import type { Sql } from '../db/sql.js';
+
+/** What node selection needs to know of a node (columns of 0010_nodes.sql). */
+export interface CandidateNode {
+  id: string;
+  name: string;
+  status: 'online' | 'offline' | 'disabled' | 'banned';
+  owner_user_id: string | null;
+  country: string | null;
+  region: string | null;
+  asn: number | null;
+  provider: string | null;
+  allow_private: boolean;
+  capabilities: string[];
+  removed: boolean;
+}
+
+/** The filters of an automatic pick: the probe type, `nodes` without `count`, the private-target owner. */
+export interface CandidateFilter {
+  probe_type: ProbeType;
+  sel: Omit<NodeSelection, 'count'>;
+  private_owner: string | null;
+}
+
+/** One country's next pick: a random point `r` in [0,1) of the pick keys, ASNs and nodes it has already. */
+export interface CountryPick {
+  /** The country as indexed: its ISO code, or '' for nodes of unknown country. */
+  country: string;
+  r: number;
+  used_asns: number[];
+  picked: string[];
+}
+
+const COLUMNS = (sql: Sql) => sql`id, name, status, owner_user_id, country, region, asn, provider, allow_private, capabilities`;
+
+/** The nodes with these ids (removed ones included, flagged), in no particular order. */
+export async function nodesByIds(sql: Sql, ids: string[]): Promise<CandidateNode[]> {
+  if (ids.length === 0) return [];
+  return sql<CandidateNode[]>`
+    SELECT ${COLUMNS(sql)}, removed_at IS NOT NULL AS removed
+    FROM nodes WHERE id IN ${sql(ids)}`;
+}
+
+/**
+ * The WHERE clause of a candidate: online, not removed (spelled literally so nodes_pick_idx, a
+ * partial index on exactly that, applies), able to run the type (an empty capabilities list
+ * counts as every type), and matching every non-empty filter ({@link windowWhere}).
+ */
+function candidateWhere(sql: Sql, f: CandidateFilter) {
+  return sql`${windowWhere(sql, f)} AND (cardinality(capabilities) = 0 OR ${f.probe_type} = ANY(capabilities))`;
+}
+
+/**
+ * A candidate but for the capability test: online, not removed, and every non-empty filter of
+ * the selection: country in `countries`, region (ISO 3166-2 code or GeoIP state name,
+ * case-insensitive) in `regions`, asn in `asns`, provider (case-insensitive) in `providers`,
+ * every tag of `tags`; with `private_owner`, only that user's nodes with allow_private (private
+ * targets, docs/api/probes.md).
+ */
+function windowWhere(sql: Sql, f: CandidateFilter) {
+  const { sel, private_owner } = f;
+  const regions = sel.regions.map((r) => r.toLowerCase());
+  const providers = sel.providers.map((p) => p.toLowerCase());
+  return sql`status = 'online' AND removed_at IS NULL
+    ${sel.countries.length ? sql`AND country IN ${sql(sel.countries)}` : sql``}
+    ${regions.length ? sql`AND lower(region) IN ${sql(regions)}` : sql``}
+    ${sel.asns.length ? sql`AND asn IN ${sql(sel.asns)}` : sql``}
+    ${providers.length ? sql`AND lower(provider) IN ${sql(providers)}` : sql``}
+    ${sel.tags.length ? sql`AND tags @> ${sel.tags}::text[]` : sql``}
+    ${private_owner !== null ? sql`AND allow_private AND owner_user_id = ${private_owner}` : sql``}`;
+}
+
+/** Every candidate node (see {@link candidateWhere}), ordered by id: for picks as large as the directory. */
+export async function onlineCandidates(sql: Sql, f: CandidateFilter): Promise<CandidateNode[]> {
+  return sql<CandidateNode[]>`
+    SELECT ${COLUMNS(sql)}, false AS removed FROM nodes WHERE ${candidateWhere(sql, f)} ORDER BY id`;
+}
+
+/**
+ * The countries that have at least one candidate ('' for unknown), found by skipping through
+ * nodes_pick_idx: one index probe per country, however many nodes each holds.
+ */
+export async function candidateCountries(sql: Sql, f: CandidateFilter): Promise<string[]> {
+  const rows = await sql<{ country: string }[]>`
+    WITH RECURSIVE c(country) AS (
+      (SELECT country_key FROM nodes WHERE ${candidateWhere(sql, f)} ORDER BY country_key LIMIT 1)
+      UNION ALL
+      SELECT n.country FROM c CROSS JOIN LATERAL (
+        SELECT country_key AS country FROM nodes
+        WHERE ${candidateWhere(sql, f)} AND country_key > c.country
+        ORDER BY country_key LIMIT 1) n
+    )
+    SELECT country FROM c`;
+  return rows.map((r) => r.country);
+}
+
+/** Nodes read past a country's random point per pick: the pick is the first that qualifies among them. */
+const PICK_WINDOW = 32;
+
+/**
+ * One more node for each of `picks`, in one statement: among the first PICK_WINDOW candidates of
+ * that country at or after the pick key `r` (wrapping around to the lowest keys), the first that
+ * can run the type and was not picked yet, preferring an ASN the country has not given yet.
+ * The window is read in pick-key order straight from nodes_pick_idx; the capability and "not
+ * picked yet" tests are applied to the window only, because the planner cannot estimate them and,
+ * inside the scan, they made it read and sort the whole country instead. A country without such
+ * a node in its window is missing from the answer (the caller then reads every candidate).
+ * @returns `{ i, node }` where `i` is the index into `picks`
+ */
+export async function pickInCountries(sql: Sql, f: CandidateFilter, picks: CountryPick[]): Promise<Array<{ i: number; node: CandidateNode }>> {
+  if (picks.length === 0) return [];
+  const rows = picks.map((p, i) => ({ i, country: p.country, r: p.r, used: p.used_asns, picked: p.picked }));
+  const window = (wrap: boolean) => sql`
+    (SELECT ${COLUMNS(sql)}, pick_key, ${wrap ? 1 : 0}::int AS wrapped FROM nodes
+     WHERE ${windowWhere(sql, f)} AND country_key = c.country AND ${wrap ? sql`pick_key < c.r` : sql`pick_key >= c.r`}
+     ORDER BY pick_key LIMIT ${PICK_WINDOW})`;
+  const found = await sql<Array<CandidateNode & { i: number }>>`
+    SELECT c.i, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.capabilities, false AS removed
+    FROM jsonb_to_recordset(${sql.json(rows as never)}) AS c(i int, country text, r float8, used int[], picked text[])
+    CROSS JOIN LATERAL (
+      SELECT * FROM (${window(false)} UNION ALL ${window(true)}) w
+      WHERE (cardinality(w.capabilities) = 0 OR ${f.probe_type} = ANY(w.capabilities)) AND w.id <> ALL(c.picked)
+      ORDER BY coalesce(w.asn, -1) = ANY(c.used), w.wrapped, w.pick_key LIMIT 1
+    ) p`;
+  return found.map(({ i, ...node }) => ({ i, node }));
+}

@@ -1,0 +1,105 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import {
+  idSchema, probeCreatedSchema, probeRequestSchema, probeTaskResultSchema, PROBE_TYPES, type ProbeType,
+} from '@vantage/shared-protocol';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
+import { ok } from '../http/respond.js';
+import { probeCreator, type ProbeCreatorDeps } from './create.js';
+import { streamTaskEvents, type StreamTimings } from './stream.js';
+import { GroupViews } from './view.js';
+import { createRouter } from '../http/router.js';
+
+const TARGETS: Record<ProbeType, string> = {
+  http: '`target` is an absolute http:// or https:// URL',
+  ping: '`target` is a host name or an IP address',
+  dns: '`target` is a domain name; `params.server` (host[:port]) is the resolver to ask',
+  tcp: '`target` is host:port ([v6]:port), or a host with `params.port`',
+  traceroute: '`target` is a host name or an IP address',
+};
+
+const CREATE_ERRORS = {
+  400: jsonError('VALIDATION_FAILED: bad params, malformed target, node without the probe type'),
+  404: jsonError('NODE_NOT_FOUND: an id in node_ids/node_id is unknown (details.node_ids)'),
+  422: jsonError('PROBE_TARGET_INVALID: private or reserved target from an anonymous caller; PROBE_TOO_FEW_NODES: no online node matches'),
+  429: jsonError('rate limit exceeded (Retry-After, X-RateLimit-*)'),
+  503: jsonError('NODE_OFFLINE: a node named in node_ids/node_id is not online (details.node_ids); UNAVAILABLE: the instance is at capacity (load shedding; Retry-After, details {signal, limit, value})'),
+} as const;
+
+const taskIdParam = z.object({
+  task_id: z.string().max(64).openapi({ param: { name: 'task_id', in: 'path' }, example: 'pt_01jd3k6w9z4q8r2t7v5x1y3b6c' }),
+});
+
+function createProbeRoute(type: ProbeType) {
+  return createRoute({
+    method: 'post', path: `/${type}`, tags: ['probes'],
+    summary: `Create a ${type} probe on one or more nodes`,
+    description: `${TARGETS[type]}. Nodes: \`node_ids\`/\`node_id\`, or \`nodes\` {count, countries, regions, asns, providers, tags}, else 3 online nodes spread across countries and networks. One task per node; poll GET /v1/probe/tasks/{task_id} or stream …/stream.`,
+    request: { body: jsonBody(probeRequestSchema(type)) },
+    responses: { 202: jsonOk(probeCreatedSchema, '{task_id, task_ids[], status: queued}'), ...CREATE_ERRORS },
+  });
+}
+
+const getTask = createRoute({
+  method: 'get', path: '/tasks/{task_id}', tags: ['probes'],
+  summary: 'Poll a probe: the group result of any of its task ids',
+  description: 'status: queued (no node started), running, completed (every node ended, at least one success), failed (every node failed). node_results holds the nodes that have ended. completed_at: when the last node ended; updated_at: when the group last changed (after completed_at only when a node\'s late result replaced a failure the control plane recorded in its place).',
+  request: { params: taskIdParam },
+  responses: { 200: jsonOk(probeTaskResultSchema, 'the probe result with node_results[] and summary'), 404: jsonError('PROBE_JOB_NOT_FOUND') },
+});
+
+const streamTask = createRoute({
+  method: 'get', path: '/tasks/{task_id}/stream', tags: ['probes'],
+  summary: 'Stream a probe\'s node results as server-sent events',
+  description: '`event: node_result` (id = result id, data = {task_id, ...node result}) per node as it ends, then `event: done` (data = the polling result). While the group holds a failure the control plane recorded in place of a node\'s result, the stream stays open up to 60 s: a late node result replacing it comes as `event: node_result` for the same task_id, then `event: update` (data = the polling result, updated_at moved). Send `Last-Event-ID` to resume.',
+  request: {
+    params: taskIdParam,
+    headers: z.object({ 'last-event-id': z.string().max(64).optional().openapi({ description: 'result id of the last node_result received' }) }),
+  },
+  responses: {
+    200: { description: 'text/event-stream of node_result frames, then done', content: { 'text/event-stream': { schema: z.string() } } },
+    404: jsonError('PROBE_JOB_NOT_FOUND'),
+  },
+});
+
+function requireTaskId(task_id: string): string {
+  if (!idSchema('probe_task').safeParse(task_id).success) throw new ApiError('PROBE_JOB_NOT_FOUND', `no probe task ${task_id}`);
+  return task_id;
+}
+
+/**
+ * `/v1/probe`: POST /http, /ping, /dns, /tcp, /traceroute (docs/api/probes.md; 202 with
+ * `{task_id, task_ids[], status: 'queued'}`), GET /tasks/{task_id} (polling, docs/api/probes.md) and
+ * GET /tasks/{task_id}/stream (SSE). Public; a credential, when sent, lets the caller probe private
+ * targets on their own nodes that allow it (docs/api/probes.md).
+ * @param opts test hooks: resolver, node-pick randomness and SSE timings
+ */
+export function probesRouter(deps: AppDeps, opts: Pick<ProbeCreatorDeps, 'resolve' | 'random'> & { stream?: Partial<StreamTimings> } = {}) {
+  const r = createRouter();
+  const create = probeCreator({ sql: deps.sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve, random: opts.random });
+  // Groups last polled, kept so a poll reads only what changed (view.ts).
+  const views = new GroupViews(deps.sql);
+
+  for (const type of PROBE_TYPES) {
+    r.openapi(createProbeRoute(type), async (c) => {
+      const body = c.req.valid('json') as Parameters<typeof create>[1];
+      return ok(c, await create(type, body, c.get('principal')), 202);
+    });
+  }
+
+  r.openapi(getTask, async (c) => {
+    const task_id = requireTaskId(c.req.valid('param').task_id);
+    const data = await views.loadJson(task_id);
+    if (data === null) throw new ApiError('PROBE_JOB_NOT_FOUND', `no probe task ${task_id}`);
+    // The success envelope around JSON built once per version of the group (view.ts).
+    return c.body(`{"data":${data},"request_id":${JSON.stringify(c.get('request_id'))}}`, 200, { 'content-type': 'application/json' }) as never;
+  });
+
+  r.openapi(streamTask, async (c) => {
+    const task_id = requireTaskId(c.req.valid('param').task_id);
+    return (await streamTaskEvents(c, deps.sql, task_id, opts.stream)) as never;
+  });
+
+  return r;
+}

@@ -1,0 +1,106 @@
+import t from 'tap';
+import { nodeSelectionSchema, type NodeSelection } from '@vantage/shared-protocol';
+import type { Sql } from '../db/sql.js';
+import { testDatabase } from '../test-support/db.js';
+import { selectNodes } from './select.js';
+import { addNode } from './test-support.js';
+
+// Automatic node selection against the real database (migration 0019's pick index): the spread
+// rules of docs/api/probes.md, every filter, and that a small pick reads a handful of node rows
+// however many nodes are online.
+
+const sel = (s: Partial<NodeSelection> = {}) => ({ nodes: nodeSelectionSchema.parse(s) });
+
+async function fleet(sql: Sql): Promise<void> {
+  const plan: Array<[string | null, number, number]> = [
+    ['DE', 64500, 3], ['DE', 64501, 2], ['US', 64510, 4], ['JP', 64520, 1], ['JP', 64521, 1], ['FR', 64530, 2], [null, 64540, 2],
+  ];
+  for (const [country, asn, n] of plan) for (let i = 0; i < n; i++) await addNode(sql, { country, asn, capabilities: ['ping', 'tcp'] });
+}
+
+t.test('automatic picks spread across countries, then ASNs', async (t) => {
+  const { sql } = await testDatabase(t);
+  await fleet(sql);
+  for (let i = 0; i < 20; i++) {
+    const three = await selectNodes(sql, 'ping', {}, null);
+    t.equal(three.length, 3);
+    t.equal(new Set(three.map((n) => n.country)).size, 3, 'three picks: three countries');
+    const five = await selectNodes(sql, 'ping', sel({ count: 5 }), null);
+    t.equal(new Set(five.map((n) => n.country ?? '?')).size, 5, 'five picks: every country, unknown included');
+    const seven = await selectNodes(sql, 'ping', sel({ count: 7 }), null);
+    t.equal(new Set(seven.map((n) => n.id)).size, 7, 'no node twice');
+    const de = seven.filter((n) => n.country === 'DE');
+    const jp = seven.filter((n) => n.country === 'JP');
+    if (de.length === 2) t.not(de[0]!.asn, de[1]!.asn, "DE's second node comes from its other ASN");
+    if (jp.length === 2) t.not(jp[0]!.asn, jp[1]!.asn, "JP's second node comes from its other ASN");
+    t.equal(new Set(seven.slice(0, 5).map((n) => n.country ?? '?')).size, 5, 'ordered round-robin: the first five are five countries');
+  }
+  const all = await selectNodes(sql, 'ping', sel({ count: 100 }), null);
+  t.equal(all.length, 15, 'fewer candidates than count: all of them');
+  t.equal(new Set(all.map((n) => n.id)).size, 15);
+});
+
+t.test('a pick larger than the index path serves still spreads, and a country running short passes its share on', async (t) => {
+  const { sql } = await testDatabase(t);
+  await fleet(sql);
+  await addNode(sql, { country: 'BR', asn: 64550 });
+  // 6 countries: 12 picks are two rounds; BR (1 node) runs short after one.
+  const twelve = await selectNodes(sql, 'ping', sel({ count: 12 }), null);
+  t.equal(twelve.length, 12);
+  t.equal(new Set(twelve.map((n) => n.id)).size, 12);
+  t.equal(new Set(twelve.map((n) => n.country ?? '?')).size, 6);
+  // One country: 9 picks are 9 rounds, past the index path.
+  const us = await selectNodes(sql, 'ping', sel({ countries: ['us'], count: 9 }), null);
+  t.same(us.map((n) => n.country), ['US', 'US', 'US', 'US']);
+});
+
+t.test('filters and candidates: every filter applies, offline, removed and unable nodes never picked', async (t) => {
+  const { sql } = await testDatabase(t);
+  const tagged = await addNode(sql, { country: 'DE', asn: 64500, region: 'DE-BE', provider: 'Hetzner', tags: ['edge', 'v6'] });
+  const plain = await addNode(sql, { country: 'DE', asn: 64501, region: 'DE-BY' });
+  const us = await addNode(sql, { country: 'US', asn: 64510, provider: 'aws' });
+  await addNode(sql, { country: 'FR', status: 'offline' });
+  await addNode(sql, { country: 'GB', status: 'disabled' });
+  const removed = await addNode(sql, { country: 'SG' });
+  await sql`UPDATE nodes SET removed_at = now() WHERE id = ${removed}`;
+  const dnsOnly = await addNode(sql, { country: 'JP', capabilities: ['dns'] });
+  const owner = 'u_01jd3k6w9z4q8r2t7v5x1y3b6c';
+  const mine = await addNode(sql, { country: 'BR', owner_user_id: owner, allow_private: true });
+
+  const ids = async (type: 'ping' | 'dns', s: Partial<NodeSelection>, private_owner: string | null = null) =>
+    (await selectNodes(sql, type, sel({ count: 10, ...s }), private_owner).catch(() => [])).map((n) => n.id).sort();
+  t.same(await ids('ping', {}), [tagged, plain, us, mine].sort(), 'online nodes able to ping');
+  t.same(await ids('dns', {}), [tagged, plain, us, dnsOnly, mine].sort(), 'the dns-only node runs dns');
+  t.same(await ids('ping', { countries: ['de'] }), [tagged, plain].sort());
+  t.same(await ids('ping', { regions: ['de-be'] }), [tagged]);
+  t.same(await ids('ping', { asns: [64501, 64510] }), [plain, us].sort());
+  t.same(await ids('ping', { providers: ['HETZNER', 'aws'] }), [tagged, us].sort());
+  t.same(await ids('ping', { tags: ['edge', 'v6'] }), [tagged]);
+  t.same(await ids('ping', { tags: ['edge', 'other'] }), []);
+  t.same(await ids('ping', {}, owner), [mine], 'private targets: only the owner’s nodes that allow them');
+  await t.rejects(selectNodes(sql, 'ping', sel({ countries: ['cn'] }), null), { code: 'PROBE_TOO_FEW_NODES' });
+});
+
+t.test('a 3-node pick reads a few node rows, not every online node', async (t) => {
+  const { sql } = await testDatabase(t);
+  const countries = ['DE', 'US', 'JP', 'FR', 'GB', 'SG', 'BR', 'IN', 'CN'];
+  await sql`
+    INSERT INTO nodes (id, name, status, country, asn)
+    SELECT 'n_' || lpad(i::text, 26, '0'), 'n' || i, 'online', (${countries}::text[])[1 + i % 9], 64500 + i % 40
+    FROM generate_series(1, 3000) AS i`;
+  await sql`ANALYZE nodes`;
+  // Statistics of the transaction so far: rows the selection's queries read from `nodes`.
+  const read = async (tx: Sql) => {
+    const [row] = await tx<{ n: number }[]>`
+      SELECT (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int AS n FROM pg_stat_xact_user_tables WHERE relname = 'nodes'`;
+    return row!.n;
+  };
+  await sql.begin(async (tx) => {
+    const before = await read(tx as unknown as Sql);
+    const picked = await selectNodes(tx as unknown as Sql, 'ping', {}, null);
+    t.equal(picked.length, 3);
+    const rows = (await read(tx as unknown as Sql)) - before;
+    // A country list (one row per country) and a window of pick keys per pick, never the 3000.
+    t.ok(rows < 300, `rows read for 3 picks among 3000 online nodes: ${rows}`);
+  });
+});

@@ -1,0 +1,126 @@
+import { nodeSelectionSchema, type NodeSelection, type ProbeType } from '@vantage/shared-protocol';
+import { candidateCountries, nodesByIds, onlineCandidates, pickInCountries, type CandidateFilter, type CandidateNode } from './node-selection.db.js';
+import type { Sql } from '../db/sql.js';
+import { ApiError } from '../errors.js';
+
+function shuffle<T>(items: T[], random: () => number): T[] {
+  const a = [...items];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const g = groups.get(k);
+    if (g) g.push(item);
+    else groups.set(k, [item]);
+  }
+  return [...groups.values()];
+}
+
+/** Round-robin over lists: first of each, then second of each, … */
+function interleave<T>(lists: T[][]): T[] {
+  const out: T[] = [];
+  for (let i = 0; out.length < lists.reduce((n, l) => n + l.length, 0); i++) {
+    for (const l of lists) if (i < l.length) out.push(l[i]!);
+  }
+  return out;
+}
+
+/**
+ * Pick up to `count` nodes spread across countries, then networks: countries are
+ * visited round-robin in random order; within a country, ASNs round-robin in random order; nodes
+ * of one ASN in random order. So 3 picks from nodes in 3 countries take one per country, and a
+ * second node of a country comes from another ASN when there is one. Unknown country / ASN count
+ * as a group of their own.
+ * @param random a [0,1) source (tests pass a seeded one)
+ */
+export function spreadPick<T extends { country: string | null; asn: number | null }>(candidates: T[], count: number, random: () => number = Math.random): T[] {
+  const countries = shuffle(groupBy(candidates, (n) => n.country ?? '?'), random);
+  const perCountry = countries.map((nodes) => interleave(shuffle(groupBy(nodes, (n) => String(n.asn ?? '?')), random).map((g) => shuffle(g, random))));
+  return interleave(perCountry).slice(0, count);
+}
+
+/** The probe request's node fields (docs/api/probes.md `node_ids`, `node_id`, `nodes`). */
+export interface NodeRequest {
+  node_ids?: string[] | undefined;
+  node_id?: string | undefined;
+  nodes?: NodeSelection | undefined;
+}
+
+/**
+ * Choose the nodes of a probe (docs/api/probes.md; rules in docs/api/probes.md):
+ * - `node_ids` and/or `node_id` (deduplicated): unknown or removed ids → 404 NODE_NOT_FOUND
+ *   (`details.node_ids`); any not online → 503 NODE_OFFLINE (`details.node_ids`); a node whose
+ *   agent lacks the probe type → 400 VALIDATION_FAILED.
+ * - else `nodes` {count, countries, regions, asns, providers, tags}, else `{count: 3}`: online
+ *   matching nodes spread across countries, then ASNs ({@link indexedPick}, else
+ *   {@link spreadPick} over every candidate); none → 422 PROBE_TOO_FEW_NODES; fewer than
+ *   `count` → all of them.
+ * With `private_owner` (an authenticated caller probing a private target) only that user's nodes
+ * with allow_private qualify; an explicit node that does not → 422 PROBE_TARGET_INVALID.
+ */
+export async function selectNodes(sql: Sql, type: ProbeType, req: NodeRequest, private_owner: string | null, random: () => number = Math.random): Promise<CandidateNode[]> {
+  const explicit = [...new Set([...(req.node_ids ?? []), ...(req.node_id ? [req.node_id] : [])])];
+  if (explicit.length > 0) {
+    const found = new Map((await nodesByIds(sql, explicit)).filter((n) => !n.removed).map((n) => [n.id, n]));
+    const missing = explicit.filter((id) => !found.has(id));
+    if (missing.length) throw new ApiError('NODE_NOT_FOUND', `unknown node: ${missing.slice(0, 5).join(', ')}`, { node_ids: missing });
+    const nodes = explicit.map((id) => found.get(id)!);
+    const offline = nodes.filter((n) => n.status !== 'online');
+    if (offline.length) throw new ApiError('NODE_OFFLINE', `node not online: ${offline.slice(0, 5).map((n) => `${n.id} (${n.status})`).join(', ')}`, { node_ids: offline.map((n) => n.id) });
+    const unable = nodes.filter((n) => n.capabilities.length > 0 && !n.capabilities.includes(type));
+    if (unable.length) throw new ApiError('VALIDATION_FAILED', `node cannot run ${type} probes: ${unable[0]!.id}`, { fields: [{ path: 'node_ids', message: `no ${type} capability` }] });
+    if (private_owner !== null) {
+      const refused = nodes.filter((n) => !n.allow_private || n.owner_user_id !== private_owner);
+      if (refused.length) throw new ApiError('PROBE_TARGET_INVALID', `private targets run only on your own nodes that allow them; ${refused[0]!.id} does not`, { node_ids: refused.map((n) => n.id) });
+    }
+    return nodes;
+  }
+  const selection = req.nodes ?? nodeSelectionSchema.parse({});
+  const filter: CandidateFilter = { probe_type: type, sel: selection, private_owner };
+  const picked = (await indexedPick(sql, filter, selection.count, random)) ?? spreadPick(await onlineCandidates(sql, filter), selection.count, random);
+  if (picked.length === 0) {
+    throw private_owner !== null
+      ? new ApiError('PROBE_TARGET_INVALID', 'the target is private and none of your online nodes allows private targets')
+      : new ApiError('PROBE_TOO_FEW_NODES', `no online node matches the selection for ${type} probes`);
+  }
+  return picked;
+}
+
+/** Rounds of {@link indexedPick} (picks per country) beyond which reading every candidate once is cheaper. */
+const INDEXED_ROUNDS_MAX = 4;
+
+/**
+ * The automatic pick without reading every online node (the work grows with the number of
+ * countries and of picks, not of nodes; migration 0019): list the candidates' countries by
+ * skipping through nodes_pick_idx, visit them in random order and give each its share of `count`
+ * (round-robin), one round per pick: a country's node is the first candidate at or after a random
+ * pick key, preferring an ASN that country has not given yet. The answer is ordered as
+ * {@link spreadPick} orders its own (countries round-robin).
+ * @returns the nodes, [] when there is no candidate, or null when the pick needs every
+ *   candidate: more than INDEXED_ROUNDS_MAX picks per country, or a country ran out of nodes
+ *   before its share (then {@link spreadPick} hands the rest to the others)
+ */
+async function indexedPick(sql: Sql, filter: CandidateFilter, count: number, random: () => number): Promise<CandidateNode[] | null> {
+  const countries = shuffle(await candidateCountries(sql, filter), random);
+  if (countries.length === 0) return [];
+  const rounds = Math.ceil(count / countries.length);
+  if (rounds > INDEXED_ROUNDS_MAX) return null;
+  const share = countries.map((_, i) => Math.floor(count / countries.length) + (i < count % countries.length ? 1 : 0));
+  const got: CandidateNode[][] = countries.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    const need = countries.flatMap((_, i) => (share[i]! > round ? [i] : []));
+    const found = await pickInCountries(sql, filter, need.map((i) => ({
+      country: countries[i]!, r: random(), used_asns: got[i]!.map((n) => n.asn ?? -1), picked: got[i]!.map((n) => n.id),
+    })));
+    if (found.length < need.length) return null;
+    for (const { i, node } of found) got[need[i]!]!.push(node);
+  }
+  return interleave(got);
+}

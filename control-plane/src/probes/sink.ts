@@ -1,0 +1,206 @@
+import { sanitizeStrings, type MonitorResultEnvelope, type ResultEnvelope, type TaskAckMessage } from '@vantage/shared-protocol';
+import type { Config } from '../config/index.js';
+import type { Sql } from '../db/sql.js';
+import { dropServerFailure, lockTask, unackedTasks, storedResultIds, storeMonitorResult, storeTaskResult } from './tasks.db.js';
+import { firstResultWriter } from './first-results.js';
+import { createAckWriter } from './task-acks.js';
+import type { MonitorAssignments, MonitorResultStore, ResultSink } from '../contracts.js';
+import type { Logger } from '../log.js';
+import { failLostTasks, failTask } from './failures.js';
+import { signalGroups } from './signals.js';
+
+/**
+ * No node runs any monitor until monitor placement provides assignments (main.ts passes them as
+ * `assignments`): every monitor result is refused.
+ */
+const NO_MONITOR_ASSIGNMENTS: MonitorAssignments = { mayReport: async () => false };
+
+/** Reasons a result is refused (sent back to the node in the hub's `error` frame). */
+export const REJECT = {
+  not_assigned: 'task not assigned to this node',
+  type_mismatch: 'result type does not match the task type',
+  already_ended: 'task already has a different result',
+  monitor_not_assigned: 'monitor not assigned to this node',
+  unstorable: 'result cannot be stored',
+} as const;
+
+type Executor = Parameters<typeof lockTask>[0];
+
+/**
+ * True for a database error caused by one row's values rather than by the database: SQLSTATE
+ * class 22 (data exception: text Postgres cannot hold, a bad timestamp, a number out of range),
+ * 23 (integrity constraint) and 54 (program limit: a value too large). Such an error costs only
+ * the result that caused it; anything else (connection lost, server shutting down) fails the batch
+ * so the node sends it again.
+ */
+export function isRowDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * The probe-task side of the hub (contracts.ts ResultSink; docs/architecture/node-agent.md, outbox and delivery).
+ *
+ * `ingest(node_id, results)`: in one transaction, for each result (already validated by the hub
+ * with resultEnvelopeSchema, and sanitised again here: NUL and lone surrogates become U+FFFD):
+ * - task results: the task must exist and be assigned to `node_id` (else rejected "task not
+ *   assigned to this node": forged or misrouted) and have the result's type; the result is
+ *   inserted ON CONFLICT DO NOTHING and ends the task (completed on success, else failed). A
+ *   result id stored before counts as stored (redelivery after a lost ack). A failure the control
+ *   plane recorded in place of the node's result (`replaceable`: timeout, disconnect, restart,
+ *   undelivered, unstorable) is replaced by it; a different result for a task that already has a
+ *   final one (the node's own, or its refusal) is rejected;
+ * - monitor results (monitor_id set): with `deps.checks` (contracts.ts MonitorResultStore,
+ *   checks/ingest.ts), the whole batch's go to the check store in the same transaction: it checks
+ *   the node's assignment and stores them idempotently by (monitor, node, scheduled_at). Without
+ *   it, the monitor must be assigned to `node_id` (`deps.assignments`, contracts.ts
+ *   MonitorAssignments; else rejected "monitor not assigned to this node" and nothing is stored),
+ *   then the result is stored idempotently in monitor_results;
+ * Resolves after COMMIT with `{ stored, rejected }`, so the hub's `result.ack` follows the commit.
+ * A result the database refuses ({@link isRowDataError}) costs only itself: the batch is stored
+ * again with each result in its own savepoint, the offending one is rejected ("result cannot be
+ * stored", acked so the node drops it) and its task ends failed at once (class internal) instead
+ * of waiting for its deadline. Any other database error rejects the promise and nothing is acked.
+ *
+ * `taskAck(node_id, ack)`: accepted → the task is running; rejected → it ends failed with
+ * "node rejected the task: <reason>" (class rejected). Acks for other nodes' tasks are ignored.
+ */
+export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config; assignments?: MonitorAssignments; checks?: MonitorResultStore }): ResultSink {
+  const { sql } = deps;
+  const assignments = deps.assignments ?? NO_MONITOR_ASSIGNMENTS;
+  const log = deps.log.child({ module: 'tasks.sink' });
+  const acks = createAckWriter(sql, log);
+  const storeFirst = firstResultWriter(sql, isRowDataError);
+
+  type Outcome = { stored: string[]; rejected: Array<{ result_id: string; reason: string }>; groups: string[]; unstorable: ResultEnvelope[] };
+
+  /** Store one result in `tx`; pushes its outcome into `out`. */
+  async function storeOne(tx: Executor, node_id: string, r: ResultEnvelope, before: Set<string>, out: Outcome): Promise<void> {
+    if (r.monitor_id !== null && deps.checks) {
+      const o = await deps.checks.store(tx, node_id, [r]);
+      out.stored.push(...o.stored);
+      out.rejected.push(...o.rejected);
+      return;
+    }
+    if (r.monitor_id !== null) {
+      if (!(await assignments.mayReport(node_id, r.monitor_id))) {
+        out.rejected.push({ result_id: r.result_id, reason: REJECT.monitor_not_assigned });
+        return;
+      }
+      await storeMonitorResult(tx, {
+        result_id: r.result_id, monitor_id: r.monitor_id, node_id, probe_type: r.type, success: r.success,
+        error: r.error, error_class: r.error_class, output: r.output, started_at: r.started_at, finished_at: r.finished_at,
+      });
+      out.stored.push(r.result_id);
+      return;
+    }
+    const task = await lockTask(tx, r.task_id!);
+    if (!task || task.node_id !== node_id) {
+      out.rejected.push({ result_id: r.result_id, reason: REJECT.not_assigned });
+      return;
+    }
+    if (task.probe_type !== r.type) {
+      out.rejected.push({ result_id: r.result_id, reason: `${REJECT.type_mismatch} (${r.type} for a ${task.probe_type} task)` });
+      return;
+    }
+    const row = {
+      result_id: r.result_id, task_id: task.id, group_id: task.group_id, node_id, from_node: true, success: r.success,
+      error: r.error, error_class: r.error_class, output: r.output, started_at: r.started_at, finished_at: r.finished_at,
+    };
+    out.groups.push(task.group_id);
+    let inserted = await storeTaskResult(tx, row);
+    // A result the node really produced outranks any failure we recorded in its place (deadline,
+    // link cut, restart, slow node): nothing a node measured is thrown away.
+    if (!inserted && !before.has(r.result_id) && await dropServerFailure(tx, task.id)) inserted = await storeTaskResult(tx, row);
+    if (inserted || before.has(r.result_id) || out.stored.includes(r.result_id)) out.stored.push(r.result_id);
+    else out.rejected.push({ result_id: r.result_id, reason: REJECT.already_ended });
+  }
+
+  /**
+   * The batch in one transaction. `isolate`: each result in its own savepoint, so a row the
+   * database refuses is rolled back alone and reported in `unstorable`.
+   */
+  async function attempt(node_id: string, ordered: ResultEnvelope[], isolate: boolean): Promise<Outcome> {
+    const out: Outcome = { stored: [], rejected: [], groups: [], unstorable: [] };
+    await sql.begin(async (tx) => {
+      const before = await storedResultIds(tx, ordered.map((r) => r.result_id));
+      // Monitor results go to the check store as one batch (checks/ingest.ts); one by one only when isolating.
+      const batched = deps.checks && !isolate ? ordered.filter((r): r is MonitorResultEnvelope => r.monitor_id !== null) : [];
+      if (batched.length > 0) {
+        const o = await deps.checks!.store(tx, node_id, batched);
+        out.stored.push(...o.stored);
+        out.rejected.push(...o.rejected);
+      }
+      for (const r of ordered) {
+        if (batched.length > 0 && r.monitor_id !== null) continue;
+        if (!isolate) {
+          await storeOne(tx, node_id, r, before, out);
+          continue;
+        }
+        const mark = { stored: out.stored.length, rejected: out.rejected.length, groups: out.groups.length };
+        try {
+          await tx.savepoint((sp) => storeOne(sp, node_id, r, before, out));
+        } catch (err) {
+          if (!isRowDataError(err)) throw err;
+          out.stored.length = mark.stored;
+          out.rejected.length = mark.rejected;
+          out.groups.length = mark.groups;
+          log.warn({ node_id, result_id: r.result_id, task_id: r.task_id, monitor_id: r.monitor_id, err }, 'result cannot be stored');
+          out.rejected.push({ result_id: r.result_id, reason: `${REJECT.unstorable}: ${(err as Error).message}`.slice(0, 500) });
+          out.unstorable.push(r);
+        }
+      }
+    });
+    return out;
+  }
+
+  async function ingest(node_id: string, results: ResultEnvelope[]) {
+    // Lock tasks in a fixed order so two batches touching the same tasks cannot deadlock.
+    const all = results.map((r) => sanitizeStrings(r)).sort((a, b) => (a.task_id ?? '').localeCompare(b.task_id ?? ''));
+    // First results of open tasks, the usual case, in one statement shared with other nodes'
+    // batches (first-results.ts); the rest, and the whole batch if a row is refused, take the
+    // detailed path below.
+    const first = (await storeFirst(all.flatMap((r) => (r.task_id !== null && r.monitor_id === null ? [{ ...r, task_id: r.task_id, node_id }] : [])))) ?? new Map<string, string>();
+    const ordered = all.filter((r) => !first.has(r.result_id));
+    let out: Outcome = { stored: [...first.keys()], rejected: [], groups: [...first.values()], unstorable: [] };
+    const merge = (o: Outcome) => ({ stored: [...out.stored, ...o.stored], rejected: o.rejected, groups: [...out.groups, ...o.groups], unstorable: o.unstorable });
+    try {
+      if (ordered.length > 0) out = merge(await attempt(node_id, ordered, false));
+    } catch (err) {
+      // One result the database cannot hold must not hold back the others: again, one by one.
+      if (!isRowDataError(err)) throw err;
+      out = merge(await attempt(node_id, ordered, true));
+    }
+    for (const r of out.unstorable) {
+      if (r.task_id !== null) await failTask(sql, r.task_id, "the node's result could not be stored", 'internal', { node_id });
+    }
+    if (out.rejected.length) log.debug({ node_id, rejected: out.rejected }, 'results rejected');
+    acks.settled(node_id, all.flatMap((r) => (r.task_id === null ? [] : [r.task_id])));
+    signalGroups(out.groups);
+    return { stored: [...new Set(out.stored)], rejected: out.rejected };
+  }
+
+  async function taskAck(node_id: string, ack: TaskAckMessage): Promise<void> {
+    if (ack.accepted) {
+      acks.accepted(node_id, ack.task_id);
+      return;
+    }
+    const reason = ack.reason ? `node rejected the task: ${ack.reason}` : 'node rejected the task';
+    // The node's own answer, not a stand-in for a missing result: final.
+    await failTask(sql, ack.task_id, reason, 'rejected', { node_id, replaceable: false });
+  }
+
+  async function pendingTasks(node_id: string) {
+    const rows = await unackedTasks(sql, node_id);
+    const allow_cidrs = deps.config?.probe_allow_cidrs ?? [];
+    return rows.map((r) => ({ type: 'task.run' as const, task_id: r.id, timeout_ms: r.timeout_ms, policy: { allow_private: r.allow_private, allow_cidrs }, check: r.check }));
+  }
+
+  async function nodeReturned(node_id: string, tasks_held: string[]) {
+    const n = await failLostTasks(sql, node_id, tasks_held);
+    if (n > 0) log.warn({ node_id, failed: n }, 'tasks lost in a node restart failed');
+    return n;
+  }
+
+  return { ingest, taskAck, pendingTasks, nodeReturned };
+}

@@ -1,0 +1,148 @@
+import type { Sql } from '../db/sql.js';
+import type { SqlExecutor } from '../contracts.js';
+import { deleteDestinationDeliveries } from '../delivery/delivery-log.db.js';
+
+/** A `webhook_endpoints` row (0016_webhook_endpoints.sql). */
+export interface EndpointRow {
+  id: string;
+  user_id: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  enabled: boolean;
+  disabled_reason: 'failing' | 'user' | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The delivery channel of webhook endpoints (destination = endpoint id). */
+export const WEBHOOK_CHANNEL = 'webhook';
+
+/**
+ * Insert an endpoint unless the account already has `max` (checked under a per-account advisory
+ * lock, so two concurrent creates cannot both pass).
+ * @returns the row, or null when the account is at its limit
+ */
+export async function insertEndpoint(sql: Sql, e: { id: string; user_id: string; url: string; description: string | null; events: string[]; secret: string }, max: number): Promise<EndpointRow | null> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtext(${`webhook_endpoints:${e.user_id}`}))`;
+    const [count] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM webhook_endpoints WHERE user_id = ${e.user_id}`;
+    if (count!.n >= max) return null;
+    const [row] = await tx<EndpointRow[]>`
+      INSERT INTO webhook_endpoints (id, user_id, url, description, events, secret)
+      VALUES (${e.id}, ${e.user_id}, ${e.url}, ${e.description}, ${e.events}, ${e.secret})
+      RETURNING *`;
+    return row!;
+  });
+}
+
+/** The account's endpoints, oldest first, with the total. */
+export async function listEndpoints(sql: Sql, user_id: string, page: number, page_size: number): Promise<{ rows: EndpointRow[]; total: number }> {
+  const rows = await sql<Array<EndpointRow & { total: number }>>`
+    SELECT *, count(*) OVER ()::int AS total FROM webhook_endpoints WHERE user_id = ${user_id}
+    ORDER BY created_at, id LIMIT ${page_size} OFFSET ${(page - 1) * page_size}`;
+  let total = rows[0]?.total ?? 0;
+  if (rows.length === 0 && page > 1) {
+    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM webhook_endpoints WHERE user_id = ${user_id}`;
+    total = row!.n;
+  }
+  return { rows, total };
+}
+
+/** The endpoint `id` of `user_id`, or null (another account's endpoint is null too). */
+export async function getEndpoint(sql: Sql, user_id: string, id: string): Promise<EndpointRow | null> {
+  const [row] = await sql<EndpointRow[]>`SELECT * FROM webhook_endpoints WHERE id = ${id} AND user_id = ${user_id}`;
+  return row ?? null;
+}
+
+/** The endpoint `id` whoever owns it (the sender), or null. */
+export async function getEndpointById(sql: Sql, id: string): Promise<EndpointRow | null> {
+  const [row] = await sql<EndpointRow[]>`SELECT * FROM webhook_endpoints WHERE id = ${id}`;
+  return row ?? null;
+}
+
+/** Changes a PATCH may make; omitted = unchanged. */
+export interface EndpointChanges {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+/**
+ * Apply `changes` to the account's endpoint. Enabling clears the failure state and the disabled
+ * reason (a fresh start); disabling records reason `user`.
+ * @returns the updated row, or null when it is not the account's endpoint
+ */
+export async function updateEndpoint(sql: Sql, user_id: string, id: string, changes: EndpointChanges): Promise<EndpointRow | null> {
+  const { url, events, description, enabled } = changes;
+  const [row] = await sql<EndpointRow[]>`
+    UPDATE webhook_endpoints SET
+      url = ${url === undefined ? sql`url` : url},
+      events = ${events === undefined ? sql`events` : events},
+      description = ${description === undefined ? sql`description` : description},
+      ${enabled === true ? sql`enabled = true, disabled_reason = NULL, failing_since = CASE WHEN enabled THEN failing_since ELSE NULL END,` : sql``}
+      ${enabled === false ? sql`enabled = false, disabled_reason = CASE WHEN enabled THEN 'user' ELSE disabled_reason END,` : sql``}
+      updated_at = now()
+    WHERE id = ${id} AND user_id = ${user_id}
+    RETURNING *`;
+  return row ?? null;
+}
+
+/** Delete the account's endpoint and its deliveries. @returns true when it existed */
+export async function deleteEndpoint(sql: Sql, user_id: string, id: string): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    const rows = await tx`DELETE FROM webhook_endpoints WHERE id = ${id} AND user_id = ${user_id} RETURNING id`;
+    if (rows.length === 0) return false;
+    await deleteDestinationDeliveries(tx, WEBHOOK_CHANNEL, id);
+    return true;
+  });
+}
+
+/**
+ * Make `secret` the endpoint's signing secret; the current one keeps signing for `overlap_s`
+ * (a secret rotated out earlier and still in its overlap is dropped).
+ * @returns the updated row, or null when it is not the account's endpoint
+ */
+export async function rotateSecret(sql: Sql, user_id: string, id: string, secret: string, overlap_s: number): Promise<EndpointRow | null> {
+  const [row] = await sql<EndpointRow[]>`
+    UPDATE webhook_endpoints SET previous_secret = secret, secret = ${secret},
+      previous_secret_expires_at = now() + make_interval(secs => ${overlap_s}), updated_at = now()
+    WHERE id = ${id} AND user_id = ${user_id}
+    RETURNING *`;
+  return row ?? null;
+}
+
+/** Ids of the account's enabled endpoints subscribed to `type` or to `*`. */
+export async function subscribedEndpoints(ex: SqlExecutor, user_id: string, type: string): Promise<string[]> {
+  const rows = await ex<{ id: string }[]>`
+    SELECT id FROM webhook_endpoints
+    WHERE user_id = ${user_id} AND enabled AND (${type} = ANY(events) OR '*' = ANY(events))`;
+  return rows.map((r) => r.id);
+}
+
+/** Record a failed attempt: `failing_since` is set if the endpoint was healthy. */
+export async function markFailing(sql: Sql, id: string): Promise<void> {
+  await sql`UPDATE webhook_endpoints SET failing_since = now() WHERE id = ${id} AND failing_since IS NULL`;
+}
+
+/** Record a successful attempt: the endpoint is healthy again. */
+export async function clearFailing(sql: Sql, id: string): Promise<void> {
+  await sql`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${id} AND failing_since IS NOT NULL`;
+}
+
+/**
+ * Disable the endpoint when it has been failing for at least `after_s` (reason `failing`), in `tx`.
+ * @returns the row when this call disabled it (exactly one caller gets it), else null
+ */
+export async function disableIfFailing(tx: SqlExecutor, id: string, after_s: number): Promise<EndpointRow | null> {
+  const [row] = await tx<EndpointRow[]>`
+    UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', updated_at = now()
+    WHERE id = ${id} AND enabled AND failing_since <= now() - make_interval(secs => ${after_s})
+    RETURNING *`;
+  return row ?? null;
+}

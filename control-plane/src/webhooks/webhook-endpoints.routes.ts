@@ -1,0 +1,161 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import {
+  WEBHOOK_LIMITS, isId, newId, newWebhookSecret,
+  webhookDeliverySchema, webhookEndpointCreatedSchema, webhookEndpointCreateSchema, webhookEndpointListSchema,
+  webhookEndpointPatchSchema, webhookEndpointSchema, webhookPageQuerySchema, webhookSecretRotatedSchema,
+} from '@vantage/shared-protocol';
+import type { AppDeps } from '../deps.js';
+import { createOutboundPolicy, refuseOutboundUrl, type OutboundPolicy } from '../delivery/outbound-policy.js';
+import { getDeliveryByMessage } from '../delivery/delivery-log.db.js';
+import { ApiError } from '../errors.js';
+import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
+import { ok } from '../http/respond.js';
+import { createRouter } from '../http/router.js';
+import { requireAuth } from '../middleware/auth.js';
+import { queueEvent } from './publisher.js';
+import { toDelivery, toEndpoint } from './views.js';
+import {
+  deleteEndpoint, getEndpoint, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint, WEBHOOK_CHANNEL, type EndpointRow,
+} from './webhook-endpoints.db.js';
+
+const read = [requireAuth({ scope: 'read' })];
+const write = [requireAuth({ scope: 'write' })];
+const TAGS = ['webhooks'];
+/** Path parameter `id`: a `we_` id; anything else is simply not found. */
+export const endpointIdParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'we_01jd3k6w9z4q8r2t7v5x1y3b6c' }) });
+const NOT_FOUND = { 404: jsonError('NOT_FOUND: no such endpoint of yours (another account\'s endpoint is not found either)') };
+const URL_REFUSED = { 422: jsonError('WEBHOOK_URL_NOT_ALLOWED: the URL\'s host is or resolves to a private or reserved address, or does not resolve') };
+
+const create = createRoute({
+  method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Create a webhook endpoint; the signing secret is returned once',
+  request: { body: jsonBody(webhookEndpointCreateSchema) },
+  responses: {
+    201: jsonOk(webhookEndpointCreatedSchema, '{endpoint, secret}: `secret` (whsec_…) is shown only here'),
+    400: jsonError('VALIDATION_FAILED'),
+    422: jsonError('WEBHOOK_URL_NOT_ALLOWED (private or reserved address), WEBHOOK_ENDPOINT_LIMIT_EXCEEDED'),
+    ...AUTH_ERRORS,
+  },
+});
+const list = createRoute({
+  method: 'get', path: '/', tags: TAGS, security: BEARER, middleware: read, summary: 'Your webhook endpoints, oldest first',
+  request: { query: webhookPageQuerySchema },
+  responses: { 200: jsonOk(webhookEndpointListSchema, '{items[], total, page, page_size, has_more}'), 400: jsonError('VALIDATION_FAILED'), ...AUTH_ERRORS },
+});
+const readOne = createRoute({
+  method: 'get', path: '/{id}', tags: TAGS, security: BEARER, middleware: read, summary: 'One webhook endpoint (never its secret)',
+  request: { params: endpointIdParam },
+  responses: { 200: jsonOk(webhookEndpointSchema, 'the endpoint'), ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const patch = createRoute({
+  method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Change url, events, description or enabled; enabling clears the failure state',
+  request: { params: endpointIdParam, body: jsonBody(webhookEndpointPatchSchema) },
+  responses: { 200: jsonOk(webhookEndpointSchema, 'the updated endpoint'), 400: jsonError('VALIDATION_FAILED'), ...NOT_FOUND, ...URL_REFUSED, ...AUTH_ERRORS },
+});
+const remove = createRoute({
+  method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Delete a webhook endpoint with its deliveries; nothing more is sent to it',
+  request: { params: endpointIdParam },
+  responses: { 200: jsonOk(z.null(), 'deleted'), ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const rotate = createRoute({
+  method: 'post', path: '/{id}/rotate-secret', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'New signing secret (returned once); the previous one keeps signing alongside it for 24 h',
+  request: { params: endpointIdParam },
+  responses: { 200: jsonOk(webhookSecretRotatedSchema, '{endpoint, secret, previous_secret_expires_at}'), ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const test = createRoute({
+  method: 'post', path: '/{id}/test', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Send a `webhook.ping` event to the endpoint now (whatever it subscribes to)',
+  request: { params: endpointIdParam },
+  responses: {
+    202: jsonOk(webhookDeliverySchema, 'the queued delivery; follow it in GET …/deliveries'),
+    409: jsonError('CONFLICT: the endpoint is disabled'), ...NOT_FOUND, ...AUTH_ERRORS,
+  },
+});
+
+/**
+ * `/v1/webhook-endpoints` (docs/api/webhooks.md): create (secret once), list,
+ * read, patch, delete, rotate-secret (24 h overlap), test (ping). Only the owner sees an
+ * endpoint: another account's id is 404. URLs are checked against the outbound address policy on
+ * create and update (422), and again at every connection.
+ */
+export function webhookEndpointsRouter(deps: AppDeps, policy: OutboundPolicy = createOutboundPolicy(deps.config)) {
+  const r = createRouter();
+
+  async function owned(user_id: string, id: string): Promise<EndpointRow> {
+    const row = isId('webhook_endpoint', id) ? await getEndpoint(deps.sql, user_id, id) : null;
+    if (!row) throw new ApiError('NOT_FOUND', `no webhook endpoint ${id}`);
+    return row;
+  }
+
+  async function checkUrl(url: string): Promise<void> {
+    const reason = await refuseOutboundUrl(url, policy);
+    if (reason) throw new ApiError('WEBHOOK_URL_NOT_ALLOWED', `url: ${reason}`, { fields: [{ path: 'url', message: reason }] });
+  }
+
+  r.openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    const user_id = c.get('principal')!.user_id;
+    await checkUrl(body.url);
+    const secret = newWebhookSecret();
+    const row = await insertEndpoint(deps.sql, {
+      id: newId('webhook_endpoint'), user_id, url: body.url, description: body.description ?? null, events: body.events, secret,
+    }, WEBHOOK_LIMITS.endpoints_per_account_max);
+    if (!row) throw new ApiError('WEBHOOK_ENDPOINT_LIMIT_EXCEEDED', `an account may have at most ${WEBHOOK_LIMITS.endpoints_per_account_max} webhook endpoints`);
+    return ok(c, { endpoint: toEndpoint(row), secret }, 201);
+  });
+
+  r.openapi(list, async (c) => {
+    const { page, page_size } = c.req.valid('query');
+    const { rows, total } = await listEndpoints(deps.sql, c.get('principal')!.user_id, page, page_size);
+    return ok(c, { items: rows.map((row) => toEndpoint(row)), total, page, page_size, has_more: page * page_size < total }, 200);
+  });
+
+  r.openapi(readOne, async (c) => ok(c, toEndpoint(await owned(c.get('principal')!.user_id, c.req.valid('param').id)), 200));
+
+  r.openapi(patch, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const user_id = c.get('principal')!.user_id;
+    await owned(user_id, id);
+    if (body.url !== undefined) await checkUrl(body.url);
+    const row = await updateEndpoint(deps.sql, user_id, id, body);
+    if (!row) throw new ApiError('NOT_FOUND', `no webhook endpoint ${id}`);
+    return ok(c, toEndpoint(row), 200);
+  });
+
+  r.openapi(remove, async (c) => {
+    const { id } = c.req.valid('param');
+    const user_id = c.get('principal')!.user_id;
+    if (!isId('webhook_endpoint', id) || !(await deleteEndpoint(deps.sql, user_id, id))) throw new ApiError('NOT_FOUND', `no webhook endpoint ${id}`);
+    return ok(c, null, 200);
+  });
+
+  r.openapi(rotate, async (c) => {
+    const { id } = c.req.valid('param');
+    const user_id = c.get('principal')!.user_id;
+    await owned(user_id, id);
+    const secret = newWebhookSecret();
+    const row = await rotateSecret(deps.sql, user_id, id, secret, WEBHOOK_LIMITS.secret_overlap_s);
+    if (!row) throw new ApiError('NOT_FOUND', `no webhook endpoint ${id}`);
+    return ok(c, { endpoint: toEndpoint(row), secret, previous_secret_expires_at: row.previous_secret_expires_at!.toISOString() }, 200);
+  });
+
+  r.openapi(test, async (c) => {
+    const { id } = c.req.valid('param');
+    const user_id = c.get('principal')!.user_id;
+    const ep = await owned(user_id, id);
+    if (!ep.enabled) throw new ApiError('CONFLICT', 'the endpoint is disabled: enable it with PATCH {"enabled": true} first');
+    const event_id = newId('event');
+    await queueEvent(deps.sql, deps.config, user_id, {
+      id: event_id, type: 'webhook.ping', timestamp: new Date().toISOString(),
+      data: { endpoint_id: id, message: 'Test event from Vantage: your endpoint is reachable and can verify our signature.' },
+    }, [id]);
+    const delivery = await getDeliveryByMessage(deps.sql, WEBHOOK_CHANNEL, id, event_id);
+    return ok(c, toDelivery(delivery!, []), 202);
+  });
+
+  return r;
+}

@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import type { Logger } from 'pino';
+import { chromiumArgs } from './flags.js';
+import { findPidByArgument, killTree, treeRssBytes } from './process-tree.js';
+
+/** Options of the node's browser (docs/operators/agent.md "Browser checks"). */
+export interface BrowserPoolOptions {
+  /** The Chromium binary (Debian: /usr/bin/chromium). Nothing is downloaded. */
+  executable_path: string;
+  /** Checks running at once (default 2); the rest wait for a slot. */
+  concurrency?: number;
+  /** Relaunch the browser after this many checks (default 200), so leaks cannot accumulate. */
+  checks_per_browser?: number;
+  /** Relaunch the browser once its processes' memory (summed PSS, process-tree.ts) exceeds this, bytes (default 1 GiB). */
+  rss_max_bytes?: number;
+  /** V8 heap limit per renderer, MiB (default 256). */
+  js_heap_max_mb?: number;
+  /** Bound on a launch, ms (default 30 s). */
+  launch_timeout_ms?: number;
+  /** How long a context may take to close before the browser is deemed hung and killed, ms (default 5 s). */
+  close_timeout_ms?: number;
+  log: Logger;
+}
+
+/** Thrown by {@link BrowserPool.use} when the browser died under a check (crash, kill, hang). */
+export class BrowserCrashedError extends Error {
+  constructor(detail: string) {
+    super(`browser crashed during the check (${detail}); it is relaunched for the next check`);
+    this.name = 'BrowserCrashedError';
+  }
+}
+
+interface Instance {
+  browser: Browser;
+  pid: number | null;
+  checks: number;
+  active: number;
+  dead: boolean;
+  retiring: boolean;
+  drained: Promise<void>;
+  onDrained: () => void;
+}
+
+const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
+  Promise.race([p, new Promise<'timeout'>((resolve) => { const t = setTimeout(() => resolve('timeout'), ms); t.unref(); })]);
+
+/**
+ * One Chromium per node, driven through playwright-core: a fresh context per check, at most
+ * `concurrency` checks at once, relaunched after it crashed or hung (its process tree is
+ * SIGKILLed), after `checks_per_browser` checks, or when its memory exceeds `rss_max_bytes`.
+ */
+export class BrowserPool {
+  private readonly opts: Required<Omit<BrowserPoolOptions, 'log'>>;
+  private readonly log: Logger;
+  private current: Instance | null = null;
+  private launching: Promise<Instance> | null = null;
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private closed = false;
+  /** Browsers launched so far (tests and the bench read it). */
+  launches = 0;
+
+  constructor(options: BrowserPoolOptions) {
+    this.log = options.log.child({ module: 'browser.pool' });
+    this.opts = {
+      executable_path: options.executable_path,
+      concurrency: options.concurrency ?? 2,
+      checks_per_browser: options.checks_per_browser ?? 200,
+      rss_max_bytes: options.rss_max_bytes ?? 1024 ** 3,
+      js_heap_max_mb: options.js_heap_max_mb ?? 256,
+      launch_timeout_ms: options.launch_timeout_ms ?? 30_000,
+      close_timeout_ms: options.close_timeout_ms ?? 5000,
+    };
+  }
+
+  /** The running browser's main pid (null when none is running or it was not found). */
+  pid(): number | null {
+    return this.current && !this.current.dead ? this.current.pid : null;
+  }
+
+  /** Memory of the running browser's processes (summed PSS), bytes (0 when none runs). */
+  rssBytes(): number {
+    const pid = this.pid();
+    return pid ? treeRssBytes(pid) : 0;
+  }
+
+  /**
+   * Run `fn` with a fresh browser context (options `context`), closed afterwards. Waits for a
+   * slot; rejects with `signal`'s reason if aborted while waiting, with BrowserCrashedError when
+   * the browser died under the check, or with the launch error.
+   */
+  async use<T>(context: BrowserContextOptions, signal: AbortSignal, fn: (ctx: BrowserContext) => Promise<T>): Promise<T> {
+    await this.acquire(signal);
+    let inst: Instance | null = null;
+    try {
+      inst = await this.instance();
+      inst.active++;
+      const ctx = await inst.browser.newContext(context);
+      let result: T;
+      try {
+        result = await fn(ctx);
+      } catch (err) {
+        if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError((err as Error).message.split('\n')[0] ?? 'closed');
+        throw err;
+      } finally {
+        if (!inst.dead && await withTimeout(ctx.close().catch(() => undefined), this.opts.close_timeout_ms) === 'timeout') {
+          this.log.warn({ pid: inst.pid }, 'browser context did not close: killing the browser');
+          this.kill(inst);
+        }
+      }
+      if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError('the browser exited');
+      return result;
+    } finally {
+      if (inst) this.release(inst);
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** Kill the browser at once (a check that outlived its deadline calls this: the browser is hung). */
+  killCurrent(): void {
+    if (this.current) this.kill(this.current);
+  }
+
+  /** Close the browser; later `use` calls reject. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const inst = this.current ?? (this.launching ? await this.launching.catch(() => null) : null);
+    this.current = null;
+    if (inst) await this.shutdown(inst);
+  }
+
+  private async acquire(signal: AbortSignal): Promise<void> {
+    while (this.running >= this.opts.concurrency) {
+      signal.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          const i = this.waiting.indexOf(wake);
+          if (i >= 0) this.waiting.splice(i, 1);
+          reject(signal.reason);
+        };
+        const wake = () => { signal.removeEventListener('abort', onAbort); resolve(); };
+        this.waiting.push(wake);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+    signal.throwIfAborted();
+    this.running++;
+  }
+
+  private async instance(): Promise<Instance> {
+    for (;;) {
+      if (this.closed) throw new Error('browser pool closed');
+      const cur = this.current;
+      if (cur && !cur.dead && !cur.retiring) return cur;
+      // One browser per node: a retiring one finishes its checks before the next is launched.
+      if (cur?.retiring && !cur.dead) { await cur.drained; continue; }
+      this.launching ??= this.launch().finally(() => { this.launching = null; });
+      this.current = await this.launching;
+    }
+  }
+
+  private async launch(): Promise<Instance> {
+    const marker = `--vantage-browser=${randomUUID()}`;
+    const started = Date.now();
+    const browser = await chromium.launch({
+      executablePath: this.opts.executable_path,
+      headless: true,
+      args: chromiumArgs({ js_heap_max_mb: this.opts.js_heap_max_mb, renderer_process_limit: Math.max(2, this.opts.concurrency) }, marker),
+      timeout: this.opts.launch_timeout_ms,
+      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    });
+    this.launches++;
+    let onDrained = () => {};
+    const drained = new Promise<void>((resolve) => { onDrained = resolve; });
+    const inst: Instance = { browser, pid: findPidByArgument(marker), checks: 0, active: 0, dead: false, retiring: false, drained, onDrained };
+    browser.on('disconnected', () => {
+      if (!inst.retiring) this.log.warn({ pid: inst.pid }, 'browser exited unexpectedly');
+      inst.dead = true;
+      if (this.current === inst) this.current = null;
+      inst.onDrained();
+    });
+    this.log.info({ pid: inst.pid, launch_ms: Date.now() - started, version: browser.version() }, 'browser launched');
+    return inst;
+  }
+
+  private release(inst: Instance): void {
+    inst.active--;
+    inst.checks++;
+    if (!inst.dead && !inst.retiring) {
+      const rss = inst.pid ? treeRssBytes(inst.pid) : 0;
+      if (inst.checks >= this.opts.checks_per_browser || rss > this.opts.rss_max_bytes) {
+        this.log.info({ pid: inst.pid, checks: inst.checks, rss_bytes: rss }, 'relaunching the browser');
+        inst.retiring = true;
+      }
+    }
+    if (inst.retiring && inst.active === 0) {
+      if (this.current === inst) this.current = null;
+      void this.shutdown(inst).then(() => inst.onDrained());
+    }
+  }
+
+  private async shutdown(inst: Instance): Promise<void> {
+    inst.retiring = true;
+    if (inst.dead) return;
+    if (await withTimeout(inst.browser.close().catch(() => undefined), this.opts.close_timeout_ms) === 'timeout') this.kill(inst);
+    inst.dead = true;
+  }
+
+  private kill(inst: Instance): void {
+    inst.dead = true;
+    if (this.current === inst) this.current = null;
+    if (inst.pid) killTree(inst.pid);
+    inst.onDrained();
+  }
+}

@@ -1,0 +1,54 @@
+/*
+ * Test helper, run inside a test network namespace whose /etc/resolv.conf says
+ * `nameserver 127.0.0.1` (`ip netns exec` bind-mounts /etc/netns/<ns>/resolv.conf over it):
+ * the node's own resolver answers `rebind.test` with 127.0.0.1, as a rebinding name would that
+ * looked public to the control plane. Starts that resolver (UDP 127.0.0.1:53, which also answers
+ * `internal.test TXT` like an internal DNS server), an internal HTTP service on 127.0.0.1, and a
+ * real agent whose operator allows private targets; sends http, tcp and dns (server
+ * `rebind.test`) tasks under the requester policy given in argv[3]; prints the results and what
+ * reached the internal services as JSON.
+ * Usage: ip netns exec <ns> node --import tsx rebind-scenario.ts <state_dir> '<policy JSON>'
+ */
+import dgram from 'node:dgram';
+import dnsPacket, { type Answer } from 'dns-packet';
+import type { TargetPolicy } from '@vantage/shared-protocol';
+import { runAgentTasks } from './agent-tasks.js';
+import { startHttpServer } from './http-server.js';
+
+const [state_dir, policy_json] = process.argv.slice(2);
+const policy = JSON.parse(policy_json!) as TargetPolicy;
+
+const questions: string[] = [];
+const resolver = dgram.createSocket('udp4');
+resolver.on('message', (msg, from) => {
+  let query;
+  try {
+    query = dnsPacket.decode(msg);
+  } catch {
+    return;
+  }
+  const q = query.questions?.[0];
+  if (!q) return;
+  questions.push(`${q.name} ${q.type}`);
+  const answers: Answer[] = [];
+  if (q.name === 'rebind.test' && q.type === 'A') answers.push({ name: q.name, type: 'A', ttl: 0, data: '127.0.0.1' });
+  if (q.name === 'internal.test' && q.type === 'TXT') answers.push({ name: q.name, type: 'TXT', ttl: 60, data: ['internal-record'] });
+  const known = q.name === 'rebind.test' || q.name === 'internal.test';
+  const reply = dnsPacket.encode({ id: query.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (known ? 0 : 3), questions: [q], answers });
+  resolver.send(reply, from.port, from.address);
+});
+await new Promise<void>((resolve) => resolver.bind(53, '127.0.0.1', resolve));
+const internal = await startHttpServer({ host: '127.0.0.1' });
+
+const results = await runAgentTasks({
+  state_dir: state_dir!,
+  node_policy: { allow_private: true, allow_cidrs: [] },
+  tasks: [
+    { check: { type: 'http', target: `http://rebind.test:${internal.port}/ok`, params: { timeout_ms: 5000 } }, policy },
+    { check: { type: 'tcp', target: `rebind.test:${internal.port}`, params: {} }, policy },
+    { check: { type: 'dns', target: 'internal.test', params: { record_type: 'TXT', server: 'rebind.test', timeout_ms: 3000 } }, policy },
+  ],
+});
+process.stdout.write(`${JSON.stringify({ results, http_requests: internal.seen.length, dns_questions: questions })}\n`);
+await internal.close();
+resolver.close();

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { pageQuerySchema } from '../envelope.js';
+import { idSchema } from '../ids.js';
+import { timeParamSchema } from '../monitors/history.js';
+
+/**
+ * Alert event statuses (docs/api/alerting.md "Alert events"): `firing` from the moment the
+ * monitor failed `recovery_n` consecutive rounds; `acknowledged` after `POST …/ack` (escalation
+ * stops); `resolved` when the monitor is up again or after `POST …/resolve`. Moves: firing →
+ * acknowledged → resolved, firing → resolved; resolved is final.
+ */
+export const ALERT_EVENT_STATUSES = ['firing', 'acknowledged', 'resolved'] as const;
+export type AlertEventStatus = (typeof ALERT_EVENT_STATUSES)[number];
+
+/** Why an event was recorded without paging anyone when it fired. */
+export const ALERT_SUPPRESSIONS = ['silence', 'mute', 'maintenance', 'late'] as const;
+
+/**
+ * One notification of an event: `level` 0 is the first notification, k the escalation level k;
+ * `kind` firing (the page), acknowledged or resolved (told to the channels already paged);
+ * `suppressed` names the silence, mute window or maintenance that held it back (then no delivery).
+ */
+export const alertEventNotificationSchema = z.object({
+  level: z.number().int(),
+  channel_id: z.string(),
+  kind: z.enum(['firing', 'acknowledged', 'resolved']),
+  delivery_id: z.string().nullable(),
+  suppressed: z.string().nullable(),
+  created_at: z.iso.datetime(),
+});
+
+/**
+ * An alert event (AlertEvent). `type`: down, or degraded for a policy that fires on degraded.
+ * Times are ISO 8601 UTC: `started_at` when the monitor began failing, `fired_at` when the
+ * threshold was reached. `acknowledged_by`/`resolved_by` are user ids (resolved_by null when the
+ * monitor recovered). `next_notification_at`/`next_level`: the next step of the escalation,
+ * null when none is left. `metadata`: {reason, failing_nodes} of the change that fired it.
+ */
+export const alertEventRecordSchema = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  monitor_id: z.string(),
+  policy_id: z.string(),
+  type: z.enum(['down', 'degraded']),
+  status: z.enum(ALERT_EVENT_STATUSES),
+  started_at: z.iso.datetime(),
+  fired_at: z.iso.datetime(),
+  acknowledged_at: z.iso.datetime().nullable(),
+  acknowledged_by: z.string().nullable(),
+  resolved_at: z.iso.datetime().nullable(),
+  resolved_by: z.string().nullable(),
+  suppressed: z.enum(ALERT_SUPPRESSIONS).nullable(),
+  next_level: z.number().int().nullable(),
+  next_notification_at: z.iso.datetime().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  created_at: z.iso.datetime(),
+});
+export type AlertEventRecord = z.infer<typeof alertEventRecordSchema>;
+
+/** One event with its notifications (`GET /v1/alert-events/{id}`). */
+export const alertEventDetailSchema = alertEventRecordSchema.extend({ notifications: z.array(alertEventNotificationSchema) });
+
+/**
+ * `GET /v1/alert-events` query: `status`, `monitor_id`, `from`/`to` (bounds on started_at: ISO
+ * 8601, `now` or relative like -7d), `page`, `page_size` (1-200). Newest first.
+ */
+export const alertEventListQuerySchema = pageQuerySchema.extend({
+  status: z.enum(ALERT_EVENT_STATUSES).optional(),
+  monitor_id: idSchema('monitor').optional(),
+  from: timeParamSchema.optional(),
+  to: timeParamSchema.optional(),
+});
+
+/** `{items[], total, page, page_size, has_more}` of alert events. */
+export const alertEventListSchema = z.object({
+  items: z.array(alertEventRecordSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+  has_more: z.boolean(),
+});

@@ -1,0 +1,50 @@
+// NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one
+// (no `u` flag: the pattern works on UTF-16 code units).
+const PATTERN = '\\u0000|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+const UNSTORABLE = new RegExp(PATTERN);
+const UNSTORABLE_ALL = new RegExp(PATTERN, 'g');
+
+/**
+ * Text measured from a target (DNS answers, HTTP headers, certificate names, error messages) can
+ * hold what a JSON store cannot: Postgres text and jsonb refuse U+0000, and jsonb refuses a lone
+ * UTF-16 surrogate (`\ud800`). Both are replaced with U+FFFD REPLACEMENT CHARACTER (the Unicode
+ * standard's substitute for an unrepresentable character), so one odd answer never makes a result
+ * unstorable.
+ * @example sanitizeText('a\u0000b\ud800') // 'a\ufffdb\ufffd'
+ */
+export function sanitizeText(text: string): string {
+  return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, '\ufffd') : text;
+}
+
+/**
+ * A deep copy of `value` with every string, and every object key, passed through
+ * {@link sanitizeText}; numbers, booleans and null are kept. Values that need no change are
+ * returned as they are (no copy), so the common case costs one walk.
+ */
+export function sanitizeStrings<T>(value: T): T {
+  return walk(value) as T;
+}
+
+function walk(value: unknown): unknown {
+  if (typeof value === 'string') return sanitizeText(value);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const item = walk(value[i]);
+      if (item !== value[i]) (copy ??= [...value])[i] = item;
+    }
+    return copy ?? value;
+  }
+  if (value !== null && typeof value === 'object') {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const k = sanitizeText(key);
+      const v = walk(item);
+      if (k !== key || v !== item) changed = true;
+      out[k] = v;
+    }
+    return changed ? out : value;
+  }
+  return value;
+}

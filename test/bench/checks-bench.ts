@@ -1,0 +1,267 @@
+/**
+ * Benchmark (not a test): the monitor check history on the real Postgres at TEST_DATABASE_URL (a
+ * scratch database, dropped afterwards), one control-plane process (this one: the whole app
+ * in-process, requests through app.request).
+ *
+ *   npx tsx test/bench/checks-bench.ts [--monitors 10000] [--nodes 100] [--rounds 7] [--batch 100]
+ *       [--concurrency 8] [--steady-s 60] [--history-days 90] [--others 200]
+ *
+ * Prints JSON figures:
+ * - ingest_results_per_s: sustained ingest of ping results, `rounds` rounds of `monitors`
+ *   monitors on 3 of `nodes` nodes, node batches of `batch` results, `concurrency` batches at a
+ *   time; each result JSON-parsed and validated with resultEnvelopeSchema, as the hub does, then
+ *   stored by the result sink and check store (goal >= 10,000/s on a 2-core machine), with the
+ *   CPU of this process and of Postgres (the benchmark database's backends plus the server's WAL
+ *   writer, checkpointer and background writer, which other work on the machine shares) in % of
+ *   one core; `decide_rounds_per_s`: the verdict job on that backlog;
+ * - steady_*: `monitors` monitors x 3 nodes at 60 s fed in real time for `steady-s` seconds (each
+ *   round's results when it starts), verdict and periodic jobs running: CPU as above;
+ * - bytes_*: on-disk bytes per stored ping check and per round, as written (after VACUUM) and
+ *   compacted (VACUUM FULL), rollup bytes per row, and the projection for 200 ping monitors at
+ *   60 s kept 90 days (the reference: Uptime Kuma users report about 6 GB for that);
+ * - query_*: uptime and stats over `history-days` days of one monitor's history (raw checks for
+ *   the last 30, rollups before), among `others` monitors' rollups: p50/p99 ms through the routes
+ *   (goal p99 < 50 ms).
+ */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { newId, resultEnvelopeSchema, roundPhaseMs } from '@vantage/shared-protocol';
+import { decidePass } from '../../control-plane/src/checks/decide.js';
+import { startCheckJobs } from '../../control-plane/src/checks/jobs.js';
+import { dropExpiredPartitions, ensurePartitions } from '../../control-plane/src/checks/partitions.js';
+import { pingResult, seedNodes, seedUser } from '../../control-plane/src/checks/test-support.js';
+import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
+import { bulkMonitors, monitorHistory, otherRollups, pastPartitions } from './lib/checks-data.js';
+import { quantile } from './lib/stats.js';
+
+const { values } = parseArgs({ options: {
+  monitors: { type: 'string', default: '10000' }, nodes: { type: 'string', default: '100' }, rounds: { type: 'string', default: '7' },
+  batch: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' }, 'steady-s': { type: 'string', default: '60' },
+  'history-days': { type: 'string', default: '90' }, others: { type: 'string', default: '200' },
+} });
+const MONITORS = Number(values.monitors);
+const NODES = Number(values.nodes);
+const ROUNDS = Number(values.rounds);
+const BATCH = Number(values.batch);
+const CONCURRENCY = Number(values.concurrency);
+const STEADY_S = Number(values['steady-s']);
+const HISTORY_DAYS = Number(values['history-days']);
+const OTHERS = Number(values.others);
+
+const teardowns: Array<() => unknown> = [];
+const t = { teardown: (fn: () => unknown) => void teardowns.unshift(fn) };
+const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
+const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+const TICK_S = 100; // USER_HZ: /proc stat times are in 1/100 s
+
+/** CPU seconds so far of each of `pids` (from /proc; a process gone is left out). */
+function cpuS(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, (Number(f[11]) + Number(f[12])) / TICK_S);
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/** Backends serving the benchmark's database, and the server's WAL writer, checkpointer and background writer (shared with whatever else runs). */
+let backendPids: () => Promise<number[]>;
+
+/** Run `fn`, measuring wall time and CPU of this process and of the Postgres processes doing its work. */
+async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; wall_s: number; node_cpu_pct: number; pg_cpu_pct: number }> {
+  const pids = await backendPids();
+  const c0 = process.cpuUsage();
+  const p0 = cpuS(pids);
+  const w0 = performance.now();
+  const value = await fn();
+  const wall_s = (performance.now() - w0) / 1000;
+  const c = process.cpuUsage(c0);
+  const p1 = cpuS([...new Set([...pids, ...(await backendPids())])]);
+  let pg = 0;
+  for (const [pid, s] of p1) pg += s - (p0.get(pid) ?? 0);
+  return { value, wall_s, node_cpu_pct: round(((c.user + c.system) / 1e6 / wall_s) * 100), pg_cpu_pct: round((pg / wall_s) * 100) };
+}
+
+const keepalive = setInterval(() => {}, 1000);
+try {
+  const { app, sql, deps } = await testApp(t, { config: { checks_round_grace_ms: 3_600_000, checks_decide_interval_ms: 500, checks_jobs_interval_ms: 10_000 } });
+  backendPids = async () => (await sql<{ pid: number }[]>`
+    SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type IN ('walwriter', 'checkpointer', 'background writer')`).map((r) => r.pid);
+  await ensurePartitions(sql);
+  const user_id = await seedUser(sql);
+  const nodes = await seedNodes(sql, NODES);
+  const monitors = await bulkMonitors(sql, user_id, nodes, MONITORS);
+  const placements = await sql<{ monitor_id: string; node_id: string }[]>`SELECT monitor_id, node_id FROM monitor_placements WHERE monitor_id = ANY(${monitors}::text[])`;
+  const byNode = new Map<string, string[]>();
+  for (const p of placements) byNode.set(p.node_id, [...(byNode.get(p.node_id) ?? []), p.monitor_id]);
+  log(`${MONITORS} monitors on ${NODES} nodes`);
+
+  // 1. Sustained ingest: node batches as JSON text, parsed and validated as the hub does, then stored.
+  // Round k of monitor m relative to the round running at `now` (one `now` for a whole batch set,
+  // so a round boundary passing while it is built cannot split a round).
+  const roundStart = (m: string, k: number, now: number) => {
+    const phase = roundPhaseMs(m, 60);
+    return new Date(phase + (Math.floor((now - phase) / 60_000) + k) * 60_000).toISOString();
+  };
+  const built_at = Date.now();
+  const batches: Array<{ node_id: string; text: string; n: number }> = [];
+  for (let k = -ROUNDS; k < 0; k++) {
+    for (const [node_id, ms] of byNode) {
+      for (let i = 0; i < ms.length; i += BATCH) {
+        const results = ms.slice(i, i + BATCH).map((m) => pingResult(m, roundStart(m, k, built_at), 10 + Math.random() * 30));
+        batches.push({ node_id, n: results.length, text: JSON.stringify({ type: 'result.batch', batch_id: batches.length, results }) });
+      }
+    }
+  }
+  const total = batches.reduce((n, b) => n + b.n, 0);
+  log(`${total} results in ${batches.length} batches`);
+  const ingestOne = async (b: { node_id: string; text: string }) => {
+    const msg = JSON.parse(b.text) as { results: unknown[] };
+    const valid = msg.results.map((r) => resultEnvelopeSchema.parse(r));
+    const out = await deps.results.ingest(b.node_id, valid);
+    if (out.rejected.length > 0) throw new Error(`rejected: ${JSON.stringify(out.rejected[0])}`);
+  };
+  let next = 0;
+  const ingest = await measured(() => Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < batches.length) await ingestOne(batches[next++]!);
+  })));
+  const ingest_per_s = total / ingest.wall_s;
+  log(`ingest: ${Math.round(ingest_per_s)} results/s`);
+
+  // The verdict job on that backlog.
+  const decide = await measured(async () => {
+    let n = 0;
+    for (;;) {
+      const r = await decidePass({ sql }, 200);
+      n += r.rounds;
+      if (r.rounds === 0) return n;
+    }
+  });
+  log(`decide: ${Math.round(decide.value / decide.wall_s)} rounds/s`);
+
+  // 2. Bytes on disk per stored ping check and per round: as written (after VACUUM: dead row
+  // versions of judged rounds still take room) and compacted (VACUUM FULL: the floor autovacuum
+  // works towards as the space is reused).
+  const sizes = async () => {
+    const [c] = await sql<{ n: number; bytes: number; heap: number; toast: number; idx: number }[]>`
+      SELECT (SELECT count(*) FROM checks)::float8 AS n,
+        sum(pg_total_relation_size(c.oid))::float8 AS bytes, sum(pg_relation_size(c.oid))::float8 AS heap,
+        sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0))::float8 AS toast, sum(pg_indexes_size(c.oid))::float8 AS idx
+      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'checks'::regclass`;
+    const [r] = await sql<{ n: number; bytes: number }[]>`
+      SELECT (SELECT count(*) FROM check_rounds)::float8 AS n, sum(pg_total_relation_size(c.oid))::float8 AS bytes
+      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'check_rounds'::regclass`;
+    return { check: c!.bytes / c!.n, heap: c!.heap / c!.n, toast: c!.toast / c!.n, idx: c!.idx / c!.n, round: r!.bytes / r!.n };
+  };
+  await sql`VACUUM ANALYZE checks, check_rounds`;
+  const written = await sizes();
+  await sql`VACUUM FULL checks, check_rounds`;
+  const compact = await sizes();
+  const per_check = written.check;
+  const per_round = written.round;
+  /** Bytes per row of the hourly rollups (per series, per monitor). */
+  const rollupRowBytes = async () => {
+    const [r] = await sql<{ series: number; monitor: number }[]>`
+      SELECT (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'check_rollups'::regclass)::float8
+          / greatest(1, (SELECT count(*) FROM check_rollups)) AS series,
+        (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'round_rollups'::regclass)::float8
+          / greatest(1, (SELECT count(*) FROM round_rollups)) AS monitor`;
+    return r!;
+  };
+  /**
+   * On-disk GB for 200 ping monitors at 60 s kept 90 days on `nodes` nodes each (the reference's
+   * case, raw checks kept the 90 days as on the pro plan): raw checks for 90 days, rounds for
+   * their 8 days, hourly rollups for 90 days.
+   */
+  const projection = (check: number, round: number, rollup: { series: number; monitor: number }, nodes: number) =>
+    (200 * 1440 * (90 * nodes * check + 8 * round) + 200 * 24 * 90 * (nodes * rollup.series + rollup.monitor)) / 1e9;
+  const kuma_checks = 200 * 90 * 1440;
+
+  // 3. Steady state: every monitor's round k's 3 results sent when round k starts, for STEADY_S seconds.
+  const jobs = startCheckJobs({ ...deps, hooks: undefined });
+  t.teardown(() => jobs.stop());
+  const phaseS = new Map(monitors.map((m) => [m, Math.floor(roundPhaseMs(m, 60) / 1000)]));
+  const bySecond = new Map<number, Array<[string, string]>>();
+  for (const p of placements) bySecond.set(phaseS.get(p.monitor_id)!, [...(bySecond.get(phaseS.get(p.monitor_id)!) ?? []), [p.node_id, p.monitor_id]]);
+  let sent = 0;
+  const steady = await measured(async () => {
+    const until = Date.now() + STEADY_S * 1000;
+    let second = Math.floor(Date.now() / 1000);
+    const inFlight = new Set<Promise<unknown>>();
+    while (Date.now() < until) {
+      const due = bySecond.get(second % 60) ?? [];
+      const perNode = new Map<string, ReturnType<typeof pingResult>[]>();
+      for (const [node_id, m] of due) perNode.set(node_id, [...(perNode.get(node_id) ?? []), pingResult(m, roundStart(m, 0, (second + 1) * 1000 - 1), 10 + Math.random() * 30)]);
+      for (const [node_id, results] of perNode) {
+        const p = ingestOne({ node_id, text: JSON.stringify({ results }) }).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+        sent += results.length;
+      }
+      second++;
+      await new Promise((r) => setTimeout(r, Math.max(0, second * 1000 - Date.now())));
+    }
+    await Promise.all(inFlight);
+  });
+  log(`steady: ${sent} results in ${round(steady.wall_s)} s, node ${steady.node_cpu_pct} %, postgres ${steady.pg_cpu_pct} %`);
+  await jobs.stop();
+
+  // 4. History queries over HISTORY_DAYS days.
+  const owner = await registerUser(app);
+  const [target] = await bulkMonitors(sql, owner.user_id, nodes.slice(0, 3), 1);
+  await sql`UPDATE monitors SET state = 'up' WHERE id = ${target!}`;
+  await pastPartitions(sql, HISTORY_DAYS + 1);
+  await monitorHistory(sql, target!, nodes.slice(0, 3), HISTORY_DAYS, log);
+  await otherRollups(sql, user_id, nodes, OTHERS, HISTORY_DAYS);
+  await sql.begin((tx) => dropExpiredPartitions(tx, { raw_days: 30, rounds_days: 8, rollup_days: 730 }));
+  const rollup_row = await rollupRowBytes();
+  await sql`VACUUM ANALYZE`;
+  log('history ready');
+  const time = async (path: string, n = 200) => {
+    const ms: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const res = await call(app, 'GET', `/v1/monitors/${target}${path}`, { token: owner.access_token });
+      ms.push(performance.now() - t0);
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    }
+    return { p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)) };
+  };
+  const queries = {
+    uptime_90d: await time('/uptime?period=90d'),
+    uptime_30d: await time('/uptime?period=30d'),
+    stats_90d_daily: await time(`/stats?from=-${HISTORY_DAYS}d&bucket_s=86400`),
+    stats_90d_daily_by_node: await time(`/stats?from=-${HISTORY_DAYS}d&bucket_s=86400&group_by=node`),
+    stats_24h_5min_raw: await time('/stats?from=-24h&bucket_s=300'),
+    checks_24h_page1: await time('/checks?from=-24h'),
+    state_changes: await time('/state-changes'),
+    monitor_read: await time(''),
+  };
+  const u = await call(app, 'GET', `/v1/monitors/${target}/uptime?period=90d`, { token: owner.access_token });
+
+  console.log(JSON.stringify({
+    monitors: MONITORS, nodes: NODES, batch: BATCH, concurrency: CONCURRENCY, load_average: loadavg().map((x) => round(x)),
+    ingest_results: total, ingest_results_per_s: Math.round(ingest_per_s), ingest_node_cpu_pct: ingest.node_cpu_pct, ingest_pg_cpu_pct: ingest.pg_cpu_pct,
+    decide_rounds_per_s: Math.round(decide.value / decide.wall_s), decide_node_cpu_pct: decide.node_cpu_pct, decide_pg_cpu_pct: decide.pg_cpu_pct,
+    steady_results: sent, steady_results_per_s: round(sent / steady.wall_s), steady_node_cpu_pct: steady.node_cpu_pct, steady_pg_cpu_pct: steady.pg_cpu_pct,
+    bytes_per_ping_check: Math.round(per_check), bytes_heap_per_check: Math.round(written.heap),
+    bytes_toast_per_check: Math.round(written.toast), bytes_index_per_check: Math.round(written.idx), bytes_per_round: Math.round(per_round),
+    compacted_bytes_per_ping_check: Math.round(compact.check), compacted_bytes_per_round: Math.round(compact.round),
+    rollup_bytes_per_series_hour: Math.round(rollup_row.series), rollup_bytes_per_monitor_hour: Math.round(rollup_row.monitor),
+    projection_200_monitors_90d_1_node_gb: round(projection(per_check, per_round, rollup_row, 1), 2),
+    projection_200_monitors_90d_3_nodes_gb: round(projection(per_check, per_round, rollup_row, 3), 2),
+    compacted_projection_200_monitors_90d_1_node_gb: round(projection(compact.check, compact.round, rollup_row, 1), 2),
+    compacted_projection_200_monitors_90d_3_nodes_gb: round(projection(compact.check, compact.round, rollup_row, 3), 2),
+    reference_uptime_kuma_gb: 6, reference_uptime_kuma_bytes_per_check: Math.round(6e9 / kuma_checks),
+    history_days: HISTORY_DAYS, uptime_90d: u.body.data, queries,
+  }, null, 2));
+} catch (err) {
+  console.error(err);
+  process.exitCode = 1;
+} finally {
+  for (const fn of teardowns) await fn();
+  clearInterval(keepalive);
+}

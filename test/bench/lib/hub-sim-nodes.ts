@@ -1,0 +1,59 @@
+/**
+ * Simulated probe nodes for test/bench/hub-bench.ts, run as a child process (fork) so their CPU
+ * and memory are not counted against the control plane. Each is a light ws client speaking the
+ * real node protocol: `enroll` with its `ent_` token and `enroll.confirm`, then it answers heartbeats and answers every
+ * `task.run` at once with `task.ack` and one tcp result in a `result.batch` (no probe traffic is
+ * sent). Node i connects to `bases[i % bases.length]` (one URL per control-plane instance).
+ *
+ * IPC: receives `{ bases, tokens }`, replies `{ ready: node_ids }` once every node's enrollment is confirmed,
+ * closes every socket and exits on `'stop'`.
+ */
+import { createRequire } from 'node:module';
+import { enrollProof, newId, NODE_WS_PATH, PROTOCOL_VERSION } from '@vantage/shared-protocol';
+
+// ws is a dependency of the control plane (its types are not visible from test/).
+interface SimSocket { send(data: string): void; close(): void; on(event: string, fn: (...args: any[]) => void): void }
+const WebSocket = createRequire(new URL('../../../control-plane/package.json', import.meta.url))('ws') as new (url: string, opts: object) => SimSocket;
+
+// Never outlive the benchmark: its IPC channel closes when it exits, however it ends.
+process.once('disconnect', () => process.exit(0));
+const { bases, tokens } = await new Promise<{ bases: string[]; tokens: string[] }>((resolve) => process.once('message', resolve as never));
+const sockets: SimSocket[] = [];
+let batch = 0;
+
+function connectOne(token: string, i: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const base = bases[i % bases.length]!;
+    const ws = new WebSocket(base.replace(/^http/, 'ws') + NODE_WS_PATH, { headers: { authorization: `Bearer ${token}` } });
+    sockets.push(ws);
+    ws.on('error', reject);
+    ws.on('close', (code: number, reason: Buffer) => reject(new Error(`node ${i} closed: ${code} ${reason.toString()}`)));
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'enroll', protocol_version: PROTOCOL_VERSION, agent_version: 'bench', hostname: `sim-${i}`, capabilities: ['tcp'] })));
+    ws.on('message', (data: Buffer) => {
+      const m = JSON.parse(data.toString());
+      // The enrollment is confirmed on its own connection (enroll.confirm with a proof of the
+      // credential); the node counts as ready once the control plane answers enroll.confirmed.
+      if (m.type === 'welcome') ws.send(JSON.stringify({ type: 'enroll.confirm', node_id: m.node_id, proof: enrollProof(m.credential, m.node_id) }));
+      else if (m.type === 'enroll.confirmed') resolve(m.node_id);
+      else if (m.type === 'heartbeat') ws.send(JSON.stringify({ type: 'heartbeat', sent_at: Date.now() }));
+      else if (m.type === 'task.run') {
+        const now = new Date().toISOString();
+        ws.send(JSON.stringify({ type: 'task.ack', task_id: m.task_id, accepted: true }));
+        ws.send(JSON.stringify({
+          type: 'result.batch', batch_id: batch++, results: [{
+            result_id: newId('result'), task_id: m.task_id, monitor_id: null, type: 'tcp', started_at: now, finished_at: now,
+            success: true, error: null, error_class: null, output: { resolved_address: '198.18.0.10', port: 443, connect_ms: 0.3, state: 'open' },
+          }],
+        }));
+      }
+    });
+  });
+}
+
+const ids: string[] = [];
+for (let i = 0; i < tokens.length; i += 100) ids.push(...await Promise.all(tokens.slice(i, i + 100).map((tok, j) => connectOne(tok, i + j))));
+process.send!({ ready: ids });
+process.once('message', () => {
+  for (const ws of sockets) ws.close();
+  setTimeout(() => process.exit(0), 200);
+});

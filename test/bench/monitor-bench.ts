@@ -1,0 +1,204 @@
+/**
+ * Benchmark (not a test): monitor placement and assignments at scale, on one control-plane
+ * instance (the whole app in-process, requests through app.request) and the real Postgres at
+ * TEST_DATABASE_URL (a scratch database, dropped afterwards). Simulated nodes are rows in `nodes`
+ * (online, spread over 40 countries and many networks); one of them is a real WebSocket client.
+ *
+ *   npx tsx test/bench/monitor-bench.ts [--monitors 100000] [--nodes 1000] [--concurrency 16] [--api-creates N]
+ *
+ * With --api-creates N (default: all), only the last N monitors are created through the API;
+ * the others are inserted with SQL and placed by the placement job (as monitors imported or
+ * created behind the API's back are), which is also timed (bulk_place_per_s).
+ *
+ * Prints JSON figures:
+ * - create_p50_ms / create_p99_ms: POST /v1/monitors, each placed at once on 3 nodes (the
+ *   monitors belong to accounts of 1,000 monitors each: the plan quota is counted per account);
+ * - list_page100_p99_ms: GET /v1/monitors?limit=100 at random pages (goal < 50 ms);
+ * - full_set_1000_p50_ms / _p99_ms: a node with 1,000 assignments says hello; time until it has
+ *   received its whole set (assignments.full, continued as deltas past 256 KB) (goal < 200 ms);
+ *   full_set_validate_p50_ms: what validating those frames with the protocol schemas costs a node;
+ * - replace_dead_node_ms: a node running ~1,000 monitors is offline past the grace; time for the
+ *   placement job to move every one of them (goal < 5 s; the job's own period, 2 s by default,
+ *   comes on top).
+ */
+import { parseArgs } from 'node:util';
+import { NODE_WS_PATH, PROTOCOL_VERSION, newSecret, parseServerMessage } from '@vantage/shared-protocol';
+import { createRequire } from 'node:module';
+import { secretHash } from '../../control-plane/src/nodes/secrets.js';
+import { listMonitors } from '../../control-plane/src/monitors/monitors.db.js';
+import { startPlacementJob } from '../../control-plane/src/monitors/placement-job.js';
+import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
+import { quantile } from './lib/stats.js';
+
+// ws is a dependency of the control plane (its type declarations are not visible from test/).
+interface RawSocket {
+  on(event: 'message', listener: (data: Buffer) => void): void;
+  once(event: 'open' | 'close' | 'error', listener: (...args: unknown[]) => void): void;
+  send(text: string): void;
+  close(): void;
+}
+const WebSocket = createRequire(new URL('../../control-plane/package.json', import.meta.url))('ws') as new (url: string, opts: { headers: Record<string, string> }) => RawSocket;
+
+const { values } = parseArgs({ options: { monitors: { type: 'string', default: '100000' }, nodes: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, 'api-creates': { type: 'string' } } });
+const MONITORS = Number(values.monitors);
+const API_CREATES = Math.min(MONITORS, Number(values['api-creates'] ?? MONITORS));
+const NODES = Number(values.nodes);
+const CONCURRENCY = Number(values.concurrency);
+const PER_ACCOUNT = 1000;
+const GRACE_MS = 5000;
+
+const teardowns: Array<() => unknown> = [];
+const t = { teardown: (fn: () => unknown) => void teardowns.unshift(fn) };
+const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
+const round = (x: number) => Math.round(x * 10) / 10;
+
+try {
+  const { app, sql, url, deps } = await testApp(t, {
+    config: { plan: 'business', plan_monitors_max: 1_000_000, probe_allow_cidrs: ['198.18.0.0/15'], placement_grace_ms: GRACE_MS, placement_interval_ms: 600_000 },
+  });
+
+  // Nodes: 40 countries, 4 networks each, then one node per remaining network.
+  const credential = newSecret('node_credential');
+  // Their holder: an instance whose lease stays fresh (else the hub's lease sweep takes them offline).
+  await sql`INSERT INTO hub_instances (instance_id, lease_at) VALUES ('sim', now() + interval '1 day')`;
+  await sql`
+    INSERT INTO nodes (id, name, status, instance_id, country, asn, capabilities, last_seen_at, credential_hash, credential_confirmed_at)
+    SELECT 'n_' || lpad(g::text, 26, '0'), 'sim-' || g, 'online', 'sim', chr(65 + (g % 40) / 26) || chr(65 + (g % 40) % 26),
+      64512 + g % 160, ARRAY['http', 'dns', 'tcp', 'ping', 'traceroute'], now(), NULL, now()
+    FROM generate_series(1, ${NODES}) g`;
+  const probe_node = 'n_' + '1'.padStart(26, '0');
+  await sql`UPDATE nodes SET credential_hash = ${secretHash(credential)} WHERE id = ${probe_node}`;
+  log(`${NODES} nodes`);
+
+  // Accounts of PER_ACCOUNT monitors each.
+  const accounts: Array<{ token: string; user_id: string }> = [];
+  for (let i = 0; i < Math.ceil(MONITORS / PER_ACCOUNT); i++) {
+    const u = await registerUser(app);
+    accounts.push({ token: u.access_token, user_id: u.user_id });
+  }
+  // The monitors before the API's share: inserted with SQL, placed by the placement job.
+  const BULK = MONITORS - API_CREATES;
+  let bulk_place_per_s: number | null = null;
+  if (BULK > 0) {
+    for (let a = 0; a * PER_ACCOUNT < BULK; a++) {
+      const from = a * PER_ACCOUNT;
+      const to = Math.min(BULK, from + PER_ACCOUNT) - 1;
+      await sql`
+        INSERT INTO monitors (id, user_id, name, type, target, config, interval_s, node_count)
+        SELECT 'm_' || lpad(g::text, 26, '0'), ${accounts[a]!.user_id}, 'm' || g, 'https', 'https://198.18.' || ((g >> 8) & 255) || '.' || (g & 255) || '/',
+          '{"method":"GET","timeout_ms":10000,"headers":{},"follow_redirects":true,"ip_version":"auto","expected_status":"200-399","assertions":[],"ignore_tls_errors":false}',
+          60, 3
+        FROM generate_series(${from}::int, ${to}::int) g`;
+    }
+    await sql`UPDATE placement_queue SET due_at = now()`;
+    const bulkJob = startPlacementJob({ sql, log: deps.log, config: deps.config });
+    const t0 = Date.now();
+    await bulkJob.runOnce();
+    bulk_place_per_s = Math.round(BULK / ((Date.now() - t0) / 1000));
+    await bulkJob.stop();
+    log(`${BULK} monitors inserted and placed by the job (${bulk_place_per_s}/s)`);
+  }
+  const create_ms: number[] = [];
+  let next = BULK;
+  const started = Date.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < MONITORS) {
+      const i = next++;
+      const t0 = performance.now();
+      const res = await call(app, 'POST', '/v1/monitors', {
+        token: accounts[Math.floor(i / PER_ACCOUNT)]!.token,
+        body: { name: `m${i}`, type: 'https', target: `https://198.18.${(i >> 8) & 255}.${i & 255}/`, interval_s: 60, node_count: 3 },
+      });
+      create_ms.push(performance.now() - t0);
+      if (res.status !== 201 || res.body.data.node_ids.length !== 3) throw new Error(`create ${i}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+      if ((i - BULK) % 10_000 === 0 && i > BULK) log(`${i - BULK} monitors through the API, ${Math.round((i - BULK) / ((Date.now() - started) / 1000))}/s`);
+    }
+  }));
+  const create_s = (Date.now() - started) / 1000;
+  log(`${API_CREATES} monitors through the API in ${Math.round(create_s)} s`);
+
+  // List pages of 100.
+  const list_ms: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const page = 1 + Math.floor(Math.random() * (PER_ACCOUNT / 100));
+    const t0 = performance.now();
+    const res = await call(app, 'GET', `/v1/monitors?limit=100&page=${page}`, { token: accounts[i % accounts.length]!.token });
+    list_ms.push(performance.now() - t0);
+    if (res.status !== 200 || res.body.data.items.length !== 100) throw new Error(`list: ${res.status}`);
+  }
+
+  // The list query alone (no HTTP, no middleware).
+  const query_ms: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const page = 1 + Math.floor(Math.random() * (PER_ACCOUNT / 100));
+    const t0 = performance.now();
+    await listMonitors(sql, accounts[i % accounts.length]!.user_id, {}, page, 100);
+    query_ms.push(performance.now() - t0);
+  }
+
+  // A node with 1,000 assignments reconnects.
+  const have = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitor_placements WHERE node_id = ${probe_node} AND ended_at IS NULL`)[0]!.n;
+  await sql`
+    INSERT INTO monitor_placements (monitor_id, node_id, revision)
+    SELECT id, ${probe_node}, revision FROM monitors
+    WHERE id NOT IN (SELECT monitor_id FROM monitor_placements WHERE node_id = ${probe_node}) ORDER BY id LIMIT ${Math.max(0, 1000 - have)}`;
+  await sql`SELECT bump_node_assignments(${[probe_node]}::text[])`;
+  // A raw WebSocket client (JSON.parse only): the figure is the control plane's, not a node's
+  // schema validation of 1,000 configs (an agent validates each frame too: full_set_validate_ms).
+  const full_ms: number[] = [];
+  const validate_ms: number[] = [];
+  let frames = 0;
+  for (let i = 0; i < 30; i++) {
+    const ws = new WebSocket(url.replace(/^http/, 'ws') + NODE_WS_PATH, { headers: { authorization: `Bearer ${credential}` } });
+    await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+    const t0 = performance.now();
+    const raw: string[] = [];
+    await new Promise<void>((resolve) => {
+      let count = 0;
+      ws.on('message', (data: Buffer) => {
+        const text = data.toString('utf8');
+        const m = JSON.parse(text) as { type: string; assignments?: unknown[]; upsert?: unknown[] };
+        if (m.type === 'assignments.full' || m.type === 'assignments.delta') {
+          raw.push(text);
+          count += (m.assignments ?? m.upsert ?? []).length;
+          if (count >= 1000) resolve();
+        }
+      });
+      ws.send(JSON.stringify({ type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: '0.0.0-bench', node_id: probe_node }));
+    });
+    full_ms.push(performance.now() - t0);
+    frames = raw.length;
+    const v0 = performance.now();
+    for (const text of raw) if (!parseServerMessage(text).ok) throw new Error('invalid assignments frame');
+    validate_ms.push(performance.now() - v0);
+    ws.close();
+    await new Promise((resolve) => ws.once('close', resolve));
+  }
+
+  // That node dies: offline past the grace; the placement job moves its monitors.
+  const job = startPlacementJob({ sql, log: deps.log, config: deps.config });
+  t.teardown(() => job.stop());
+  await sql`UPDATE nodes SET status = 'offline', instance_id = NULL, last_seen_at = now() - make_interval(secs => ${GRACE_MS / 1000 + 1}) WHERE id = ${probe_node}`;
+  const t0 = performance.now();
+  await job.runOnce();
+  const replace_ms = performance.now() - t0;
+  const left = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitor_placements WHERE node_id = ${probe_node} AND ended_at IS NULL`)[0]!.n;
+  const short = (await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM monitors m WHERE (SELECT count(*) FROM monitor_placements p WHERE p.monitor_id = m.id AND p.ended_at IS NULL) < 3`)[0]!.n;
+
+  console.log(JSON.stringify({
+    monitors: MONITORS, nodes: NODES, concurrency: CONCURRENCY, load_average: (await import('node:os')).loadavg().map((x) => round(x)),
+    create_p50_ms: round(quantile(create_ms, 0.5)), create_p99_ms: round(quantile(create_ms, 0.99)),
+    api_creates: API_CREATES, creates_per_s: Math.round(API_CREATES / create_s), bulk_place_per_s,
+    list_page100_p50_ms: round(quantile(list_ms, 0.5)), list_page100_p99_ms: round(quantile(list_ms, 0.99)),
+    list_query_p50_ms: round(quantile(query_ms, 0.5)), list_query_p99_ms: round(quantile(query_ms, 0.99)),
+    full_set_1000_p50_ms: round(quantile(full_ms, 0.5)), full_set_1000_p99_ms: round(quantile(full_ms, 0.99)), full_set_frames: frames,
+    full_set_validate_p50_ms: round(quantile(validate_ms, 0.5)),
+    replace_dead_node_monitors: 1000, replace_dead_node_ms: Math.round(replace_ms), left_on_dead_node: left, monitors_short_after: short,
+  }, null, 2));
+} catch (err) {
+  console.error(err);
+  process.exitCode = 1;
+} finally {
+  for (const fn of teardowns) await fn();
+}
