@@ -25,4 +25,11 @@ export const planConfigSchema = z.object({
   plan_monitors_max: z.coerce.number().int().min(0).max(1_000_000).optional(),
   plan_node_count_default: z.coerce.number().int().min(1).max(100).optional(),
   plan_node_count_max: z.coerce.number().int().min(1).max(100).optional(),
+  /**
+   * Monitor intervals accepted besides 60, 300 and 1800 s (VANTAGE_MONITOR_EXTRA_INTERVALS_S,
+   * comma list of seconds, 10-86400: the node protocol's assignment bounds), for every monitor
+   * type but browser (which keeps its 300 s minimum). Default none. For demos and labs that need
+   * rounds faster than a minute (`pnpm start` uses 10); docs/api/monitors.md "Create and update".
+   */
+  monitor_extra_intervals_s: z.array(z.coerce.number().int().min(10).max(86_400)).max(20).default([]),
 });

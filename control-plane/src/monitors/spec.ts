@@ -27,7 +27,8 @@ export interface MonitorInput {
 /** What checking a monitor needs; built once per router by {@link monitorChecker}. */
 export interface MonitorCheckerDeps {
   sql: Sql;
-  config: Pick<Config, 'probe_allow_cidrs' | 'plan' | 'plan_monitors_max' | 'plan_node_count_default' | 'plan_node_count_max'>;
+  config: Pick<Config, 'probe_allow_cidrs' | 'plan' | 'plan_monitors_max' | 'plan_node_count_default' | 'plan_node_count_max'>
+    & Partial<Pick<Config, 'monitor_extra_intervals_s'>>;
   /** Host name resolver for the address policy (default: the system resolver, 3 s bound). */
   resolve?: HostResolver;
 }
@@ -41,7 +42,8 @@ function invalidTarget(err: MonitorTargetError): ApiError {
  * docs/api/monitors.md), in this order:
  * 1. `config` validated for the type with defaults filled → 400 VALIDATION_FAILED (`config.` paths);
  * 2. `target` checked for the type → 422 MONITOR_INVALID_TARGET;
- * 3. `interval_s` in 60/300/1800 (default 300), browser >= 300 → 400 MONITOR_INVALID_INTERVAL;
+ * 3. `interval_s` in 60/300/1800 or the operator's `monitor_extra_intervals_s` (default 300),
+ *    browser >= 300 → 400 MONITOR_INVALID_INTERVAL;
  *    heartbeat: derived from its schedule, the given value ignored;
  * 4. `node_count` 0 or absent = the plan's default, above the plan's maximum → 422
  *    MONITOR_LIMIT_EXCEEDED; 0 for the types the control plane checks (heartbeat, domain_expiry);
@@ -56,6 +58,7 @@ export function monitorChecker(deps: MonitorCheckerDeps) {
   const allowed: (address: string) => AddressVerdict = compileAddressPolicy(deps.config.probe_allow_cidrs);
   const resolve = deps.resolve ?? systemResolver();
   const plan = planLimits(deps.config);
+  const intervals_s = [...new Set([...MONITOR_LIMITS.intervals_s, ...(deps.config.monitor_extra_intervals_s ?? [])])].sort((a, b) => a - b);
 
   async function privateTarget(user_id: string, hosts: string[]): Promise<boolean> {
     for (const host of hosts) {
@@ -74,8 +77,9 @@ export function monitorChecker(deps: MonitorCheckerDeps) {
   function intervalOf(input: MonitorInput, config: unknown): number {
     if (input.type === 'heartbeat') return heartbeatIntervalS(config as HeartbeatMonitorConfig);
     const interval_s = input.interval_s ?? MONITOR_LIMITS.interval_s_default;
-    if (!(MONITOR_LIMITS.intervals_s as readonly number[]).includes(interval_s)) {
-      throw new ApiError('MONITOR_INVALID_INTERVAL', `interval_s must be one of ${MONITOR_LIMITS.intervals_s.join(', ')} seconds`, { fields: [{ path: 'interval_s', message: 'must be 60, 300 or 1800' }] });
+    if (!intervals_s.includes(interval_s)) {
+      const allowed = intervals_s.join(', ');
+      throw new ApiError('MONITOR_INVALID_INTERVAL', `interval_s must be one of ${allowed} seconds`, { fields: [{ path: 'interval_s', message: `must be one of ${allowed}` }] });
     }
     if (input.type === 'browser' && interval_s < MONITOR_LIMITS.browser_interval_s_min) {
       throw new ApiError('MONITOR_INVALID_INTERVAL', `browser monitors run at most every ${MONITOR_LIMITS.browser_interval_s_min} s`, { fields: [{ path: 'interval_s', message: 'browser monitors need 300 or 1800' }] });
