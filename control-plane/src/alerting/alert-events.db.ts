@@ -60,7 +60,8 @@ const MONITOR_COLUMNS = (ex: SqlExecutor) => ex`
   m.id, m.user_id, m.name, m.type, m.target, m.group_id, m.tags, m.state, m.state_changed_at,
   (SELECT u.timezone FROM users u WHERE u.id = m.user_id) AS owner_tz`;
 
-export type EnginePolicy = AlertPolicyRow & { fire_on_degraded: boolean };
+/** A policy as the engine reads it. */
+export type EnginePolicy = AlertPolicyRow;
 
 /**
  * Enabled policies whose monitor is failing now (down, or degraded for policies that fire on it)

@@ -110,6 +110,7 @@ t.test('policies: every field, escalation levels replaced in full, conflict, cha
     name: 'API down', monitor_id: m, channel_ids: [c1], enabled: true, delay_s: 30, recovery_n: 3, mute_start: '22:00', mute_end: '07:00',
     title_template: '[{{.State}}] {{.Monitor.Name}}', body_template: '{{if .Reason}}{{.Reason}}{{else}}no reason{{end}}{{range .Nodes}} {{.Name}}{{end}}',
     escalation_levels: [{ level_index: 1, after_seconds: 300, channel_ids: [c2] }, { level_index: 2, after_seconds: 900, channel_ids: [c2, c3] }],
+    fire_on_degraded: true,
   };
   const created = await s.req(s.a, 'POST', '/v1/alert-policies', body);
   t.equal(created.status, 201, JSON.stringify(created.body));
@@ -121,6 +122,14 @@ t.test('policies: every field, escalation levels replaced in full, conflict, cha
   t.match(patched.body.data.escalation_levels, [{ level_index: 1, after_seconds: 60, channel_ids: [c3] }]);
   t.equal(patched.body.data.escalation_levels.length, 1, 'replaced in full');
   t.equal(patched.body.data.recovery_n, 3, 'other fields unchanged');
+  t.equal(patched.body.data.fire_on_degraded, true, 'fire_on_degraded unchanged');
+  const calm = await s.req(s.a, 'PATCH', `/v1/alert-policies/${p.id}`, { fire_on_degraded: false });
+  t.equal(calm.body.data.fire_on_degraded, false, 'fire_on_degraded patched');
+  t.equal((await s.req(s.a, 'GET', `/v1/alert-policies/${p.id}`)).body.data.fire_on_degraded, false, 'and read back');
+  t.equal((await s.ctx.sql`SELECT fire_on_degraded FROM alert_policies WHERE id = ${p.id}`)[0]!.fire_on_degraded, false, 'stored');
+  const bare = await s.req(s.a, 'POST', '/v1/alert-policies', { name: 'bare', monitor_id: m });
+  t.equal(bare.body.data.fire_on_degraded, false, 'defaults to false');
+  t.equal((await s.req(s.a, 'DELETE', `/v1/alert-policies/${bare.body.data.id}`)).status, 200);
   const dup = await s.req(s.a, 'POST', '/v1/alert-policies', { name: 'api DOWN', monitor_id: m });
   t.match(dup, { status: 409, body: { error: { code: 'ALERT_RULE_CONFLICT' } } });
   const inUse = await s.req(s.a, 'DELETE', `/v1/alert-channels/${c3}`);
@@ -155,6 +164,7 @@ t.test('policies: every validation error, nothing stored', async (t) => {
     [{ body_template: '{{if .State}}open' }, 'body_template'],
     [{ body_template: '{{printf "%s" .State}}' }, 'body_template'],
     [{ body_template: '{{range .State}}x{{end}}' }, 'body_template'],
+    [{ fire_on_degraded: 'yes' }, 'fire_on_degraded'],
     [{ unknown: 1 }, ''],
   ];
   for (const [extra, path] of cases) {

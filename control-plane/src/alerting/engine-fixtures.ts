@@ -80,7 +80,9 @@ export async function seedWorld(sql: Sql, spec: PolicySpec = {}, opts: { timezon
     },
     pass: (s) => alertEnginePass(deps, at(s)),
     async sent() {
-      const rows = await sql<Array<{ message_id: string }>>`SELECT message_id FROM deliveries WHERE user_id = ${user_id} ORDER BY created_at, id`;
+      // Rows queued in one transaction share created_at and their ids are random within a
+      // millisecond: the message id (event, then level) orders them the way they were queued.
+      const rows = await sql<Array<{ message_id: string }>>`SELECT message_id FROM deliveries WHERE user_id = ${user_id} ORDER BY created_at, message_id`;
       // Keys read `E:<level>:<channel name>:<kind>` so cases compare without ids.
       return rows.map((r) => {
         const [, level, channel_id, kind] = r.message_id.split(':');

@@ -51,6 +51,7 @@ const policyFields = {
   title_template: textString().max(ALERT_POLICY_LIMITS.title_template_max_chars).nullable(),
   body_template: textString().max(ALERT_POLICY_LIMITS.body_template_max_chars).nullable(),
   escalation_levels: escalationLevelsSchema,
+  fire_on_degraded: z.boolean(),
 };
 
 /** mute_start and mute_end come together (both set or both null) and differ. */
@@ -68,7 +69,8 @@ function muteRule(p: { mute_start?: string | null; mute_end?: string | null }, c
  * (true), `delay_s` (0), `recovery_n` (1, max 10), `mute_start`/`mute_end` (null; HH:MM in the
  * owner's time zone, a window past midnight wraps), `title_template`/`body_template` (null:
  * the default text; Go text/template syntax, docs/api/alerting.md "Templates"),
- * `escalation_levels` ([], max 5).
+ * `escalation_levels` ([], max 5), `fire_on_degraded` (false: only down rounds fire; true: degraded
+ * rounds fire too).
  * @example { "name": "API down", "monitor_id": "m_01jd3k6w9z4q8r2t7v5x1y3b6c", "channel_ids": ["ach_01jd3k6w9z4q8r2t7v5x1y3b6c"], "recovery_n": 2 }
  */
 export const alertPolicyCreateSchema = z.strictObject({
@@ -82,6 +84,7 @@ export const alertPolicyCreateSchema = z.strictObject({
   title_template: policyFields.title_template.default(null),
   body_template: policyFields.body_template.default(null),
   escalation_levels: policyFields.escalation_levels.default([]),
+  fire_on_degraded: policyFields.fire_on_degraded.default(false),
 }).superRefine(muteRule);
 export type AlertPolicyCreate = z.infer<typeof alertPolicyCreateSchema>;
 
@@ -102,6 +105,7 @@ export const alertPolicyPatchSchema = z.strictObject({
   title_template: policyFields.title_template.optional(),
   body_template: policyFields.body_template.optional(),
   escalation_levels: policyFields.escalation_levels.optional(),
+  fire_on_degraded: policyFields.fire_on_degraded.optional(),
 });
 export type AlertPolicyPatch = z.infer<typeof alertPolicyPatchSchema>;
 
@@ -123,6 +127,7 @@ export const alertPolicySchema = z.object({
   title_template: z.string().nullable(),
   body_template: z.string().nullable(),
   escalation_levels: z.array(escalationLevelSchema),
+  fire_on_degraded: z.boolean(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
