@@ -59,8 +59,9 @@ export interface ResultSink {
 
 /**
  * Which monitors' results a node may deliver (the monitors feature implements it with its
- * placement; the result sink asks it for every monitor result). A result for a monitor the node
- * does not run is refused: otherwise any enrolled node could write unlimited monitor results.
+ * placement). The result sink does not ask it: the check store (MonitorResultStore) checks the
+ * placements itself, for a whole batch in one statement. A result for a monitor the node does
+ * not run is refused: otherwise any enrolled node could write unlimited monitor results.
  */
 export interface MonitorAssignments {
   /** True when `monitor_id` is assigned to `node_id` (or was, recently enough that its buffered results still count). */

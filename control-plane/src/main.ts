@@ -15,7 +15,6 @@ import { startRateLimitPruner } from './jobs/prune-rate-limits.js';
 import { trackSockets } from './http/track-sockets.js';
 import { createOutbound } from './outbound.js';
 import { createAssignmentFeed } from './monitors/assignment-feed.js';
-import { monitorAssignments } from './monitors/monitor-assignments.js';
 import { startPlacementJob } from './monitors/placement-job.js';
 import { createCheckHooks } from './checks/hooks.js';
 import { createCheckStore } from './checks/ingest.js';
@@ -58,7 +57,7 @@ const outbound = createOutbound(base);
 // Monitor results are accepted from the nodes a monitor is placed on; the feed sends each held
 // node its assignments (full set after hello, deltas when placement changes them).
 // Monitor check results go to the check history (checks/ingest.ts) in the sink's transaction.
-const results = createResultSink({ ...base, assignments: monitorAssignments(sql), checks: createCheckStore(base) });
+const results = createResultSink({ ...base, checks: createCheckStore(base) });
 const feed = createAssignmentFeed(base);
 const hub = createHub({ ...base, results, assignments: feed });
 const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail };

@@ -1,37 +1,46 @@
-import { readResultAudit } from '../../node-agent/src/outbox/audit.js';
+import { readResultAudit, type AuditRow } from '../../node-agent/src/outbox/audit.js';
 import type { Sql } from '../../control-plane/src/db/sql.js';
 import { waitUntil } from './ports.js';
 
 /** The control plane's side of the count: what its database holds (read-only queries). */
 export interface StoredCounts {
-  /** result_id of every node-made result: probe_results WHERE from_node, plus monitor_results. */
+  /** result_id of every node-made task result: probe_results WHERE from_node. */
   stored: string[];
-  /** Rows in probe_results + monitor_results, and distinct result ids among them. */
+  /** Rows in probe_results, and distinct result ids among them. */
   rows: number;
   distinct_ids: number;
   /** Tasks holding more than one result (must be 0: one result per task). */
   tasks_with_several: number;
+  /**
+   * Monitor checks stored per monitor id (the check history, `checks` by series). A check is
+   * identified by its round (monitor, node, scheduled_at), not by result id, so monitor results
+   * are counted, not matched by id; the primary key makes a round stored twice impossible.
+   */
+  checks_by_monitor: Map<string, number>;
 }
 
 /** Read {@link StoredCounts} from the control plane's database. */
 export async function storedCounts(sql: Sql): Promise<StoredCounts> {
-  const stored = await sql<{ result_id: string }[]>`
-    SELECT result_id FROM probe_results WHERE from_node UNION ALL SELECT result_id FROM monitor_results`;
+  const stored = await sql<{ result_id: string }[]>`SELECT result_id FROM probe_results WHERE from_node`;
   const [dup] = await sql<{ rows: number; distinct_ids: number }[]>`
-    SELECT count(*)::int AS rows, count(DISTINCT result_id)::int AS distinct_ids FROM (
-      SELECT result_id FROM probe_results UNION ALL SELECT result_id FROM monitor_results) r`;
+    SELECT count(*)::int AS rows, count(DISTINCT result_id)::int AS distinct_ids FROM probe_results`;
   const [several] = await sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM (SELECT task_id FROM probe_results GROUP BY task_id HAVING count(*) > 1) t`;
-  return { stored: stored.map((r) => r.result_id), rows: dup!.rows, distinct_ids: dup!.distinct_ids, tasks_with_several: several!.n };
+  const checks = await sql<{ monitor_id: string; n: number }[]>`
+    SELECT s.monitor_id, count(*)::int AS n FROM checks c JOIN check_series s ON s.id = c.series_id GROUP BY s.monitor_id`;
+  return {
+    stored: stored.map((r) => r.result_id), rows: dup!.rows, distinct_ids: dup!.distinct_ids, tasks_with_several: several!.n,
+    checks_by_monitor: new Map(checks.map((r) => [r.monitor_id, r.n])),
+  };
 }
 
-/** The nodes' side: every result id the agents committed to their outboxes (their audits), and what is still pending. */
-export function producedByNodes(state_dirs: string[]): { produced: string[]; pending: number } {
-  const produced: string[] = [];
+/** The nodes' side: every result the agents committed to their outboxes (their audits: id, task or monitor), and what is still pending. */
+export function producedByNodes(state_dirs: string[]): { produced: AuditRow[]; pending: number } {
+  const produced: AuditRow[] = [];
   let pending = 0;
   for (const dir of state_dirs) {
     const audit = readResultAudit(dir);
-    produced.push(...audit.produced.map((r) => r.result_id));
+    produced.push(...audit.produced);
     pending += audit.outbox_pending;
   }
   return { produced, pending };
@@ -39,14 +48,35 @@ export function producedByNodes(state_dirs: string[]): { produced: string[]; pen
 
 /** Produced versus stored once the outboxes drained: the figures a fault test asserts on. */
 export interface DeliveryCount {
+  /** Task results by id plus monitor results (counted per monitor), produced and stored. */
   produced: number;
   stored: number;
-  /** Produced but not stored (lost), and stored but not produced (made up). Both must be empty. */
+  /**
+   * Produced but not stored (lost), and stored but not produced (made up). Both must be empty.
+   * Task results are listed by result id; a monitor whose stored checks differ in number from its
+   * produced results is listed as `monitor <id>: produced N, stored M` (in `missing` when fewer
+   * were stored, in `unexpected` when more).
+   */
   missing: string[];
   unexpected: string[];
-  /** Duplicates: rows − distinct ids (must be 0), tasks with several results (must be 0). */
+  /** Duplicates: task result rows − distinct ids (must be 0), tasks with several results (must be 0). */
   duplicate_rows: number;
   tasks_with_several: number;
+}
+
+/** Produced against stored monitor results, per monitor: the differences as `monitor <id>: produced N, stored M`. */
+function monitorDifferences(produced: Array<{ monitor_id: string | null }>, stored: Map<string, number>): { missing: string[]; unexpected: string[] } {
+  const made = new Map<string, number>();
+  for (const r of produced) if (r.monitor_id !== null) made.set(r.monitor_id, (made.get(r.monitor_id) ?? 0) + 1);
+  const missing: string[] = [];
+  const unexpected: string[] = [];
+  for (const id of new Set([...made.keys(), ...stored.keys()])) {
+    const p = made.get(id) ?? 0;
+    const s = stored.get(id) ?? 0;
+    if (p > s) missing.push(`monitor ${id}: produced ${p}, stored ${s}`);
+    if (s > p) unexpected.push(`monitor ${id}: produced ${p}, stored ${s}`);
+  }
+  return { missing, unexpected };
 }
 
 /**
@@ -56,14 +86,17 @@ export interface DeliveryCount {
  */
 export async function countDelivery(sql: Sql, state_dirs: string[], timeout_ms = 60_000): Promise<DeliveryCount> {
   const compare = async (): Promise<DeliveryCount & { pending: number }> => {
-    const { produced, pending } = producedByNodes(state_dirs);
+    const { produced: rows, pending } = producedByNodes(state_dirs);
+    const produced = rows.filter((r) => r.monitor_id === null).map((r) => r.result_id);
     const db = await storedCounts(sql);
     const stored = new Set(db.stored);
     const made = new Set(produced);
+    const monitors = monitorDifferences(rows, db.checks_by_monitor);
+    const checks = [...db.checks_by_monitor.values()].reduce((a, b) => a + b, 0);
     return {
-      produced: produced.length, stored: db.stored.length, pending,
-      missing: produced.filter((id) => !stored.has(id)),
-      unexpected: db.stored.filter((id) => !made.has(id)),
+      produced: rows.length, stored: db.stored.length + checks, pending,
+      missing: [...produced.filter((id) => !stored.has(id)), ...monitors.missing],
+      unexpected: [...db.stored.filter((id) => !made.has(id)), ...monitors.unexpected],
       duplicate_rows: db.rows - db.distinct_ids, tasks_with_several: db.tasks_with_several,
     };
   };

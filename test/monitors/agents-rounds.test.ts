@@ -20,7 +20,7 @@ import { call, registerUser, testApp } from '../../control-plane/src/test-suppor
  */
 
 const LOOPBACK = ['127.0.0.0/8'];
-type Result = { node_id: string; scheduled_at: Date | null; started_at: Date };
+type Result = { node_id: string; scheduled_at: Date; started_at: Date };
 const ROUND_S = 10;
 
 const { app, sql, url, deps } = await testApp(t, { config: { probe_allow_cidrs: LOOPBACK, plan: 'business' } });
@@ -69,15 +69,9 @@ t.test('agents get their set, run aligned rounds, and their results are accepted
   const held = agents[0]!.assignments.list().find((x) => x.monitor_id === m.id)!;
   t.equal(held.phase_ms, roundPhaseMs(m.id, ROUND_S), 'the assignment carries the round phase');
 
-  // Two full rounds on every node, as stored: in the check store when it is there (checks, by
-  // round), else in monitor_results.
-  const results = async () => {
-    const [found] = await sql<{ store: boolean }[]>`SELECT to_regclass('checks') IS NOT NULL AS store`;
-    return found!.store
-      ? sql<Result[]>`SELECT s.node_id, c.scheduled_at, c.scheduled_at + make_interval(secs => c.start_offset_ms / 1000.0) AS started_at
-          FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${m.id} ORDER BY c.scheduled_at`
-      : sql<Result[]>`SELECT node_id, NULL AS scheduled_at, started_at FROM monitor_results WHERE monitor_id = ${m.id} ORDER BY started_at`;
-  };
+  // Two full rounds on every node, as stored in the check history (checks, by round).
+  const results = () => sql<Result[]>`SELECT s.node_id, c.scheduled_at, c.scheduled_at + make_interval(secs => c.start_offset_ms / 1000.0) AS started_at
+    FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${m.id} ORDER BY c.scheduled_at`;
   await waitFor(async () => {
     const rows = await results();
     return new Set(rows.map((r) => r.node_id)).size === 3 && rows.length >= 6;
@@ -95,7 +89,7 @@ t.test('agents get their set, run aligned rounds, and their results are accepted
     const late = rs.map((r) => r.started_at.getTime() - start);
     t.ok(late.every((ms) => ms >= -50 && ms < 1500), `round ${k}: every node started at the round's instant (+${late.join(', +')} ms)`);
     t.equal(new Set(rs.map((r) => r.node_id)).size, 3);
-    if (rs[0]!.scheduled_at) t.ok(rs.every((r) => r.scheduled_at!.getTime() === start), 'scheduled_at = phase + k * interval on every node');
+    t.ok(rs.every((r) => r.scheduled_at.getTime() === start), 'scheduled_at = phase + k * interval on every node');
   }
   const nodes = await sql<{ id: string; results_rejected_total: number }[]>`SELECT id, results_rejected_total::int FROM nodes`;
   t.ok(nodes.every((n) => n.results_rejected_total === 0), 'nothing was refused: the monitor is assigned to each node');

@@ -64,25 +64,22 @@ t.test('ingest: ownership, idempotence, one result per task', async (t) => {
   t.same(p.summary, { avg_response_ms: 4, p95_response_ms: 5, success_count: 2, fail_count: 0 });
 });
 
-t.test('monitor results: refused unless the monitor is assigned to the node, then stored idempotently; task acks move the task', async (t) => {
+t.test('monitor results: only through the check store, never for a monitor not placed on the node; task acks move the task', async (t) => {
   const { deps, a, b, probe, poll } = await setup(t);
-  const monitorResult = (monitor_id: string) => ({ ...nodeResult(newId('probe_task'), 'http', 40), task_id: null, monitor_id }) as ResultEnvelope;
-  const stored = async () => (await deps.sql`SELECT count(*)::int AS n FROM monitor_results`)[0]!.n as number;
-  // No monitor is placed on any node yet: whatever monitor id a node names, nothing is written.
+  const monitorResult = (monitor_id: string) => ({ ...nodeResult(newId('probe_task'), 'http', 40), task_id: null, monitor_id, scheduled_at: new Date().toISOString() }) as ResultEnvelope;
+  const stored = async () => (await deps.sql`SELECT (SELECT count(*) FROM checks) + (SELECT count(*) FROM check_rounds) AS n`)[0]!.n as number;
+  // No monitor is placed on any node: whatever monitor id a node names, nothing is written.
   const forged = Array.from({ length: 50 }, () => monitorResult(newId('monitor')));
   const out = await deps.results.ingest(a, forged);
   t.same(out.stored, []);
   t.same(out.rejected, forged.map((r) => ({ result_id: r.result_id, reason: REJECT.monitor_not_assigned })));
-  t.equal(await stored(), 0, 'no monitor_results row');
-  // With assignments (monitor placement), the node's own monitors are stored; others still refused.
-  const mine = newId('monitor');
-  const sink = createResultSink({ sql: deps.sql, log: deps.log, assignments: { mayReport: async (node_id, monitor_id) => node_id === a && monitor_id === mine } });
-  const monitor = monitorResult(mine);
-  t.same(await sink.ingest(a, [monitor]), { stored: [monitor.result_id], rejected: [] });
-  t.same(await sink.ingest(a, [monitor]), { stored: [monitor.result_id], rejected: [] }, 'again: still acked');
-  const other = monitorResult(mine);
-  t.same(await sink.ingest(b, [other]), { stored: [], rejected: [{ result_id: other.result_id, reason: REJECT.monitor_not_assigned }] }, 'another node cannot report it');
-  t.equal(await stored(), 1);
+  t.equal(Number(await stored()), 0, 'no check and no round written');
+  t.equal((await deps.sql`SELECT to_regclass('monitor_results') AS t`)[0]!.t, null, 'no second store of monitor results');
+  // A sink without a check store (probe tasks only) refuses every monitor result.
+  const tasksOnly = createResultSink({ sql: deps.sql, log: deps.log });
+  const orphan = monitorResult(newId('monitor'));
+  t.same(await tasksOnly.ingest(b, [orphan]), { stored: [], rejected: [{ result_id: orphan.result_id, reason: REJECT.monitor_not_assigned }] });
+  t.equal(Number(await stored()), 0);
 
   const { task_id, ta, tb } = await probe();
   await deps.results.taskAck(b, { type: 'task.ack', task_id: ta, accepted: false, reason: 'forged' });

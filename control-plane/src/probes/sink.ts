@@ -1,19 +1,13 @@
 import { sanitizeStrings, type MonitorResultEnvelope, type ResultEnvelope, type TaskAckMessage } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
-import { dropServerFailure, lockTask, unackedTasks, storedResultIds, storeMonitorResult, storeTaskResult } from './tasks.db.js';
+import { dropServerFailure, lockTask, unackedTasks, storedResultIds, storeTaskResult } from './tasks.db.js';
 import { firstResultWriter } from './first-results.js';
 import { createAckWriter } from './task-acks.js';
-import type { MonitorAssignments, MonitorResultStore, ResultSink } from '../contracts.js';
+import type { MonitorResultStore, ResultSink } from '../contracts.js';
 import type { Logger } from '../log.js';
 import { failLostTasks, failTask } from './failures.js';
 import { signalGroups } from './signals.js';
-
-/**
- * No node runs any monitor until monitor placement provides assignments (main.ts passes them as
- * `assignments`): every monitor result is refused.
- */
-const NO_MONITOR_ASSIGNMENTS: MonitorAssignments = { mayReport: async () => false };
 
 /** Reasons a result is refused (sent back to the node in the hub's `error` frame). */
 export const REJECT = {
@@ -50,12 +44,11 @@ export function isRowDataError(err: unknown): boolean {
  *   plane recorded in place of the node's result (`replaceable`: timeout, disconnect, restart,
  *   undelivered, unstorable) is replaced by it; a different result for a task that already has a
  *   final one (the node's own, or its refusal) is rejected;
- * - monitor results (monitor_id set): with `deps.checks` (contracts.ts MonitorResultStore,
- *   checks/ingest.ts), the whole batch's go to the check store in the same transaction: it checks
- *   the node's assignment and stores them idempotently by (monitor, node, scheduled_at). Without
- *   it, the monitor must be assigned to `node_id` (`deps.assignments`, contracts.ts
- *   MonitorAssignments; else rejected "monitor not assigned to this node" and nothing is stored),
- *   then the result is stored idempotently in monitor_results;
+ * - monitor results (monitor_id set): the whole batch's go to the check store (`deps.checks`,
+ *   contracts.ts MonitorResultStore, checks/ingest.ts) in the same transaction: it checks the
+ *   node's assignment and stores them idempotently by (monitor, node, scheduled_at). A sink
+ *   without a check store (one that serves probe tasks only) refuses every monitor result
+ *   ("monitor not assigned to this node") and stores nothing;
  * Resolves after COMMIT with `{ stored, rejected }`, so the hub's `result.ack` follows the commit.
  * A result the database refuses ({@link isRowDataError}) costs only itself: the batch is stored
  * again with each result in its own savepoint, the offending one is rejected ("result cannot be
@@ -65,9 +58,8 @@ export function isRowDataError(err: unknown): boolean {
  * `taskAck(node_id, ack)`: accepted → the task is running; rejected → it ends failed with
  * "node rejected the task: <reason>" (class rejected). Acks for other nodes' tasks are ignored.
  */
-export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config; assignments?: MonitorAssignments; checks?: MonitorResultStore }): ResultSink {
+export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config; checks?: MonitorResultStore }): ResultSink {
   const { sql } = deps;
-  const assignments = deps.assignments ?? NO_MONITOR_ASSIGNMENTS;
   const log = deps.log.child({ module: 'tasks.sink' });
   const acks = createAckWriter(sql, log);
   const storeFirst = firstResultWriter(sql, isRowDataError);
@@ -76,22 +68,14 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
 
   /** Store one result in `tx`; pushes its outcome into `out`. */
   async function storeOne(tx: Executor, node_id: string, r: ResultEnvelope, before: Set<string>, out: Outcome): Promise<void> {
-    if (r.monitor_id !== null && deps.checks) {
-      const o = await deps.checks.store(tx, node_id, [r]);
-      out.stored.push(...o.stored);
-      out.rejected.push(...o.rejected);
-      return;
-    }
     if (r.monitor_id !== null) {
-      if (!(await assignments.mayReport(node_id, r.monitor_id))) {
+      if (!deps.checks) {
         out.rejected.push({ result_id: r.result_id, reason: REJECT.monitor_not_assigned });
         return;
       }
-      await storeMonitorResult(tx, {
-        result_id: r.result_id, monitor_id: r.monitor_id, node_id, probe_type: r.type, success: r.success,
-        error: r.error, error_class: r.error_class, output: r.output, started_at: r.started_at, finished_at: r.finished_at,
-      });
-      out.stored.push(r.result_id);
+      const o = await deps.checks.store(tx, node_id, [r]);
+      out.stored.push(...o.stored);
+      out.rejected.push(...o.rejected);
       return;
     }
     const task = await lockTask(tx, r.task_id!);
@@ -123,7 +107,8 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
   async function attempt(node_id: string, ordered: ResultEnvelope[], isolate: boolean): Promise<Outcome> {
     const out: Outcome = { stored: [], rejected: [], groups: [], unstorable: [] };
     await sql.begin(async (tx) => {
-      const before = await storedResultIds(tx, ordered.map((r) => r.result_id));
+      // Task results stored before (redelivery); monitor results are idempotent by their round instead.
+      const before = await storedResultIds(tx, ordered.flatMap((r) => (r.task_id !== null ? [r.result_id] : [])));
       // Monitor results go to the check store as one batch (checks/ingest.ts); one by one only when isolating.
       const batched = deps.checks && !isolate ? ordered.filter((r): r is MonitorResultEnvelope => r.monitor_id !== null) : [];
       if (batched.length > 0) {

@@ -166,26 +166,12 @@ export async function dropServerFailure(tx: Executor, task_id: string): Promise<
   return rows.length > 0;
 }
 
-/** Which of `result_ids` are stored already, in probe_results or monitor_results. */
+/** Which of `result_ids` are stored already in probe_results (task results; monitor results are checks, identified by their round). */
 export async function storedResultIds(tx: Executor, result_ids: string[]): Promise<Set<string>> {
   if (result_ids.length === 0) return new Set();
   const rows = await tx<{ result_id: string }[]>`
-    SELECT result_id FROM probe_results WHERE result_id IN ${tx(result_ids)}
-    UNION ALL SELECT result_id FROM monitor_results WHERE result_id IN ${tx(result_ids)}`;
+    SELECT result_id FROM probe_results WHERE result_id IN ${tx(result_ids)}`;
   return new Set(rows.map((r) => r.result_id));
-}
-
-/** A monitor run's result (monitor_id set), stored idempotently. @returns true when stored now. */
-export async function storeMonitorResult(tx: Executor, r: {
-  result_id: string; monitor_id: string; node_id: string; probe_type: string; success: boolean; error: string | null;
-  error_class: string | null; output: unknown | null; started_at: string; finished_at: string;
-}): Promise<boolean> {
-  const rows = await tx`
-    INSERT INTO monitor_results (result_id, monitor_id, node_id, probe_type, success, error, error_class, output, started_at, finished_at)
-    VALUES (${r.result_id}, ${r.monitor_id}, ${r.node_id}, ${r.probe_type}, ${r.success}, ${r.error}, ${r.error_class},
-      ${r.output === null ? null : tx.json(r.output as never)}, ${r.started_at}, ${r.finished_at})
-    ON CONFLICT (result_id) DO NOTHING RETURNING result_id`;
-  return rows.length > 0;
 }
 
 /** Tasks of `node_id` still queued (never acknowledged by the node) whose deadline is ahead, oldest first. */

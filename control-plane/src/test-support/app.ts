@@ -14,7 +14,6 @@ import { createHub, isHub } from '../hub/hub.js';
 import { createResultSink } from '../probes/sink.js';
 import { createOutbound, type Outbound } from '../outbound.js';
 import { createAssignmentFeed } from '../monitors/assignment-feed.js';
-import { monitorAssignments } from '../monitors/monitor-assignments.js';
 import { createCheckStore } from '../checks/ingest.js';
 import { testDatabase } from './db.js';
 
@@ -56,7 +55,7 @@ export async function testApp(
   // Outbound delivery (events, e-mail): the worker runs only when `overrides.delivery` is true.
   const outbound = createOutbound(base);
   cleanups.unshift(() => outbound.close(0));
-  const results = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, assignments: monitorAssignments(b.sql), checks: createCheckStore(b) })))(base);
+  const results = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, checks: createCheckStore(b) })))(base);
   // Monitor assignments reach the nodes this app's hub holds (started below, stopped at teardown).
   const feed = createAssignmentFeed(base);
   await feed.start();

@@ -1,0 +1,14 @@
+-- Monitor check results have one store: the check history (0025_checks.sql `checks`, with its
+-- rounds and rollups; docs/architecture/checks.md). `monitor_results` held node results of monitor
+-- runs from before that store existed, written only by a result sink without a check store, and
+-- nothing ever read it. Its rows are dropped, not moved into `checks`, on purpose:
+-- - a check is identified by its round (monitor, node, scheduled_at); these rows carry no
+--   scheduled_at, and their round cannot be recovered in SQL (the round phase is derived from the
+--   monitor id in the application, shared-protocol roundPhaseMs), so a guess could put a result in
+--   the wrong round and change verdicts that were never computed from it;
+-- - they were accepted under the old guard only, so a row's monitor may since have been moved to
+--   other nodes or deleted (there is no foreign key), and `checks` refers to series of existing
+--   monitors and nodes;
+-- - no uptime, state or statistic was ever computed from them, so dropping them changes no figure
+--   a user has seen.
+DROP TABLE IF EXISTS monitor_results;
