@@ -2,8 +2,10 @@
  * The monitor check runner's own classes (as the probe runner's): a throw, an unusable input, the
  * run's timeout, cancellation, and a check that does not stop.
  */
+import dgram from 'node:dgram';
 import t from 'tap';
-import { checkResultSchema, httpMonitorConfigSchema, newId } from '@vantage/shared-protocol';
+import { checkResultSchema, dnsMonitorConfigSchema, httpMonitorConfigSchema, newId } from '@vantage/shared-protocol';
+import { createDnsCheck } from './dns.js';
 import { ProbeInputError } from '../probes/input-error.js';
 import { silentLogger } from '../probes/test-support/logger.js';
 import { runMonitorCheckWith } from './runner.js';
@@ -29,4 +31,25 @@ t.test('classes set by the runner', async (t) => {
   t.match(cancelled, { error_class: 'cancelled' });
   const missing = await runMonitorCheckWith({}, run, at, opts());
   t.match(missing, { error_class: 'internal', error: 'no check for type http' });
+});
+
+// A silent target must read the same on every node and every round: the check's own timeout (same
+// timeout_ms as the run's budget) says what it waited for, and the runner's bound only catches a
+// check that overruns. With both timers at the same moment the runner's, set first, won: the round
+// said "check timed out after 1000 ms" instead of what the check waited for.
+t.test('a silent DNS server gets the DNS check\'s wording, not the runner\'s, when the budgets are equal', async (t) => {
+  const silent = dgram.createSocket('udp4');
+  await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+  t.teardown(() => silent.close());
+  const { port } = silent.address();
+  const dnsRun = { monitor_id: run.monitor_id, check: { type: 'dns' as const, target: 'example.test', config: dnsMonitorConfigSchema.parse({ server: `127.0.0.1:${port}`, timeout_ms: 1000 }) } };
+  const at = '2026-11-22T10:00:00.000Z';
+  const runs = await Promise.all(Array.from({ length: 8 }, () => runMonitorCheckWith({ dns: createDnsCheck() }, dnsRun, at, opts(1000))));
+  for (const r of runs) t.match(r, { success: false, error_class: 'timeout', error: `no reply from 127.0.0.1:${port} within 1000 ms` });
+});
+
+t.test('a check that overruns its own timeout is stopped by the runner with one wording', async (t) => {
+  const at = '2026-11-22T10:00:00.000Z';
+  const overrun = await runMonitorCheckWith(withCheck((_t, _c, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('socket closed'))))), run, at, opts(100));
+  t.match(overrun, { success: false, error_class: 'timeout', error: 'check timed out after 100 ms', output: null });
 });

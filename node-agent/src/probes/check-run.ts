@@ -1,5 +1,6 @@
 import type { CheckSpec, FailureClass, ProbeOutputs, ProbeType } from '@vantage/shared-protocol';
 import type { Logger } from 'pino';
+import { runBounded } from './bounded-run.js';
 import { ProbeInputError } from './input-error.js';
 import type { TargetPolicy } from './target-policy.js';
 import type { Probe, ProbeOutcome } from './types.js';
@@ -41,17 +42,6 @@ export interface RunOptions {
 /** A probe per type, as registry.ts PROBES provides them. */
 export type ProbeMap = Partial<{ [T in ProbeType]: Probe<T> }>;
 
-const DEFAULT_GRACE_MS = 1000;
-
-/**
- * How long after `timeout_ms` the runner's own bound fires, ms. A probe bounds its wait by the
- * same `timeout_ms` (dns, tcp, http; ping per packet) and says what it waited for ("no reply from
- * 198.18.0.53:53 within 2000 ms"); the runner's bound is the backstop for a probe that overruns
- * ("check timed out after …"). Both firing at the same moment made the same silent target read
- * one way on one node and the other way on another.
- */
-const RUNNER_BOUND_AFTER_MS = 250;
-
 function errorMessage(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.slice(0, 2000);
@@ -60,7 +50,7 @@ function errorMessage(err: unknown): string {
 /**
  * Run one check through the probe `probes[check.type]` (only the runner turns an exception into a
  * failed result). The probe's ctx.signal aborts RUNNER_BOUND_AFTER_MS after `timeout_ms` (the
- * probe's own timeout speaks first) or when `opts.signal` aborts.
+ * probe's own timeout speaks first: bounded-run.ts) or when `opts.signal` aborts.
  *
  * Never rejects. Outcome classes set by the runner:
  * - the probe threw → `{ success: false, error_class: 'internal', error: message, output: null }`,
@@ -72,58 +62,29 @@ function errorMessage(err: unknown): string {
 export async function runCheckWith<C extends CheckSpec>(probes: ProbeMap, check: C, opts: RunOptions): Promise<CheckRunOf<C['type']>> {
   const started = new Date();
   const log = opts.log.child({ module: `probe.${check.type}` });
-  const controller = new AbortController();
-  let reason: 'timeout' | 'cancelled' | null = null;
-  let onStop: (() => void) | null = null;
-  const stopped = new Promise<void>((resolve) => { onStop = resolve; });
-
-  const abort = (why: 'timeout' | 'cancelled') => {
-    if (reason) return;
-    reason = why;
-    controller.abort(new Error(why === 'timeout' ? `check timed out after ${opts.timeout_ms} ms` : 'check cancelled'));
-    onStop?.();
-  };
-  const timer = setTimeout(() => abort('timeout'), opts.timeout_ms + RUNNER_BOUND_AFTER_MS);
-  const onExternal = () => abort('cancelled');
-  if (opts.signal?.aborted) abort('cancelled');
-  else opts.signal?.addEventListener('abort', onExternal, { once: true });
-
   const finish = (outcome: Omit<CheckRun, 'type' | 'started_at' | 'finished_at'>): CheckRunOf<C['type']> =>
     ({ type: check.type, started_at: started.toISOString(), finished_at: new Date().toISOString(), ...outcome }) as CheckRunOf<C['type']>;
 
-  try {
-    const probe = probes[check.type] as Probe<ProbeType> | undefined;
-    if (!probe) return finish({ success: false, error: `no probe for type ${check.type}`, error_class: 'internal', output: null });
-    if (reason === 'cancelled') return finish({ success: false, error: 'check cancelled', error_class: 'cancelled', output: null });
+  const probe = probes[check.type] as Probe<ProbeType> | undefined;
+  if (!probe) return finish({ success: false, error: `no probe for type ${check.type}`, error_class: 'internal', output: null });
+  const got = await runBounded((signal) => probe.run(check.target, check.params as never, { signal, policy: opts.policy, log }), opts);
 
-    let started: Promise<ProbeOutcome<ProbeType>>;
-    try {
-      started = probe.run(check.target, check.params as never, { signal: controller.signal, policy: opts.policy, log });
-    } catch (err) {
-      started = Promise.reject(err);
-    }
-    const running = started.catch((err: unknown) => ({ thrown: err }));
-    const grace_ms = opts.grace_ms ?? DEFAULT_GRACE_MS;
-    const late = stopped.then(() => new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), grace_ms)));
-    const got = await Promise.race([running, late]);
-
-    if (got === 'late') {
-      log.warn({ target: check.target, grace_ms }, 'probe did not stop after abort');
-      return finish({ success: false, error: controller.signal.reason?.message ?? 'aborted', error_class: reason ?? 'internal', output: null });
-    }
-    if ('thrown' in got) {
-      if (reason) return finish({ success: false, error: errorMessage(controller.signal.reason), error_class: reason, output: null });
-      if (got.thrown instanceof ProbeInputError) return finish({ success: false, error: errorMessage(got.thrown), error_class: 'rejected', output: null });
-      log.error({ err: got.thrown, target: check.target }, 'probe threw');
-      return finish({ success: false, error: errorMessage(got.thrown), error_class: 'internal', output: null });
-    }
-    if (reason) {
+  switch (got.ended) {
+    case 'not_started':
+      return finish({ success: false, error: got.stop_error, error_class: 'cancelled', output: null });
+    case 'late':
+      log.warn({ target: check.target, grace_ms: opts.grace_ms }, 'probe did not stop after abort');
+      return finish({ success: false, error: got.stop_error, error_class: got.stopped, output: null });
+    case 'threw':
+      if (got.stopped) return finish({ success: false, error: got.stop_error, error_class: got.stopped, output: null });
+      if (got.error instanceof ProbeInputError) return finish({ success: false, error: errorMessage(got.error), error_class: 'rejected', output: null });
+      log.error({ err: got.error, target: check.target }, 'probe threw');
+      return finish({ success: false, error: errorMessage(got.error), error_class: 'internal', output: null });
+    case 'returned': {
+      const out = got.value as ProbeOutcome<ProbeType>;
       // The probe returned because we aborted it: whatever it says, the cause is ours.
-      return finish({ success: false, error: errorMessage(controller.signal.reason), error_class: reason, output: got.output });
+      if (got.stopped) return finish({ success: false, error: got.stop_error, error_class: got.stopped, output: out.output });
+      return finish({ success: out.success, error: out.error, error_class: out.error_class, output: out.output });
     }
-    return finish({ success: got.success, error: got.error, error_class: got.error_class, output: got.output });
-  } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onExternal);
   }
 }
