@@ -31,6 +31,10 @@ export const AGENT_COUNTRIES = ['DE', 'JP', 'US', 'FR', 'BR', 'SG'] as const;
 /** Agents' and the control plane's allow-list: the test network's ranges (docs/architecture/test-network.md). */
 export const ALLOW_CIDRS = ['198.18.0.0/15', 'fd00:7661::/32'];
 export const CONTROL_PLANE_PORT = 8080;
+/** The targets host's switchable HTTPS port, its switch server's loopback port, its DNSBL zone. */
+const SWITCH_HTTPS_PORT = 8443;
+const SWITCH_CONTROL_PORT = 9099;
+const DNSBL_ZONE = 'bl.e2e.test';
 
 export interface TestNetworkOptions {
   /** Agent hosts, 1-6 (default 3). */
@@ -82,7 +86,16 @@ export interface Targets {
   ca_name: string;
   /** r2's address on the r1–r2 link: the second traceroute hop from every agent. */
   r2: { v4: string; v6: string };
+  /** `host:port` of the switchable HTTPS server (the valid leaf until `switchTarget('/tls/expired')`). */
+  tls_switch: string;
+  /** A name whose A answer the tests change (`switchTarget('/dns', …)`); it starts as `answer`. */
+  mutable: { name: string; answer: string };
+  /** The test DNSBL zone the targets' DNS server answers for (nothing listed at first). */
+  dnsbl_zone: string;
 }
+
+/** A switch of the targets host (test/e2e/targets-switches.ts lists them). */
+export type TargetSwitch = '/http/stop' | '/http/start' | '/http/deny' | '/http/allow' | '/tls/expired' | '/tls/valid' | '/dns' | '/dnsbl/list' | '/dnsbl/unlist';
 
 export interface TestNetwork {
   /** Base URL of the control plane (`http://198.18.<16·slot>.1:8080`). */
@@ -93,6 +106,11 @@ export interface TestNetwork {
   targets: Targets;
   plan: AddressPlan;
   topology: Topology;
+  /**
+   * Flip a switch of the targets host (stop/start HTTP, expired/valid certificate, a DNS answer, a
+   * DNSBL listing) and resolve once it is done. @throws Error with the switch server's answer
+   */
+  switchTarget(op: TargetSwitch, params?: Record<string, string>): Promise<void>;
   /** Run argv inside a topology node (`a0`, `r1`, `targets` …). */
   exec(host: string, argv: string[], opts?: { timeout_ms?: number }): Promise<ExecResult>;
   /** kill -9 (or `signal`) agent i; resolves once it is gone. */
@@ -188,6 +206,7 @@ export async function startTestNetwork(t: Teardown, opts: TestNetworkOptions = {
     const ca_file = file('ca.pem', pki.ca_cert);
     const split = { name: 'split.e2e.test', answer: '198.19.1.10', polluted_answer: '198.19.1.66', polluted_node: Math.min(2, agent_count - 1) };
     const same = { name: 'same.e2e.test', answer: '198.19.1.10' };
+    const mutable = { name: 'status.e2e.test', answer: '198.19.1.10' };
     const polluted = plan.agents[split.polluted_node]!;
     const config: TargetsHostConfig = {
       hosts: [plan.targets_v4, plan.targets_v6], http_port: 80, https_port: 443, dns_port: 53, tcp_open_port: 7000, tcp_closed_port: 7001,
@@ -195,7 +214,10 @@ export async function startTestNetwork(t: Teardown, opts: TestNetworkOptions = {
       dns_names: [
         { name: split.name, type: 'A', answer: split.answer, views: [{ cidr: polluted.subnet_v4, answer: split.polluted_answer }, { cidr: polluted.subnet_v6, answer: split.polluted_answer }] },
         { name: same.name, type: 'A', answer: same.answer },
+        { name: mutable.name, type: 'A', answer: mutable.answer },
       ],
+      switch_https_port: SWITCH_HTTPS_PORT, control_port: SWITCH_CONTROL_PORT, dnsbl_zone: DNSBL_ZONE,
+      expired_cert_file: file('expired.crt', pki.expired_leaf.cert), expired_key_file: file('expired.key', pki.expired_leaf.key, 0o600),
     };
     const logs = { control_plane: join(dir, 'control-plane.log'), targets: join(dir, 'targets.log') };
 
@@ -289,6 +311,12 @@ export async function startTestNetwork(t: Teardown, opts: TestNetworkOptions = {
         dns_server: plan.targets_v4, tcp_open: `${plan.targets_v4}:7000`, tcp_closed: `${plan.targets_v4}:7001`,
         split, same, ca_cert: pki.ca_cert, ca_name: pki.ca_name,
         r2: { v4: plan.r2_v4, v6: plan.r2_v6 },
+        tls_switch: `${plan.targets_v4}:${SWITCH_HTTPS_PORT}`, mutable, dnsbl_zone: DNSBL_ZONE,
+      },
+      switchTarget: async (op, params = {}) => {
+        const url = `http://127.0.0.1:${SWITCH_CONTROL_PORT}${op}?${new URLSearchParams(params).toString()}`;
+        const got = await topology.exec('targets', ['curl', '-sS', '-m', '10', '-X', 'POST', url]);
+        if (got.code !== 0 || !got.stdout.includes('"ok":true')) throw new Error(`targets switch ${op} ${JSON.stringify(params)}: ${got.stdout} ${got.stderr}`);
       },
       exec: (host, argv, o) => topology.exec(host, argv, o),
       killAgent: (i, signal) => agentAt(i).kill(signal),

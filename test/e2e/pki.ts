@@ -8,6 +8,8 @@ export interface TargetsPki {
   /** Common name of the CA: what the http probe reports as the leaf's `certificate.issuer`. */
   ca_name: string;
   leaf: { cert: string; key: string };
+  /** The same names and IPs, signed by the same CA, but expired since yesterday (valid 30 days before): what a forgotten renewal serves. */
+  expired_leaf: { cert: string; key: string };
 }
 
 export const CA_NAME = 'Vantage E2E Test CA';
@@ -34,8 +36,8 @@ export async function makeTargetsPki(names: string[], ips: string[]): Promise<Ta
     keyType: 'ec', algorithm: 'sha256', notBeforeDate: new Date(now - DAY_MS), notAfterDate: new Date(now + 3650 * DAY_MS),
     extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true }],
   });
-  const leaf = await generate([{ name: 'commonName', value: names[0] ?? ips[0]! }], {
-    keyType: 'ec', algorithm: 'sha256', notBeforeDate: new Date(now - DAY_MS), notAfterDate: new Date(now + 365 * DAY_MS),
+  const issue = (not_before_ms: number, not_after_ms: number) => generate([{ name: 'commonName', value: names[0] ?? ips[0]! }], {
+    keyType: 'ec', algorithm: 'sha256', notBeforeDate: new Date(not_before_ms), notAfterDate: new Date(not_after_ms),
     ca: { key: ca.private, cert: ca.cert },
     extensions: [
       { name: 'basicConstraints', cA: false },
@@ -44,5 +46,6 @@ export async function makeTargetsPki(names: string[], ips: string[]): Promise<Ta
       { name: 'subjectAltName', altNames: [...names.map((value) => ({ type: 2, value })), ...ips.map((ip) => ({ type: 7, ip }))] },
     ],
   });
-  return { ca_cert: ca.cert, ca_name: CA_NAME, leaf: { cert: leaf.cert, key: leaf.private } };
+  const [leaf, expired] = await Promise.all([issue(now - DAY_MS, now + 365 * DAY_MS), issue(now - 31 * DAY_MS, now - DAY_MS)]);
+  return { ca_cert: ca.cert, ca_name: CA_NAME, leaf: { cert: leaf.cert, key: leaf.private }, expired_leaf: { cert: expired.cert, key: expired.private } };
 }

@@ -24,10 +24,13 @@ interface DnsPacket {
 }
 const dnsPacket = createRequire(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node-agent', 'package.json'))('dns-packet') as DnsPacket;
 
-/** One name: `answer` for everyone, `views[]` override it for sources inside `cidr`. */
+/**
+ * One name: `answer` for everyone, `views[]` override it for sources inside `cidr`. The server
+ * reads `names` at every query, so a test may change the list while it runs (setAnswer).
+ */
 export interface SplitName {
   name: string;
-  type: 'A' | 'AAAA';
+  type: 'A' | 'AAAA' | 'TXT';
   answer: string;
   views?: Array<{ cidr: string; answer: string }>;
 }
@@ -71,6 +74,21 @@ function reply(query: Packet, source: string, opts: SplitDnsOptions): Packet {
   const answers = matches.filter((n) => n.type === q.type)
     .map((n): Answer => ({ name: q.name, type: n.type, ttl: opts.ttl_s ?? 60, data: answerFor(n, source) }));
   return { ...base, answers };
+}
+
+/**
+ * Give `name` (type `type`) the single answer `answer` for everyone, adding it when missing; with
+ * `answer` null, remove it (the name answers NXDOMAIN once it has no record left). Mutates `names`.
+ */
+export function setAnswer(names: SplitName[], name: string, type: SplitName['type'], answer: string | null): void {
+  const at = names.findIndex((n) => n.name.toLowerCase() === name.toLowerCase() && n.type === type);
+  if (answer === null) {
+    if (at >= 0) names.splice(at, 1);
+  } else if (at >= 0) {
+    names[at] = { name, type, answer };
+  } else {
+    names.push({ name, type, answer });
+  }
 }
 
 /** Start the server on every address of `opts.hosts`; a malformed query is dropped, never fatal. */
