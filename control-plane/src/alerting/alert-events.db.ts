@@ -30,7 +30,10 @@ export interface EventNotificationRow {
   channel_id: string;
   kind: 'firing' | 'acknowledged' | 'resolved';
   delivery_id: string | null;
+  /** silence, mute, maintenance; withdrawn (acknowledged or resolved before its group's message went out) */
   suppressed: string | null;
+  /** the alert-group batch that gathers this page (alert-batches.db.ts), else null */
+  batch_id: string | null;
   created_at: Date;
 }
 

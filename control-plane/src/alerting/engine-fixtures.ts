@@ -42,18 +42,24 @@ export interface World {
   events(): Promise<Array<{ id: string; status: string; suppressed: string | null; type: string }>>;
 }
 
-async function channel(sql: Sql, user_id: string, name: string): Promise<string> {
+/** A channel of `type` (default a webhook to a closed loopback port: deliveries are queued, not sent). @returns its id */
+export async function channel(sql: Sql, user_id: string, name: string, type = 'webhook'): Promise<string> {
   const id = newId('alert_channel');
-  await sql`INSERT INTO alert_channels (id, user_id, name, type, config) VALUES (${id}, ${user_id}, ${name}, 'webhook', ${sql.json({ url: 'http://127.0.0.1:9/hook' })})`;
+  await sql`INSERT INTO alert_channels (id, user_id, name, type, config) VALUES (${id}, ${user_id}, ${name}, ${type}, ${sql.json({ url: 'http://127.0.0.1:9/hook' })})`;
   return id;
 }
 
-/** Seed a world on `sql` (a migrated test database) with `spec`; `timezone` is the owner's zone. */
-export async function seedWorld(sql: Sql, spec: PolicySpec = {}, opts: { timezone?: string; user_id?: string } = {}): Promise<World> {
+/**
+ * Seed a world on `sql` (a migrated test database) with `spec`; `timezone` is the owner's zone.
+ * Several worlds of one account: pass `user_id`, and `first` to page a channel they share;
+ * `monitor_name` names the monitor (alert groups match on it).
+ */
+export async function seedWorld(sql: Sql, spec: PolicySpec = {}, opts: { timezone?: string; user_id?: string; first?: string; monitor_name?: string } = {}): Promise<World> {
   const user_id = opts.user_id ?? await seedUser(sql);
   if (opts.timezone) await sql`UPDATE users SET timezone = ${opts.timezone} WHERE id = ${user_id}`;
   const { monitor_id } = await seedMonitor(sql, { user_id, nodes: 1, state: 'up' });
-  const first = await channel(sql, user_id, 'first');
+  if (opts.monitor_name) await sql`UPDATE monitors SET name = ${opts.monitor_name} WHERE id = ${monitor_id}`;
+  const first = opts.first ?? await channel(sql, user_id, 'first');
   const levels: string[] = [];
   for (const [i] of (spec.levels ?? []).entries()) levels.push(await channel(sql, user_id, `level ${i + 1}`));
   const policy_id = newId('alert_policy');

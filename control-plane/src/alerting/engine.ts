@@ -8,9 +8,12 @@ import {
   monitorById, pagedChannels, policyById, recordNotifications, updateEvent,
   type AlertEventRow, type EngineMonitor, type EnginePolicy, type EventNotificationRow,
 } from './alert-events.db.js';
+import { groupsOfUser, withdrawFromOpenBatches } from './alert-batches.db.js';
 import { liveSilences } from './alert-silences.db.js';
 import { levelChannels, nextStep, notificationKey, suppressionAt, thresholdReached } from './escalation.js';
 import { alertWebhookEvent, buildNotification } from './events.js';
+import { flushDueBatches, gatherPage } from './group-batches.js';
+import { collapses, groupOfMonitor } from './grouping.js';
 import { liveWindows } from './maintenance-windows.db.js';
 import { queueNotification } from './notify.js';
 
@@ -40,19 +43,28 @@ async function suppressionOf(tx: SqlExecutor, monitor: EngineMonitor, policy: En
   return suppressionAt({ monitor, policy, silences, windows, owner_tz: monitor.owner_tz || 'UTC' }, at);
 }
 
-/** Queue `kind` for `targets` (level and channel each) and record them; @returns how many were queued now. */
+/**
+ * Queue `kind` for `targets` (level and channel each) and record them; @returns how many were queued now.
+ * A page (`firing`) of a monitor in an alert group goes to the group's batch for its channel
+ * instead (group-batches.ts), except to channels that do not collapse (PagerDuty).
+ */
 async function notify(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventRow, policy: EnginePolicy, monitor: EngineMonitor,
   kind: Kind, targets: Array<{ level: number; channel_id: string }>, at: Date): Promise<number> {
   const channels = new Map((await channelsByIds(tx, targets.map((t) => t.channel_id))).map((c) => [c.id, c]));
+  const group = kind === 'firing' ? groupOfMonitor(await groupsOfUser(tx, monitor.user_id), monitor) : null;
   const rows: EventNotificationRow[] = [];
   let queued = 0;
   for (const t of targets) {
     const channel = channels.get(t.channel_id);
     if (!channel) continue;
+    if (group && collapses(channel.type)) {
+      await gatherPage(tx, monitor.user_id, group, { event_id: event.id, level: t.level, channel_id: t.channel_id }, at);
+      continue;
+    }
     const n = buildNotification(event, policy, monitor, kind, t.level, at);
     const r = await queueNotification(tx, deps.config, { ...channel, type: channel.type as AlertChannelType }, n, notificationKey(event.id, t.level, t.channel_id, kind));
     if (r.queued) queued++;
-    rows.push({ event_id: event.id, level: t.level, channel_id: t.channel_id, kind, delivery_id: r.delivery_id, suppressed: null, created_at: at });
+    rows.push({ event_id: event.id, level: t.level, channel_id: t.channel_id, kind, delivery_id: r.delivery_id, suppressed: null, batch_id: null, created_at: at });
   }
   await recordNotifications(tx, rows);
   return queued;
@@ -99,7 +111,7 @@ async function runStep(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEvent
   const suppressed = await suppressionOf(tx, monitor, policy, now);
   let notified_at = event.notified_at;
   if (suppressed) {
-    await recordNotifications(tx, channel_ids.map((channel_id) => ({ event_id: event.id, level, channel_id, kind: 'firing' as const, delivery_id: null, suppressed, created_at: now })));
+    await recordNotifications(tx, channel_ids.map((channel_id) => ({ event_id: event.id, level, channel_id, kind: 'firing' as const, delivery_id: null, suppressed, batch_id: null, created_at: now })));
   } else {
     await notify(deps, tx, event, policy, monitor, 'firing', channel_ids.map((channel_id) => ({ level, channel_id })), now);
     if (!notified_at) {
@@ -134,6 +146,8 @@ async function finish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventR
   const row = await updateEvent(tx, event.id, kind === 'acknowledged'
     ? { status: 'acknowledged', acknowledged_at: now, acknowledged_by: by, next_level: null, next_due_at: null }
     : { status: 'resolved', resolved_at: now, resolved_by: by, next_level: null, next_due_at: null });
+  // Pages still gathering in a group's batch are withdrawn; pages its flush already sent count as paged.
+  await withdrawFromOpenBatches(tx, event.id);
   const paged = await pagedChannels(tx, event.id);
   if (paged.length > 0) {
     const [policy, monitor] = await Promise.all([policyById(tx, event.policy_id), monitorById(tx, event.monitor_id)]);
@@ -180,12 +194,16 @@ export async function resolveEvent(deps: AlertEngineDeps, user_id: string, id: s
   });
 }
 
-/** One engine pass at `now`: open, resolve, then due steps (a recovery before the delay pages nobody). */
-export async function alertEnginePass(deps: AlertEngineDeps, now: Date): Promise<{ opened: number; resolved: number; steps: number }> {
+/**
+ * One engine pass at `now`: open, resolve, then due steps (a recovery before the delay pages
+ * nobody), then the alert-group batches whose wait is over.
+ */
+export async function alertEnginePass(deps: AlertEngineDeps, now: Date): Promise<{ opened: number; resolved: number; steps: number; grouped: number }> {
   const opened = await openEvents(deps, now);
   const resolved = await resolveRecovered(deps, now);
   const steps = await runDueSteps(deps, now);
-  return { opened, resolved, steps };
+  const grouped = await flushDueBatches(deps, now);
+  return { opened, resolved, steps, grouped };
 }
 
 /**

@@ -78,5 +78,17 @@ export const alertNotificationSchema = z.object({
   monitor: z.object({ id: z.string(), name: z.string(), type: z.string(), target: z.string() }).nullable(),
   event_id: z.string().nullable(),
   policy_id: z.string().nullable(),
+  /**
+   * Present on a collapsed message (docs/api/alerting.md "Alert groups"): the alert group and
+   * every monitor whose page it gathers (`monitor`, `event_id` and `policy_id` are then null).
+   */
+  group: z.object({
+    id: z.string().nullable(),
+    name: z.string(),
+    monitors: z.array(z.object({
+      id: z.string(), name: z.string(), type: z.string(), target: z.string(),
+      state: z.enum(['down', 'degraded']), event_id: z.string(), started_at: z.iso.datetime(), reason: z.string().nullable(),
+    })),
+  }).optional(),
 });
 export type AlertNotification = z.infer<typeof alertNotificationSchema>;
