@@ -92,12 +92,15 @@ export function createPlacementEngine(deps: { sql: Sql; log: Logger; config: Pla
   };
 
   async function placeNow(monitor_id: string): Promise<string[]> {
+    // Read before the transaction: the snapshot query takes a pool connection of its own, and
+    // with a pool of one (embedded mode, main.ts) it would wait forever for the transaction's.
+    const snapshot_nodes = await cachedSnapshot();
     const out = await retrying(() => sql.begin(async (tx) => {
       const locked = await lockMonitor(tx, monitor_id);
       if (!locked) return { node_ids: [], bumped: [] };
       const { monitor: m, placed } = locked;
       let w = emptyWrites();
-      let node_ids = plan(m, placed, await cachedSnapshot(), w, random);
+      let node_ids = plan(m, placed, snapshot_nodes, w, random);
       const added = w.add.map((a) => a[1]);
       if (w.short.length > 0 || (added.length > 0 && (await onlineNodeIds(tx, added)).length < added.length)) {
         // The snapshot is up to SNAPSHOT_TTL_MS old: a node that just came online may be missing
