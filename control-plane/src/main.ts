@@ -19,6 +19,7 @@ import { startPlacementJob } from './monitors/placement-job.js';
 import { createCheckHooks } from './checks/hooks.js';
 import { createCheckStore } from './checks/ingest.js';
 import { startCheckJobs } from './checks/jobs.js';
+import { startArtifactJobs } from './artifacts/retention.js';
 import { createMaintenanceCalendar } from './alerting/maintenance-calendar.js';
 import { ensurePartitions } from './checks/partitions.js';
 import { webhookStateEvents } from './checks/webhook-events.js';
@@ -101,6 +102,8 @@ checkHooks.onStatePass(webhookStateEvents(outbound.events));
 checkHooks.onStatePass(lateOutageListener());
 // Rounds a maintenance window covers count as maintenance (left out of uptime).
 const checkJobs = startCheckJobs({ ...base, hooks: checkHooks, maintenance: createMaintenanceCalendar() });
+// Deletes browser-check artifacts (HAR, screenshots) no kept check needs (claimed with SKIP LOCKED).
+const artifactJobs = startArtifactJobs(base);
 // Control-plane checks: missed heartbeat check-ins, and domain registry look-ups (RDAP servers from
 // the RFC 9224 bootstrap file, VANTAGE_RDAP_BOOTSTRAP_FILE to use a refreshed copy); both claimed with SKIP LOCKED.
 const heartbeatJob = startHeartbeatJob(base);
@@ -135,6 +138,7 @@ async function shutdown(signal: string): Promise<void> {
     stopSweeper(),
     placementJob.stop().then(() => feed.stop()),
     checkJobs.stop(),
+    artifactJobs.stop(),
     heartbeatJob.stop(),
     domainExpiryJob.stop(),
     alertEngine.stop(),

@@ -10,6 +10,8 @@ import { enrollmentTokensRouter } from './nodes/enrollment-tokens.routes.js';
 import { geoRouter } from './nodes/geo.routes.js';
 import { installRouter } from './nodes/install.routes.js';
 import { monitorHistoryRouter } from './checks/history.routes.js';
+import { artifactsRouter } from './artifacts/artifacts.routes.js';
+import { artifactUploadRouter } from './artifacts/upload.routes.js';
 import { monitorGroupsRouter } from './monitors/monitor-groups.routes.js';
 import { monitorTransferRouter } from './monitors/monitor-transfer.routes.js';
 import { monitorsRouter } from './monitors/monitors.routes.js';
@@ -39,6 +41,7 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/account/api-keys', apiKeysRouter(deps));
   app.route('/v1/account/tokens', accountTokensRouter(deps));
   app.route('/v1/nodes', nodesRouter(deps));
+  app.route('/v1/nodes/artifacts', artifactUploadRouter(deps));
   app.route('/v1/enrollment-tokens', enrollmentTokensRouter(deps));
   app.route('/v1/geo', geoRouter(deps));
   app.route('/v1/probe', probesRouter(deps));
@@ -46,6 +49,7 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/monitors', monitorTransferRouter(deps));
   app.route('/v1/monitors', monitorsRouter(deps));
   app.route('/v1/monitors', monitorHistoryRouter(deps));
+  app.route('/v1/monitors', artifactsRouter(deps));
   app.route('/v1/monitor-groups', monitorGroupsRouter(deps));
   app.route('/v1/webhook-endpoints', webhookEndpointsRouter(deps));
   app.route('/v1/webhook-endpoints', webhookDeliveriesRouter(deps));

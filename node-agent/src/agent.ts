@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import { HELLO_TASKS_HELD_MAX, PROTOCOL_VERSION, intersectPolicies, isId, isSecret, type NodeCapability, type NodeMessage, type ResultEnvelope, type TargetPolicy } from '@vantage/shared-protocol';
 import type { Logger } from 'pino';
 import { ClockOffset } from './assignments/clock.js';
@@ -14,6 +15,8 @@ import { Connection } from './connection/client.js';
 import { dispatch, rejectInvalid } from './connection/dispatch.js';
 import { enrollConfirm } from './connection/enroll.js';
 import { AgentFatalError } from './connection/errors.js';
+import { ArtifactSpool } from './outbox/artifact-spool.js';
+import { ArtifactUploader } from './outbox/artifact-uploader.js';
 import { openResultAudit } from './outbox/audit.js';
 import { Outbox } from './outbox/outbox.js';
 import { OutboxSender, type SenderOptions } from './outbox/sender.js';
@@ -91,7 +94,12 @@ export function createAgent(deps: AgentDeps): Agent {
   const browserPool = new LazyBrowserPool({
     executable_path: browserExecutable(config.browser_executable) ?? DEFAULT_CHROMIUM_PATH, concurrency: config.browser_concurrency, log: deps.log,
   });
-  const outbox = new Outbox(db, { max_results: config.outbox_max_results, max_age_s: config.outbox_max_age_s });
+  // Browser artifacts wait here for upload (docs/architecture/node-agent.md "Artifacts"), beside the state DB.
+  const spool = config.artifact_spool_max_bytes > 0 && db.name && db.name !== ':memory:'
+    ? new ArtifactSpool(path.join(path.dirname(db.name), 'artifacts'), config.artifact_spool_max_bytes) : null;
+  const outbox = new Outbox(db, { max_results: config.outbox_max_results, max_age_s: config.outbox_max_age_s }, Date.now, (shas) => {
+    for (const sha of shas) spool?.remove(sha);
+  });
   const assignments = new AssignmentStore(db);
   const queue = new TaskQueue({ concurrency: config.concurrency, queue_max: config.queue_max });
   // Results from before a restart still in the outbox: their tasks are never run a second time.
@@ -99,15 +107,24 @@ export function createAgent(deps: AgentDeps): Agent {
   let connection: Connection | null = null;
   const send = (m: NodeMessage): boolean => connection?.send(m) ?? false;
   const sender = new OutboxSender({ outbox, send: (f) => connection?.sendFrame(f) ?? false, log: log.child({ module: 'agent.outbox' }), ...deps.sender });
+  const uploader = spool ? new ArtifactUploader({
+    outbox, spool, log: log.child({ module: 'agent.artifacts' }), onReleased: () => sender.pump(),
+    target: () => {
+      const held = readIdentity(db);
+      const control_plane_url = config.control_plane_url ?? held?.control_plane_url;
+      return held && control_plane_url ? { control_plane_url, credential: held.credential } : null;
+    },
+  }) : null;
 
   const audit = openResultAudit(db, config.audit_results);
   const deliver = (result: ResultEnvelope) => {
     const dropped = audit ? audit.record(result, () => outbox.add(result)) : outbox.add(result);
     if (dropped > 0) log.warn({ dropped, max_results: config.outbox_max_results }, 'outbox full: oldest results dropped');
     sender.pump();
+    uploader?.kick();
   };
   const probeLog = deps.log.child({ module: 'probe' });
-  const runMonitorCheck = deps.runMonitorCheck ?? createMonitorCheckRunner({ browser: browserPool });
+  const runMonitorCheck = deps.runMonitorCheck ?? createMonitorCheckRunner({ browser: browserPool, ...(spool ? { artifacts: spool } : {}) });
   // Our clock against the control plane's (measured over the link): rounds start on its clock.
   const clock = new ClockOffset();
   const scheduler = new AssignmentScheduler({
@@ -152,6 +169,7 @@ export function createAgent(deps: AgentDeps): Agent {
       const flushed = await sender.flush(Math.min(5000, Math.max(1000, grace_ms / 2)));
       if (!flushed) log.info(outbox.stats(), 'outbox kept for the next start');
     }
+    await uploader?.stop();
     await connection?.stop();
   }
 
@@ -174,6 +192,12 @@ export function createAgent(deps: AgentDeps): Agent {
       return { kind: 'stopped' };
     }
     if (mode === 'run') scheduler.sync(assignments.list());
+    // Files of results dropped or never written while the agent was down; then upload the rest.
+    if (spool) {
+      const swept = spool.sweep(outbox.artifactDigests());
+      if (swept > 0) log.info({ swept }, 'artifact spool: files no result needs deleted');
+      if (mode === 'run') uploader?.kick();
+    }
     housekeeping = setInterval(() => {
       const n = outbox.pruneAge();
       if (n > 0) log.warn({ dropped: n, max_age_s: config.outbox_max_age_s }, 'outbox: results past their age dropped');
@@ -212,6 +236,7 @@ export function createAgent(deps: AgentDeps): Agent {
           return;
         }
         sender.connected();
+        uploader?.kick(true);
         sendStats();
       },
       onMessage: (m) => {

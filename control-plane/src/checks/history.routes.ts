@@ -3,6 +3,7 @@ import {
   checkListQuerySchema, checkListSchema, isId, resolveTime, stateChangeListQuerySchema, stateChangeListSchema, statsQuerySchema, statsSchema,
   STATS_BUCKETS_MAX, UPTIME_PERIODS, uptimeQuerySchema, uptimeSchema,
 } from '@vantage/shared-protocol';
+import { artifactUrlHook } from '../artifacts/urls.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
@@ -101,7 +102,8 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const series = await monitorSeries(deps.sql, id, q.node_id);
     const nodes = new Map(series.map((s) => [s.id, s.node_id]));
     const { rows, total } = await listChecks(deps.sql, series.map((s) => s.id), from, to, q.page_size, (q.page - 1) * q.page_size);
-    const items = rows.map((row) => toCheckItem(id, nodes.get(row.series_id)!, row));
+    const signUrls = await artifactUrlHook(deps, c);
+    const items = rows.map((row) => signUrls(toCheckItem(id, nodes.get(row.series_id)!, row)));
     return ok(c, { items, total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
   });
 
@@ -143,7 +145,8 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
   r.openapi(stream, async (c) => {
     const { id } = c.req.valid('param');
     await owned(c.get('principal')!.user_id, id);
-    return streamMonitorEvents(c, deps.sql, id, { poll_ms: deps.config.checks_stream_poll_ms, settle_ms: deps.config.checks_stream_settle_ms, ...opts.stream }) as never;
+    const timings = { poll_ms: deps.config.checks_stream_poll_ms, settle_ms: deps.config.checks_stream_settle_ms, ...opts.stream };
+    return streamMonitorEvents(c, deps.sql, id, timings, await artifactUrlHook(deps, c)) as never;
   });
 
   return r;

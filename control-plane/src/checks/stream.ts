@@ -51,9 +51,12 @@ export function toCheckItem(monitor_id: string, node_id: string | null, r: Check
  * `settle_ms` after it was stored, in storage order, and `event: state_change` for every state
  * change recorded (late ones included, marked `late`). Each frame's `id:` is a cursor; a client
  * reconnecting with `Last-Event-ID` gets exactly the events after it. Polls the database every
- * `poll_ms`; `: keepalive` comments keep proxies from closing an idle stream.
+ * `poll_ms`; `: keepalive` comments keep proxies from closing an idle stream. `signUrls` turns
+ * the artifact paths of each check into signed URLs (artifacts/urls.ts).
  */
-export function streamMonitorEvents(c: Context<AppEnv>, sql: Sql, monitor_id: string, timings: Partial<MonitorStreamTimings> = {}): Response {
+export function streamMonitorEvents(
+  c: Context<AppEnv>, sql: Sql, monitor_id: string, timings: Partial<MonitorStreamTimings> = {}, signUrls: (item: CheckItem) => CheckItem = (item) => item,
+): Response {
   const t = { ...DEFAULTS, ...timings };
   const resume = parseCursor(c.req.header('last-event-id'));
   return streamSSE(c, async (stream) => {
@@ -80,7 +83,7 @@ export function streamMonitorEvents(c: Context<AppEnv>, sql: Sql, monitor_id: st
         const rows = await checksStoredAfter(sql, series.map((s) => s.id), cursor, t.settle_ms, t.window_ms, BATCH);
         for (const r of rows) {
           Object.assign(cursor, { stored_us: Number(r.stored_us), series_id: r.series_id, scheduled_ms: r.scheduled_at.getTime() });
-          await write('check', toCheckItem(monitor_id, nodeOf.get(r.series_id) ?? null, r));
+          await write('check', signUrls(toCheckItem(monitor_id, nodeOf.get(r.series_id) ?? null, r)));
         }
         if (rows.length < BATCH || aborted) break;
       }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { artifactsConfigSchema } from './artifacts.js';
 import { checksConfigSchema } from './checks.js';
 import { deliveryConfigSchema } from './delivery.js';
 import { installConfigSchema } from './install.js';
@@ -11,7 +12,8 @@ import { platformConfigSchema } from './platform.js';
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(installConfigSchema.shape).extend(deliveryConfigSchema.shape).extend(planConfigSchema.shape)
-  .extend(placementConfigSchema.shape).extend(checksConfigSchema.shape).extend(loadShedConfigSchema.shape);
+  .extend(placementConfigSchema.shape).extend(checksConfigSchema.shape).extend(loadShedConfigSchema.shape)
+  .extend(artifactsConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

@@ -51,7 +51,8 @@ const roundMs = (v: number | null | undefined) => (typeof v === 'number' && v > 
  * archive. Every request the page makes is held to `ctx.policy` (guard.ts). Never rejects: the
  * monitor is up only if every assertion passes; otherwise `error` is the first failing detail
  * (`assertion`), or why the page did not load (`target`, `timeout`, `blocked`), or the browser's
- * crash (`internal`). The URLs stay empty strings; the caller stores the artifacts.
+ * crash (`internal`). The URLs stay empty strings; the caller keeps `artifacts` for upload and
+ * names them (check.ts).
  */
 export async function runBrowserCheck(pool: BrowserPool, target: string, config: BrowserMonitorConfig, ctx: BrowserCheckContext): Promise<BrowserCheckOutcome> {
   const fail = (error: string, error_class: CheckFailureClass, output = emptyOutput()): BrowserCheckOutcome =>

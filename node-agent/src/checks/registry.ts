@@ -1,5 +1,6 @@
 import { createBrowserCheck } from '../browser/check.js';
 import type { LazyBrowserPool } from '../browser/lazy-pool.js';
+import type { ArtifactSpool } from '../outbox/artifact-spool.js';
 import { dnsProbe } from '../probes/dns.js';
 import type { Probe } from '../probes/types.js';
 import { createAgentEndpointCheck } from './agent-endpoint.js';
@@ -26,6 +27,8 @@ export interface CheckOptions {
   dns?: Probe<'dns'>;
   /** The node's browser for browser checks (agent.ts); absent: browser checks fail (`internal`). */
   browser?: LazyBrowserPool;
+  /** Where browser checks keep their HAR and screenshot for upload (agent.ts); absent: their URLs stay empty. */
+  artifacts?: ArtifactSpool;
 }
 
 /**
@@ -48,6 +51,6 @@ export function createChecks(options: CheckOptions = {}): CheckMap {
     traceroute: createTracerouteCheck(),
     ssl_expiry: createSslExpiryCheck({ ca: options.ca }),
     rbl: createRblCheck(dns),
-    browser: createBrowserCheck(options.browser ?? null),
+    browser: createBrowserCheck(options.browser ?? null, options.artifacts ?? null),
   };
 }

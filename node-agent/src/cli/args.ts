@@ -40,6 +40,7 @@ options (environment fallback in brackets; flags > env > config file > defaults)
   --log-level <level>          fatal|error|warn|info|debug|trace|silent [VANTAGE_AGENT_LOG_LEVEL] (default info)
   --browser-executable <path>  Chromium for browser checks [VANTAGE_AGENT_BROWSER_EXECUTABLE] (default /usr/bin/chromium when present)
   --browser-concurrency <n>    browser checks running at once [VANTAGE_AGENT_BROWSER_CONCURRENCY] (default 2)
+  --artifact-spool-max-bytes <n>  disk for HAR/screenshot files awaiting upload [VANTAGE_AGENT_ARTIFACT_SPOOL_MAX_BYTES] (default 268435456)
   --json                       (status) print JSON
 
 exit status: 0 ok; 1 unexpected error; 2 bad command line or configuration; 3 refused by the control plane (no retry)`;
@@ -49,6 +50,7 @@ const STRING_FLAGS: Array<[string, ConfigKey]> = [
   ['concurrency', 'concurrency'], ['queue-max', 'queue_max'], ['outbox-max-results', 'outbox_max_results'],
   ['outbox-max-age-s', 'outbox_max_age_s'], ['log-level', 'log_level'],
   ['browser-executable', 'browser_executable'], ['browser-concurrency', 'browser_concurrency'],
+  ['artifact-spool-max-bytes', 'artifact_spool_max_bytes'],
 ];
 
 /**

@@ -14,6 +14,7 @@ export const CONFIG_DEFAULTS = {
   allow_cidrs: [] as string[],
   log_level: 'info' as const,
   browser_concurrency: 2,
+  artifact_spool_max_bytes: 256 * 1024 * 1024,
 };
 
 const cidr = z.string().refine((c) => {
@@ -52,6 +53,11 @@ export const agentConfigSchema = z.object({
   browser_executable: z.string().min(1).refine((p) => p.startsWith('/'), { message: 'must be an absolute path such as /usr/bin/chromium' }).optional(),
   /** Browser checks running at once in the node's one Chromium; the rest wait for a slot. */
   browser_concurrency: z.number().int().min(1).max(16).default(CONFIG_DEFAULTS.browser_concurrency),
+  /**
+   * Disk the browser checks' HAR and screenshot files may take in `<state_dir>/artifacts` while
+   * they wait for upload, bytes; past it a check's artifact is left out (its URL empty). 0 = keep none.
+   */
+  artifact_spool_max_bytes: z.number().int().min(0).max(64 * 1024 ** 3).default(CONFIG_DEFAULTS.artifact_spool_max_bytes),
   /** Test only: record every produced result id in the state DB (outbox/audit.ts; env VANTAGE_AGENT_AUDIT_RESULTS=1). */
   audit_results: z.union([z.boolean(), z.stringbool()]).default(false),
 }).strict();

@@ -1,7 +1,8 @@
-import { sanitizeStrings, type ResultEnvelope } from '@vantage/shared-protocol';
+import { ARTIFACT_URL_FIELDS, sanitizeStrings, type ArtifactKind, type ResultEnvelope } from '@vantage/shared-protocol';
 import type { Statement } from 'better-sqlite3';
 import type { StateDb } from '../state/db.js';
 import { getMeta, setMeta } from '../state/meta.js';
+import { artifactRefsOf, type ArtifactRef } from './artifact-refs.js';
 
 /** Outbox bounds (docs/architecture/node-agent.md): past either, the oldest results are dropped and counted. */
 export interface OutboxBounds {
@@ -14,6 +15,11 @@ export interface OutboxRow {
   seq: number;
   result_id: string;
   body: string;
+}
+
+/** An artifact a held result waits for, with the result's id. */
+export interface PendingArtifact extends ArtifactRef {
+  result_id: string;
 }
 
 /** What `outbox.stats` reports (node-protocol outboxStatsMessageSchema). */
@@ -29,6 +35,12 @@ export interface OutboxStats {
  * when the control plane acks its id. Rows come back in production order (`seq`). The count bound
  * is enforced on every add and the age bound by {@link Outbox.pruneAge}; dropped rows are added to
  * the persistent `outbox_dropped_total`.
+ *
+ * Artifacts (docs/architecture/node-agent.md "Artifacts"): a result naming artifacts to upload
+ * (outbox/artifact-refs.ts) is stored held, with one `outbox_artifacts` row per artifact, and is
+ * not read for sending until each is settled ({@link Outbox.artifactSettled}): then it is
+ * written again under a new `seq`, so the sender, whose cursor may have passed it, sends it next.
+ * `on_artifacts_freed` hears the digests no row needs any more (the spool deletes their files).
  */
 export class Outbox {
   readonly #db: StateDb;
@@ -42,8 +54,12 @@ export class Outbox {
   readonly #readAfter: Statement;
   readonly #dropOlder: Statement;
   readonly #oldest: Statement;
+  readonly #insertArtifact: Statement;
+  readonly #orphanArtifacts: Statement;
+  readonly #shaInUse: Statement;
+  readonly #onFreed: (sha256s: string[]) => void;
 
-  constructor(db: StateDb, bounds: OutboxBounds, now: () => number = Date.now) {
+  constructor(db: StateDb, bounds: OutboxBounds, now: () => number = Date.now, on_artifacts_freed: (sha256s: string[]) => void = () => undefined) {
     this.#db = db;
     this.#bounds = bounds;
     this.#now = now;
@@ -52,9 +68,23 @@ export class Outbox {
     this.#insert = db.prepare('INSERT INTO outbox (result_id, created_at_ms, body) VALUES (?, ?, ?) ON CONFLICT (result_id) DO NOTHING');
     this.#dropOldest = db.prepare('DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox ORDER BY seq LIMIT ?)');
     this.#deleteId = db.prepare('DELETE FROM outbox WHERE result_id = ?');
-    this.#readAfter = db.prepare('SELECT seq, result_id, body FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.#readAfter = db.prepare('SELECT seq, result_id, body FROM outbox WHERE seq > ? AND held = 0 ORDER BY seq LIMIT ?');
     this.#dropOlder = db.prepare('DELETE FROM outbox WHERE created_at_ms < ?');
     this.#oldest = db.prepare('SELECT created_at_ms FROM outbox ORDER BY seq LIMIT 1');
+    this.#insertArtifact = db.prepare('INSERT INTO outbox_artifacts (result_id, kind, sha256, monitor_id, scheduled_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
+    this.#orphanArtifacts = db.prepare('DELETE FROM outbox_artifacts WHERE result_id NOT IN (SELECT result_id FROM outbox) RETURNING sha256');
+    this.#shaInUse = db.prepare('SELECT 1 FROM outbox_artifacts WHERE sha256 = ? LIMIT 1');
+    this.#onFreed = on_artifacts_freed;
+  }
+
+  /** Forget the artifacts of dropped rows; @returns the digests no row needs any more. */
+  #dropOrphanArtifacts(): string[] {
+    const shas = new Set((this.#orphanArtifacts.all() as Array<{ sha256: string }>).map((r) => r.sha256));
+    return [...shas].filter((sha) => !this.#shaInUse.get(sha));
+  }
+
+  #freed(shas: string[]): void {
+    if (shas.length > 0) this.#onFreed(shas);
   }
 
   #countDropped(n: number): void {
@@ -73,17 +103,71 @@ export class Outbox {
    */
   add(result: ResultEnvelope): number {
     const body = JSON.stringify(sanitizeStrings(result));
-    return this.#db.transaction(() => {
+    const refs = artifactRefsOf(result);
+    let freed: string[] = [];
+    const dropped = this.#db.transaction(() => {
       const added = this.#insert.run(result.result_id, this.#now(), body).changes;
       this.#pending += added;
-      let dropped = 0;
-      if (this.#pending > this.#bounds.max_results) {
-        dropped = this.#dropOldest.run(this.#pending - this.#bounds.max_results).changes;
-        this.#pending -= dropped;
-        this.#countDropped(dropped);
+      if (added > 0 && refs.length > 0) {
+        for (const r of refs) this.#insertArtifact.run(result.result_id, r.kind, r.sha256, r.monitor_id, r.scheduled_at);
+        this.#db.prepare('UPDATE outbox SET held = ? WHERE result_id = ?').run(refs.length, result.result_id);
       }
-      return dropped;
+      let n = 0;
+      if (this.#pending > this.#bounds.max_results) {
+        n = this.#dropOldest.run(this.#pending - this.#bounds.max_results).changes;
+        this.#pending -= n;
+        this.#countDropped(n);
+        freed = this.#dropOrphanArtifacts();
+      }
+      return n;
     })();
+    this.#freed(freed);
+    return dropped;
+  }
+
+  /** Artifacts held results wait for, oldest result first, at most `limit`. */
+  pendingArtifacts(limit: number): PendingArtifact[] {
+    return this.#db.prepare(`SELECT a.result_id, a.kind, a.sha256, a.monitor_id, a.scheduled_at FROM outbox_artifacts a
+      JOIN outbox o ON o.result_id = a.result_id ORDER BY o.seq, a.kind LIMIT ?`).all(limit) as PendingArtifact[];
+  }
+
+  /** Digests of every artifact some held result waits for (what the spool must keep). */
+  artifactDigests(): Set<string> {
+    return new Set((this.#db.prepare('SELECT DISTINCT sha256 FROM outbox_artifacts').all() as Array<{ sha256: string }>).map((r) => r.sha256));
+  }
+
+  /**
+   * Artifact `kind` of result `result_id` is settled: `stored` by the control plane, or given up
+   * (refused for good: its URL in the result becomes the empty string, "unavailable"). When it was
+   * the result's last one, the result is released: written again under a new `seq` (same id,
+   * creation time and body), so the sender sends it next. One transaction.
+   * @returns released: the result may now be sent; freed: the digest is needed by no other row
+   */
+  artifactSettled(result_id: string, kind: ArtifactKind, stored: boolean): { released: boolean; freed: boolean } {
+    let sha256: string | null = null;
+    const released = this.#db.transaction(() => {
+      const a = this.#db.prepare('DELETE FROM outbox_artifacts WHERE result_id = ? AND kind = ? RETURNING sha256').get(result_id, kind) as { sha256: string } | undefined;
+      if (!a) return false;
+      sha256 = a.sha256;
+      const row = this.#db.prepare('SELECT created_at_ms, body, held FROM outbox WHERE result_id = ?').get(result_id) as { created_at_ms: number; body: string; held: number } | undefined;
+      if (!row) return false;
+      let body = row.body;
+      if (!stored) {
+        const parsed = JSON.parse(body) as { output?: Record<string, unknown> | null };
+        if (parsed.output) parsed.output[ARTIFACT_URL_FIELDS[kind]] = '';
+        body = JSON.stringify(parsed);
+      }
+      const held = Math.max(0, row.held - 1);
+      if (held > 0) {
+        this.#db.prepare('UPDATE outbox SET held = ?, body = ? WHERE result_id = ?').run(held, body, result_id);
+        return false;
+      }
+      this.#deleteId.run(result_id);
+      this.#db.prepare('INSERT INTO outbox (result_id, created_at_ms, body, held) VALUES (?, ?, ?, 0)').run(result_id, row.created_at_ms, body);
+      return true;
+    })();
+    const freed = sha256 !== null && !this.#shaInUse.get(sha256);
+    return { released, freed };
   }
 
   /**
@@ -112,12 +196,16 @@ export class Outbox {
 
   /** Drop results older than `max_age_s` and count them. @returns how many were dropped. */
   pruneAge(): number {
-    return this.#db.transaction(() => {
+    let freed: string[] = [];
+    const dropped = this.#db.transaction(() => {
       const n = this.#dropOlder.run(this.#now() - this.#bounds.max_age_s * 1000).changes;
       this.#pending -= n;
       this.#countDropped(n);
+      if (n > 0) freed = this.#dropOrphanArtifacts();
       return n;
     })();
+    this.#freed(freed);
+    return dropped;
   }
 
   /**

@@ -3,7 +3,8 @@ import type Database from 'better-sqlite3';
 /**
  * Forward-only migrations of the node's state DB; `PRAGMA user_version` holds how many ran.
  * meta: key/value facts (identity, counters); outbox: results not yet acked, `seq` gives the order
- * they were produced in; assignments: the monitors this node runs, as the control plane sent them.
+ * they were produced in; assignments: the monitors this node runs, as the control plane sent them;
+ * outbox_artifacts: artifacts a held outbox row waits for (migration 2).
  */
 export const MIGRATIONS: string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -15,6 +16,18 @@ export const MIGRATIONS: string[] = [
    ) STRICT;
    CREATE INDEX outbox_created ON outbox (created_at_ms);
    CREATE TABLE assignments (monitor_id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT;`,
+  // Artifacts (outbox/artifacts.ts): a result naming artifacts not yet uploaded is `held` (how
+  // many are left) and not sent; outbox_artifacts lists them.
+  `ALTER TABLE outbox ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE outbox_artifacts (
+     result_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     sha256 TEXT NOT NULL,
+     monitor_id TEXT NOT NULL,
+     scheduled_at TEXT NOT NULL,
+     PRIMARY KEY (result_id, kind)
+   ) STRICT;
+   CREATE INDEX outbox_artifacts_sha ON outbox_artifacts (sha256);`,
 ];
 
 /**

@@ -8,3 +8,4 @@ export * from './template.js';
 export * from './browser.js';
 export * from './heartbeat.js';
 export * from './domain-expiry.js';
+export * from './artifacts.js';
