@@ -1,38 +1,38 @@
 import type { BrowserContext } from 'playwright-core';
-import { resolveTarget } from '../probes/resolve.js';
 import type { TargetPolicy } from '../probes/target-policy.js';
+import { proxySessionOf } from './proxy.js';
 
 /** What the guard refused during one check: `url` and why. */
 export interface Refusal { url: string; reason: string }
 
 /**
- * Apply the check's target policy to every request the page makes (documents, subresources,
- * XHR/fetch, WebSockets; service workers are blocked by the context so none escapes routing):
- * its host is resolved (once per host and check) and the address checked with the probes'
- * rule (probes/resolve.ts); a refused one is aborted before Chromium connects. Only http(s) and
- * ws(s) leave the browser; other network schemes are aborted. Known gap: Chromium resolves the
- * name again itself, so a resolver that answers differently between the two look-ups (DNS
- * rebinding) is not caught.
+ * Hold every request of `context` (made by the pool, so it has a proxy session) to `policy`, in
+ * two layers. The connection layer is the node's target proxy (proxy.ts): this sets the session's
+ * policy, and from then on the proxy resolves each host once, checks the address and connects
+ * only to that address; Chromium never resolves a target itself, so a rebinding resolver gets no
+ * second question. The request layer, here, asks the same session before Chromium sends a request
+ * (documents, frames, subresources, XHR/fetch, WebSockets; service workers are blocked by the
+ * context so none escapes routing) and aborts a refused one as `blockedbyclient`, so a refusal
+ * shows as a refusal with its reason rather than as a proxy error; only http(s) and ws(s) leave
+ * the browser. Both layers share one resolution per host and check.
  * @returns the refusals so far (the array fills while the page loads)
+ * @throws Error when `context` was not made by the pool (no proxy session: nothing would be checked)
  */
 export async function guardRequests(context: BrowserContext, policy: TargetPolicy): Promise<Refusal[]> {
+  const session = proxySessionOf(context);
+  if (!session) throw new Error('this browser context has no target proxy session (contexts must come from BrowserPool.use)');
+  session.setPolicy(policy);
   const refused: Refusal[] = [];
-  const verdicts = new Map<string, Promise<string | null>>();
-  const verdict = (raw: string): Promise<string | null> => {
+  const verdict = async (raw: string): Promise<string | null> => {
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      return Promise.resolve('not a valid URL');
+      return 'not a valid URL';
     }
-    if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) return Promise.resolve(`scheme ${url.protocol} is not allowed`);
-    const host = url.hostname;
-    let v = verdicts.get(host);
-    if (!v) {
-      v = resolveTarget(host, 'auto', policy).then((r) => (r.ok ? null : r.error));
-      verdicts.set(host, v);
-    }
-    return v;
+    if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) return `scheme ${url.protocol} is not allowed`;
+    const r = await session.admit(url.hostname);
+    return r.ok ? null : r.error;
   };
   await context.route('**/*', async (route) => {
     const url = route.request().url();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 import type { Logger } from 'pino';
 import { chromiumArgs } from './flags.js';
+import { BrowserProxy, bindProxySession } from './proxy.js';
 import { findPidByArgument, killTree, treeRssBytes } from './process-tree.js';
 
 /** Options of the node's browser (docs/operators/agent.md "Browser checks"). */
@@ -33,6 +34,8 @@ export class BrowserCrashedError extends Error {
 
 interface Instance {
   browser: Browser;
+  /** The browser's target proxy: closed with the browser. */
+  proxy: BrowserProxy;
   pid: number | null;
   checks: number;
   active: number;
@@ -49,6 +52,8 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
  * One Chromium per node, driven through playwright-core: a fresh context per check, at most
  * `concurrency` checks at once, relaunched after it crashed or hung (its process tree is
  * SIGKILLed), after `checks_per_browser` checks, or when its memory exceeds `rss_max_bytes`.
+ * Each browser has its own target proxy (proxy.ts), its only way out; each context gets its own
+ * proxy session, whose policy the request guard sets (guard.ts): until then it reaches nothing.
  */
 export class BrowserPool {
   private readonly opts: Required<Omit<BrowserPoolOptions, 'log'>>;
@@ -79,6 +84,11 @@ export class BrowserPool {
     return this.current && !this.current.dead ? this.current.pid : null;
   }
 
+  /** `http://127.0.0.1:<port>` of the running browser's target proxy (null when none runs). */
+  proxyServer(): string | null {
+    return this.current && !this.current.dead ? this.current.proxy.server : null;
+  }
+
   /** Memory of the running browser's processes (summed PSS), bytes (0 when none runs). */
   rssBytes(): number {
     const pid = this.pid();
@@ -86,9 +96,10 @@ export class BrowserPool {
   }
 
   /**
-   * Run `fn` with a fresh browser context (options `context`), closed afterwards. Waits for a
-   * slot; rejects with `signal`'s reason if aborted while waiting, with BrowserCrashedError when
-   * the browser died under the check, or with the launch error.
+   * Run `fn` with a fresh browser context (options `context`; its `proxy` is always the browser's
+   * target proxy, through a session of its own: proxySessionOf(ctx)), closed afterwards with its
+   * session. Waits for a slot; rejects with `signal`'s reason if aborted while waiting, with
+   * BrowserCrashedError when the browser died under the check, or with the launch error.
    */
   async use<T>(context: BrowserContextOptions, signal: AbortSignal, fn: (ctx: BrowserContext) => Promise<T>): Promise<T> {
     await this.acquire(signal);
@@ -96,7 +107,15 @@ export class BrowserPool {
     try {
       inst = await this.instance();
       inst.active++;
-      const ctx = await inst.browser.newContext(context);
+      const session = await inst.proxy.openSession();
+      let ctx: BrowserContext;
+      try {
+        ctx = await inst.browser.newContext({ ...context, proxy: { server: session.server, bypass: '<-loopback>' } });
+      } catch (err) {
+        await inst.proxy.closeSession(session);
+        throw err;
+      }
+      bindProxySession(ctx, session);
       let result: T;
       try {
         result = await fn(ctx);
@@ -108,6 +127,7 @@ export class BrowserPool {
           this.log.warn({ pid: inst.pid }, 'browser context did not close: killing the browser');
           this.kill(inst);
         }
+        await inst.proxy.closeSession(session);
       }
       if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError('the browser exited');
       return result;
@@ -164,20 +184,28 @@ export class BrowserPool {
   private async launch(): Promise<Instance> {
     const marker = `--vantage-browser=${randomUUID()}`;
     const started = Date.now();
-    const browser = await chromium.launch({
-      executablePath: this.opts.executable_path,
-      headless: true,
-      args: chromiumArgs({ js_heap_max_mb: this.opts.js_heap_max_mb, renderer_process_limit: Math.max(2, this.opts.concurrency) }, marker),
-      timeout: this.opts.launch_timeout_ms,
-      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
-    });
+    const proxy = await BrowserProxy.start(this.log);
+    let browser: Browser;
+    try {
+      browser = await chromium.launch({
+        executablePath: this.opts.executable_path,
+        headless: true,
+        args: chromiumArgs({ js_heap_max_mb: this.opts.js_heap_max_mb, renderer_process_limit: Math.max(2, this.opts.concurrency) }, marker, proxy.server),
+        timeout: this.opts.launch_timeout_ms,
+        handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+      });
+    } catch (err) {
+      await proxy.close();
+      throw err;
+    }
     this.launches++;
     let onDrained = () => {};
     const drained = new Promise<void>((resolve) => { onDrained = resolve; });
-    const inst: Instance = { browser, pid: findPidByArgument(marker), checks: 0, active: 0, dead: false, retiring: false, drained, onDrained };
+    const inst: Instance = { browser, proxy, pid: findPidByArgument(marker), checks: 0, active: 0, dead: false, retiring: false, drained, onDrained };
     browser.on('disconnected', () => {
       if (!inst.retiring) this.log.warn({ pid: inst.pid }, 'browser exited unexpectedly');
       inst.dead = true;
+      void proxy.close();
       if (this.current === inst) this.current = null;
       inst.onDrained();
     });
@@ -206,12 +234,14 @@ export class BrowserPool {
     if (inst.dead) return;
     if (await withTimeout(inst.browser.close().catch(() => undefined), this.opts.close_timeout_ms) === 'timeout') this.kill(inst);
     inst.dead = true;
+    await inst.proxy.close();
   }
 
   private kill(inst: Instance): void {
     inst.dead = true;
     if (this.current === inst) this.current = null;
     if (inst.pid) killTree(inst.pid);
+    void inst.proxy.close();
     inst.onDrained();
   }
 }

@@ -1,0 +1,152 @@
+/**
+ * The browser's target proxy on its own (no Chromium): CONNECT tunnels and absolute-URI requests
+ * reach only checked addresses, refusals carry the probes' wording, garbage input gets an answer
+ * and never takes the proxy down, closing ends every connection.
+ */
+import net from 'node:net';
+import t from 'tap';
+import { silentLogger } from '../probes/test-support/logger.js';
+import { BrowserProxy, PROXY_ERROR_HEADER, type ProxySession } from './proxy.js';
+import { startPageServer } from './test-support/pages.js';
+import { connectTunnel, portOf, rawExchange } from './test-support/raw-proxy-client.js';
+
+const ONLY_127_0_0_1 = { allow_private: false, allow_cidrs: ['127.0.0.1/32'] };
+const headEnd = (text: string) => text.includes('\r\n\r\n');
+
+/** A TCP server on `host` that echoes and counts its connections. */
+async function echoServer(host: string): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  const open = new Set<net.Socket>();
+  const server = net.createServer((c) => { connections++; open.add(c); c.on('close', () => open.delete(c)); c.on('error', () => undefined); c.pipe(c); });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => { for (const c of open) c.destroy(); server.close(() => resolve()); }),
+  };
+}
+
+t.test('target proxy', async (t) => {
+  const proxy = await BrowserProxy.start(silentLogger());
+  const allowed = await echoServer('127.0.0.1');
+  const other = await echoServer('127.0.0.2');
+  const pages = await startPageServer('127.0.0.1');
+  const otherPages = await startPageServer('127.0.0.2');
+  t.teardown(async () => { await proxy.close(); await allowed.close(); await other.close(); await pages.close(); await otherPages.close(); });
+  const session = async (): Promise<ProxySession> => {
+    const s = await proxy.openSession();
+    s.setPolicy(ONLY_127_0_0_1);
+    t.teardown(() => proxy.closeSession(s));
+    return s;
+  };
+
+  t.test('CONNECT to a checked address tunnels both ways; the route records the address', async (t) => {
+    const s = await session();
+    const tunnel = await connectTunnel(portOf(s.server), `localhost:${allowed.port}`);
+    const echoed = new Promise<string>((resolve) => tunnel.once('data', (d) => resolve(d.toString())));
+    tunnel.write('ping');
+    t.equal(await echoed, 'ping');
+    tunnel.destroy();
+    t.same(s.routes, [{ target: `localhost:${allowed.port}`, address: '127.0.0.1' }], 'localhost resolved once, to the checked address');
+  });
+
+  t.test('CONNECT to a refused address: 403 with the probes\' reason, nothing reaches it', async (t) => {
+    const s = await session();
+    const before = other.connections();
+    for (const target of [`127.0.0.2:${other.port}`, `0x7f000002:${other.port}`, `[::ffff:127.0.0.2]:${other.port}`]) {
+      const r = await rawExchange(portOf(s.server), `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      t.match(r.text, /^HTTP\/1\.1 403 Forbidden\r\n/, `${target}: 403`);
+      t.match(r.text, new RegExp(`${PROXY_ERROR_HEADER}: target (127\\.0\\.0\\.2|::ffff:7f00:2) \\(loopback\\), which this check may not reach`), `${target}: the reason`);
+    }
+    t.equal(other.connections(), before, 'the refused address saw no connection');
+    t.equal(s.failures.length, 3);
+    t.ok(s.failures.every((f) => f.refused), 'recorded as policy refusals');
+  });
+
+  t.test('fail closed: a session without a policy, and the browser-wide port, refuse everything', async (t) => {
+    const bare = await proxy.openSession();
+    t.teardown(() => proxy.closeSession(bare));
+    const before = allowed.connections();
+    const r = await rawExchange(portOf(bare.server), `CONNECT 127.0.0.1:${allowed.port} HTTP/1.1\r\n\r\n`);
+    t.match(r.text, /^HTTP\/1\.1 403 .*\r\n[^]*no target policy is set/);
+    const wide = await rawExchange(portOf(proxy.server), `GET ${pages.url('/ok')} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    t.match(wide.text, /^HTTP\/1\.1 403 [^]*no browser check owns this connection/);
+    t.equal(allowed.connections(), before);
+  });
+
+  t.test('absolute-URI requests: forwarded to the checked address with their Host, hop-by-hop fields dropped', async (t) => {
+    const s = await session();
+    const url = pages.url('/ok');
+    const r = await rawExchange(portOf(s.server), `GET ${url} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nProxy-Connection: keep-alive\r\nConnection: close\r\n\r\n`);
+    t.match(r.text, /^HTTP\/1\.1 200 OK\r\n/);
+    t.match(r.text, /Hello Vantage/);
+    t.notMatch(r.text, /proxy-connection/i);
+    const refused = await rawExchange(portOf(s.server), `GET ${otherPages.url('/ok')} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    t.match(refused.text, /^HTTP\/1\.1 403 Forbidden\r\n[^]*target 127\.0\.0\.2 \(loopback\), which this check may not reach/);
+    t.same(otherPages.hits, [], 'the refused address saw no request');
+  });
+
+  t.test('a target that cannot be reached: 502 to CONNECT, a reset to a plain request', async (t) => {
+    const s = await session();
+    const closed = await echoServer('127.0.0.1');
+    await closed.close();
+    const tunnel = await rawExchange(portOf(s.server), `CONNECT 127.0.0.1:${closed.port} HTTP/1.1\r\n\r\n`);
+    t.match(tunnel.text, new RegExp(`^HTTP/1\\.1 502 Bad Gateway\\r\\n[^]*cannot connect to 127\\.0\\.0\\.1:${closed.port} \\(127\\.0\\.0\\.1\\): ECONNREFUSED`));
+    const plain = await rawExchange(portOf(s.server), `GET http://127.0.0.1:${closed.port}/ HTTP/1.1\r\nHost: x\r\n\r\n`);
+    t.equal(plain.text, '', 'no HTTP status the target never sent');
+    t.equal(plain.reset, true, 'the connection is reset');
+    t.match(s.failures, [{ refused: false, reason: /ECONNREFUSED/ }, { refused: false, reason: /ECONNREFUSED/ }]);
+  });
+
+  t.test('garbage input gets an answer and the proxy keeps serving', async (t) => {
+    const s = await session();
+    const port = portOf(s.server);
+    const cases: [string, string | Buffer, RegExp][] = [
+      ['CONNECT without a port', 'CONNECT example.test HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400 /],
+      ['CONNECT with an empty host', `CONNECT :${allowed.port} HTTP/1.1\r\n\r\n`, /^HTTP\/1\.1 400 /],
+      ['CONNECT with userinfo', `CONNECT a@127.0.0.1:${allowed.port} HTTP/1.1\r\n\r\n`, /^HTTP\/1\.1 400 /],
+      ['CONNECT to port 0', 'CONNECT 127.0.0.1:0 HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400 /],
+      ['CONNECT to port 99999', 'CONNECT 127.0.0.1:99999 HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400 /],
+      ['CONNECT with a broken IPv6 literal', 'CONNECT [::1:443 HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400 /],
+      ['CONNECT with a path', `CONNECT 127.0.0.1:${allowed.port}/x HTTP/1.1\r\n\r\n`, /^HTTP\/1\.1 400 /],
+      ['an origin-form request', 'GET / HTTP/1.1\r\nHost: x\r\n\r\n', /^HTTP\/1\.1 400 /],
+      ['an https absolute URI', 'GET https://127.0.0.1/ HTTP/1.1\r\nHost: x\r\n\r\n', /^HTTP\/1\.1 400 /],
+      ['an upgrade without CONNECT', `GET ${pages.url('/ok')} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`, /^HTTP\/1\.1 400 /],
+      ['a broken request line', 'CONNECT\r\n\r\n', /^HTTP\/1\.1 400 /],
+      ['binary junk', Buffer.from([0x16, 0x03, 0x01, 0x00, 0xff, 0x00, 0x0d, 0x0a, 0x0d, 0x0a]), /^HTTP\/1\.1 400 /],
+      ['a CR in the request line', 'CONNECT 127.0.0.1:80\r HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400 /],
+      ['headers over 16 KiB', `CONNECT 127.0.0.1:${allowed.port} HTTP/1.1\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`, /^HTTP\/1\.1 431 /],
+      ['thousands of headers', `GET ${pages.url('/ok')} HTTP/1.1\r\n${'X-A: b\r\n'.repeat(5000)}\r\n`, /^HTTP\/1\.1 431 /],
+    ];
+    const before = allowed.connections();
+    for (const [what, bytes, expected] of cases) {
+      const r = await rawExchange(port, bytes, { until: headEnd });
+      t.match(r.text, expected, what);
+    }
+    t.equal(allowed.connections(), before, 'no garbage reached a target');
+    const tunnel = await connectTunnel(port, `127.0.0.1:${allowed.port}`);
+    tunnel.destroy();
+    t.ok(true, 'a good CONNECT still works afterwards');
+  });
+
+  t.test('closing a session ends its tunnels; closing the proxy closes every port', async (t) => {
+    const own = await BrowserProxy.start(silentLogger());
+    const s = await own.openSession();
+    s.setPolicy(ONLY_127_0_0_1);
+    const tunnel = await connectTunnel(portOf(s.server), `127.0.0.1:${allowed.port}`);
+    const ended = new Promise<void>((resolve) => tunnel.once('close', () => resolve()));
+    await own.closeSession(s);
+    await ended;
+    t.ok(tunnel.destroyed, 'the open tunnel was closed with its session');
+    const second = await own.openSession();
+    await own.close();
+    for (const server of [own.server, second.server]) {
+      const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+        const c = net.connect(portOf(server), '127.0.0.1', () => { c.destroy(); resolve(null); });
+        c.on('error', resolve);
+      });
+      t.equal(err?.code, 'ECONNREFUSED', `${server} closed`);
+    }
+    await t.rejects(own.openSession(), /the browser proxy is closed/);
+  });
+});
