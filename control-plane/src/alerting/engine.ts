@@ -1,6 +1,7 @@
 import { newId, type AlertChannelType } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
-import type { EventPublisher, SqlExecutor } from '../contracts.js';
+import type { EventPublisher, Mailer, SqlExecutor } from '../contracts.js';
+import { createMailer } from '../delivery/mailer.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import {
@@ -14,6 +15,7 @@ import { levelChannels, nextStep, notificationKey, suppressionAt, thresholdReach
 import { alertWebhookEvent, buildNotification } from './events.js';
 import { flushDueBatches, gatherPage } from './group-batches.js';
 import { collapses, groupOfMonitor } from './grouping.js';
+import { sendMaintenanceNotices } from './maintenance-notices.js';
 import { liveWindows } from './maintenance-windows.db.js';
 import { queueNotification } from './notify.js';
 
@@ -27,11 +29,15 @@ import { queueNotification } from './notify.js';
  * any number of instances run passes at once.
  */
 
-/** What the engine needs. `events`: the webhook publisher (alert.* events), absent in some tests. */
+/**
+ * What the engine needs. `events`: the webhook publisher (alert.* events), absent in some tests;
+ * `mail`: the Mailer of maintenance advance notices (none sent without it).
+ */
 export interface AlertEngineDeps {
   sql: Sql;
   config: Pick<Config, 'delivery_notify_channel'>;
   events?: EventPublisher;
+  mail?: Mailer;
   log?: Logger;
 }
 
@@ -196,21 +202,24 @@ export async function resolveEvent(deps: AlertEngineDeps, user_id: string, id: s
 
 /**
  * One engine pass at `now`: open, resolve, then due steps (a recovery before the delay pages
- * nobody), then the alert-group batches whose wait is over.
+ * nobody), then the alert-group batches whose wait is over, then maintenance advance notices.
  */
-export async function alertEnginePass(deps: AlertEngineDeps, now: Date): Promise<{ opened: number; resolved: number; steps: number; grouped: number }> {
+export async function alertEnginePass(deps: AlertEngineDeps, now: Date): Promise<{ opened: number; resolved: number; steps: number; grouped: number; notices: number }> {
   const opened = await openEvents(deps, now);
   const resolved = await resolveRecovered(deps, now);
   const steps = await runDueSteps(deps, now);
   const grouped = await flushDueBatches(deps, now);
-  return { opened, resolved, steps, grouped };
+  const notices = deps.mail ? await sendMaintenanceNotices({ sql: deps.sql, mail: deps.mail }, now) : 0;
+  return { opened, resolved, steps, grouped, notices };
 }
 
 /**
  * Run engine passes every `interval_ms` (default 1 s) until stopped; a failed pass is logged and
- * the next one runs on time. `clock` gives `now` (tests).
+ * the next one runs on time. `clock` gives `now` (tests). Without `deps.mail` the notices go
+ * through a Mailer built from the configuration (the delivery engine's `email` channel).
  */
-export function startAlertEngine(deps: AlertEngineDeps, opts: { interval_ms?: number; clock?: () => Date } = {}): { stop(): Promise<void> } {
+export function startAlertEngine(engine: AlertEngineDeps & { config: Config; log: Logger }, opts: { interval_ms?: number; clock?: () => Date } = {}): { stop(): Promise<void> } {
+  const deps: AlertEngineDeps = { ...engine, mail: engine.mail ?? createMailer(engine) };
   const interval_ms = opts.interval_ms ?? 1000;
   const clock = opts.clock ?? (() => new Date());
   let stopped = false;

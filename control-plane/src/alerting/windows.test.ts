@@ -1,5 +1,5 @@
 import t from 'tap';
-import { activeSilence, isInMaintenance, isMuted, occurrenceAt, silenceStatus, type WindowRef } from './windows.js';
+import { activeSilence, isInMaintenance, isMuted, nextOccurrenceStart, occurrenceAt, silenceStatus, type WindowRef } from './windows.js';
 
 /* Time rules across DST changes (Europe/Berlin: 2026-03-29 02:00→03:00, 2026-10-25 03:00→02:00; America/New_York 2026-03-08). */
 
@@ -72,4 +72,18 @@ t.test('mute windows in the owner\'s zone, wrapping midnight, across DST', async
   t.ok(isMuted({ mute_start: '09:00', mute_end: '17:00' }, 'Asia/Shanghai', at('2026-03-28T01:00:00Z')), '09:00 in Shanghai, start inclusive');
   t.notOk(isMuted({ mute_start: '09:00', mute_end: '17:00' }, 'Asia/Shanghai', at('2026-03-28T09:00:00Z')), '17:00 end exclusive');
   t.notOk(isMuted({ mute_start: null, mute_end: null }, 'UTC', at('2026-03-28T01:00:00Z')));
+});
+
+t.test('the next occurrence start: one-off, daily across the spring change, monthly on the 31st, recurrence_until', async (t) => {
+  const iso = (d: Date | null) => d?.toISOString() ?? null;
+  t.equal(iso(nextOccurrenceStart(win({}), 'UTC', at('2026-03-19T00:00:00Z'))), '2026-03-20T01:30:00.000Z', 'a one-off window not started yet');
+  t.equal(nextOccurrenceStart(win({}), 'UTC', at('2026-03-20T01:30:00Z')), null, 'started: none left');
+  const daily = win({ recurrence: 'daily' });
+  t.equal(iso(nextOccurrenceStart(daily, 'Europe/Berlin', at('2026-03-20T01:30:00Z'))), '2026-03-21T01:30:00.000Z', 'the start itself is not after itself');
+  t.equal(iso(nextOccurrenceStart(daily, 'Europe/Berlin', at('2026-03-29T12:00:00Z'))), '2026-03-30T00:30:00.000Z', '02:30 local after spring forward is 00:30Z');
+  const monthly = win({ recurrence: 'monthly', starts_at: at('2026-01-31T10:00:00Z'), ends_at: at('2026-01-31T11:00:00Z') });
+  t.equal(iso(nextOccurrenceStart(monthly, 'UTC', at('2026-02-01T00:00:00Z'))), '2026-02-28T10:00:00.000Z');
+  const until = win({ recurrence: 'daily', recurrence_until: at('2026-03-22T01:30:00Z') });
+  t.equal(iso(nextOccurrenceStart(until, 'UTC', at('2026-03-21T12:00:00Z'))), '2026-03-22T01:30:00.000Z', 'a start exactly at recurrence_until');
+  t.equal(nextOccurrenceStart(until, 'UTC', at('2026-03-22T12:00:00Z')), null, 'none after it');
 });

@@ -77,6 +77,25 @@ export function occurrenceAt(w: WindowRef, tz: string, at: Date): { starts_at: D
 }
 
 /**
+ * The first occurrence of `w` starting after `after` (exclusive), or null when none is left
+ * (a one-off window already started, or the next start is past `recurrence_until`). Starts are
+ * found from the calendar difference as occurrenceAt does, then stepped forward.
+ */
+export function nextOccurrenceStart(w: Pick<WindowRef, 'starts_at' | 'recurrence' | 'recurrence_until'>, tz: string, after: Date): Date | null {
+  const t = after.getTime();
+  if (w.starts_at.getTime() > t) return w.starts_at;
+  if (w.recurrence === 'none') return null;
+  const unit = { daily: 'days', weekly: 'weeks', monthly: 'months' } as const;
+  const estimate = Math.floor(DateTime.fromJSDate(after, { zone: tz }).diff(DateTime.fromJSDate(w.starts_at, { zone: tz }), unit[w.recurrence]).as(unit[w.recurrence]));
+  for (let k = Math.max(0, estimate - 1); k <= estimate + 3; k++) {
+    const start = occurrenceStart(w, tz, k);
+    if (start.getTime() <= t) continue;
+    return w.recurrence_until && start.getTime() > w.recurrence_until.getTime() ? null : start;
+  }
+  return null;
+}
+
+/**
  * Whether `monitor` is in maintenance at `at`: some window of the owner covers it and has an
  * occurrence containing `at`. `owner_tz` is the owner's IANA time zone (users.timezone).
  */
