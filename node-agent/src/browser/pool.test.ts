@@ -2,12 +2,21 @@
  * The browser pool and the request guard with the real Chromium: a browser killed mid-check is
  * relaunched and the check fails with a clear error; a hung check is ended at its deadline; at
  * most `concurrency` checks run at once; relaunch after `checks_per_browser`; the target policy
- * for the top-level URL and for subresources; capability detection.
+ * for the top-level URL and for subresources; the target proxy lives and dies with its browser;
+ * capability detection.
  */
 import t from 'tap';
 import { detectBrowser } from './capability.js';
+import net from 'node:net';
 import { check, CHROMIUM_PATH, SKIP_WITHOUT_CHROMIUM, testPool } from './test-support/harness.js';
 import { startPageServer } from './test-support/pages.js';
+import { portOf } from './test-support/raw-proxy-client.js';
+
+/** Whether something listens on `server` (`http://127.0.0.1:<port>`). */
+const listening = (server: string) => new Promise<boolean>((resolve) => {
+  const c = net.connect(portOf(server), '127.0.0.1', () => { c.destroy(); resolve(true); });
+  c.on('error', () => resolve(false));
+});
 
 const until = async (what: string, cond: () => boolean, bound_ms = 30_000) => {
   const end = Date.now() + bound_ms;
@@ -92,6 +101,27 @@ t.test('browser pool', { skip: SKIP_WITHOUT_CHROMIUM }, async (t) => {
     t.same(cross.output.failed_resources.map((r) => [r.url, r.status]), [[other.url('/img.png'), 0]], 'the other origin refused');
     t.same(other.hits, [], 'the refused address never saw a request');
   });
+});
+
+t.test('the target proxy closes with its browser', { skip: SKIP_WITHOUT_CHROMIUM }, async (t) => {
+  const pages = await startPageServer();
+  const pool = testPool();
+  t.teardown(async () => { await pool.close(); await pages.close(); });
+  t.equal((await check(pool, pages.url('/ok'))).success, true);
+  const first = pool.proxyServer()!;
+  t.ok(first && await listening(first), 'the proxy listens while its browser runs');
+  process.kill(pool.pid()!, 'SIGKILL');
+  const end = Date.now() + 30_000;
+  while (await listening(first)) {
+    if (Date.now() > end) throw new Error('the proxy outlived its killed browser');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.pass('a killed browser takes its proxy with it');
+  t.equal((await check(pool, pages.url('/ok'))).success, true, 'the relaunched browser has a working proxy');
+  const second = pool.proxyServer()!;
+  t.not(second, first, 'a new proxy for the new browser');
+  await pool.close();
+  t.equal(await listening(second), false, 'closing the pool closes the proxy');
 });
 
 t.test('capability detection', async (t) => {
