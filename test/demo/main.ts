@@ -1,8 +1,13 @@
 /**
- * The main job (README command 1): on a fresh machine, with the embedded database,
- * start the control plane and three local probe nodes, run a multi-node probe of every type against
- * local targets, print node results and summaries as tables with progress while waiting, then leave
- * the API up (base URL and a ready-to-paste curl) until interrupted.
+ * The main job (README command 1): on a fresh machine, with the embedded database, start the
+ * control plane and three local probe nodes, run a multi-node probe of every type against local
+ * targets and print node results and summaries as tables with progress while waiting; then, all
+ * through the public API, create monitors of several types (http, keyword, tcp, dns, and ping as
+ * root) on every node with 10 s rounds, show a live monitor-by-node status table, take one target
+ * down and show its alert arriving at a local webhook receiver that verifies the signature, mend
+ * it and show the resolve notification; then leave the API up (base URL, an API key and curls to
+ * paste) until interrupted. Fast rounds come from the operator setting
+ * VANTAGE_MONITOR_EXTRA_INTERVALS_S (docs/api/monitors.md "Create and update").
  *
  * Options: `--once` runs the probes and exits (used by test/demo.test.ts); `--port N` (default
  * VANTAGE_PORT or 8080, the next free port when taken); `--nodes N` (default 3, max 9).
@@ -15,7 +20,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Api } from './api.js';
 import { ROOT, startChild, waitFor, type Child } from './processes.js';
+import { DEMO_INTERVAL_S, runMonitoringDemo } from './monitoring.js';
 import { progress, renderTask } from './render.js';
+import { readStatus, renderStatus } from './status.js';
 import { startTargets } from './targets.js';
 
 const LOCATIONS = [
@@ -27,9 +34,12 @@ const LOCATIONS = [
 const USAGE = `usage: pnpm start [--once] [--port N] [--nodes N]
 
 Starts the control plane on an embedded database and N local probe nodes, runs a probe of every
-type on all of them against local targets and prints the results, then keeps the API up.
+type on all of them against local targets and prints the results; creates monitors of several
+types with 10 s rounds and shows their status live; takes one target down and shows its alert
+reaching a local webhook receiver, then the resolve; then keeps the API up.
 
-  --once      exit after printing the results (status 0 when every node answered every probe)
+  --once      exit after the alert is resolved (status 0 when every node answered every probe
+              and the monitoring part completed)
   --port N    API port on 127.0.0.1 (default VANTAGE_PORT or 8080; the next free one when taken)
   --nodes N   probe nodes to start, 1-${LOCATIONS.length} (default 3)
   --help      print this help`;
@@ -106,6 +116,9 @@ async function main(): Promise<void> {
     // The demo's targets are on loopback: let anonymous probes reach them (the deployment's
     // allow-list, docs/api/probes.md).
     VANTAGE_PROBE_ALLOW_CIDRS: '127.0.0.0/8,::1/128', DATABASE_URL: '', VANTAGE_DATABASE_URL: '',
+    // Monitor rounds every 10 s instead of at least 60 (the operator setting of
+    // docs/api/monitors.md "Create and update"), and every node on each monitor.
+    VANTAGE_MONITOR_EXTRA_INTERVALS_S: String(DEMO_INTERVAL_S), VANTAGE_PLAN_NODE_COUNT_MAX: String(Math.max(5, node_count)),
   }, log_dir, onChildExit));
   await waitFor('the control plane', 120_000, async () => (await fetch(`${base_url}/v1/openapi.json`)).ok || null);
 
@@ -156,17 +169,39 @@ async function main(): Promise<void> {
     say(renderTask(p.type, String(p.body.target), task, p.extra?.(task)));
   }
 
+  const monitoring = await runMonitoringDemo({ api, node_count, is_root, targets, say });
+
   if (values.once) {
+    await monitoring.close();
     await targets.close();
-    say(`\ndone: ${probes.length} probe types on ${node_count} nodes, ${failures} with failed nodes`);
+    say(`\ndone: ${probes.length} probe types on ${node_count} nodes, ${failures} with failed nodes; ${monitoring.monitor_ids.length} monitors up, alert and resolve delivered`);
     await stopAll(failures === 0 ? 0 : 1);
   }
-  say(`\nThe API is up at ${base_url} (OpenAPI: ${base_url}/v1/openapi.json). Try:`);
+  const status = await readStatus(api, monitoring.monitor_ids).catch(() => null);
+  if (status) say(`\n${renderStatus(status)}`);
+  const { key } = await api.call<{ key: string }>('POST', '/v1/account/api-keys', { name: 'pnpm start', scopes: ['read', 'write'], expires_days: 1 });
+  const auth_header = `-H 'Authorization: Bearer ${key}'`;
+  say(`\nThe API is up at ${base_url} (OpenAPI: ${base_url}/v1/openapi.json); the monitors keep running.`);
+  say(`An API key for the demo account (read and write, 1 day): ${key}`);
+  say('Try:');
+  say(`  curl -s ${auth_header} ${base_url}/v1/monitors`);
+  say(`  curl -s ${auth_header} '${base_url}/v1/monitors/${monitoring.monitor_ids[0]}/checks?from=-5m'`);
+  say(`  curl -s ${auth_header} ${base_url}/v1/monitors/${monitoring.monitor_ids[0]}/uptime`);
+  say(`  curl -s ${auth_header} ${base_url}/v1/alert-events`);
   say(`  curl -s -X POST ${base_url}/v1/probe/http -H 'content-type: application/json' -d '{"target":"${targets.http_url}","nodes":{"count":${node_count}}}'`);
   say(`  curl -s ${base_url}/v1/probe/tasks/<task_id>     # poll; or …/stream for server-sent events`);
-  say(`  curl -s ${base_url}/v1/nodes`);
+  monitoring.receiver.onDelivery((r) => say(`receiver got ${r.body?.type}: ${r.body?.data?.title ?? ''} (signature ${r.verified ? 'verified' : 'NOT verified'})`));
+  if (process.stdin.isTTY) say(`Press Enter to take the shop's web server down (Enter again: back up); its alerts are printed as the receiver gets them.`);
   say('Ctrl-C stops everything.');
-  const stop = () => { say('\nstopping…'); void targets.close().finally(() => stopAll(0)); };
+  let toggling = false;
+  if (process.stdin.isTTY) process.stdin.on('data', () => {
+    if (toggling) return;
+    toggling = true;
+    const web = monitoring.web;
+    const was_up = web.up;
+    void (was_up ? web.stop() : web.start()).then(() => say(`shop web server ${was_up ? 'stopped' : 'listening again'}; watch: curl -s ${auth_header} ${base_url}/v1/alert-events`)).finally(() => { toggling = false; });
+  });
+  const stop = () => { say('\nstopping…'); void Promise.all([targets.close(), monitoring.close()]).finally(() => stopAll(0)); };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
