@@ -14,6 +14,8 @@
  * - create_p50_ms / create_p99_ms: POST /v1/monitors, each placed at once on 3 nodes (the
  *   monitors belong to accounts of 1,000 monitors each: the plan quota is counted per account);
  * - list_page100_p99_ms: GET /v1/monitors?limit=100 at random pages (goal < 50 ms);
+ * - uptime_p50_ms / uptime_p99_ms: GET /v1/monitors/{id}/uptime?period=24h of 300 random monitors
+ *   (no check history: the query among this many monitors; over history see checks-bench.ts);
  * - full_set_1000_p50_ms / _p99_ms: a node with 1,000 assignments says hello; time until it has
  *   received its whole set (assignments.full, continued as deltas past 256 KB) (goal < 200 ms);
  *   full_set_validate_p50_ms: what validating those frames with the protocol schemas costs a node;
@@ -136,6 +138,18 @@ try {
     query_ms.push(performance.now() - t0);
   }
 
+  // Uptime of random monitors among them (no check history here: what the query costs with
+  // MONITORS monitors in the tables; its cost over 90 days of history is checks-bench.ts's).
+  const token_of = new Map(accounts.map((a) => [a.user_id, a.token]));
+  const sample = await sql<{ id: string; user_id: string }[]>`SELECT id, user_id FROM monitors ORDER BY random() LIMIT 300`;
+  const uptime_ms: number[] = [];
+  for (const m of sample) {
+    const t0 = performance.now();
+    const res = await call(app, 'GET', `/v1/monitors/${m.id}/uptime?period=24h`, { token: token_of.get(m.user_id)! });
+    uptime_ms.push(performance.now() - t0);
+    if (res.status !== 200) throw new Error(`uptime: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+  }
+
   // A node with 1,000 assignments reconnects.
   const have = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitor_placements WHERE node_id = ${probe_node} AND ended_at IS NULL`)[0]!.n;
   await sql`
@@ -192,6 +206,7 @@ try {
     api_creates: API_CREATES, creates_per_s: Math.round(API_CREATES / create_s), bulk_place_per_s,
     list_page100_p50_ms: round(quantile(list_ms, 0.5)), list_page100_p99_ms: round(quantile(list_ms, 0.99)),
     list_query_p50_ms: round(quantile(query_ms, 0.5)), list_query_p99_ms: round(quantile(query_ms, 0.99)),
+    uptime_p50_ms: round(quantile(uptime_ms, 0.5)), uptime_p99_ms: round(quantile(uptime_ms, 0.99)),
     full_set_1000_p50_ms: round(quantile(full_ms, 0.5)), full_set_1000_p99_ms: round(quantile(full_ms, 0.99)), full_set_frames: frames,
     full_set_validate_p50_ms: round(quantile(validate_ms, 0.5)),
     replace_dead_node_monitors: 1000, replace_dead_node_ms: Math.round(replace_ms), left_on_dead_node: left, monitors_short_after: short,

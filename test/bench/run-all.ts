@@ -8,7 +8,11 @@
  * Runs each script of test/bench/ as a child process, one after the other (they pin cores and
  * must not compete), with a progress line on stderr, and writes bench/out/bench.md (git-ignored;
  * also printed): the machine (nproc, CPU, memory, kernel, Node.js, load average at start and
- * end), then one table per area with figure | ours | peer (same run) | goal | ratio/difference.
+ * end), then one summary table of every figure (area | figure | ours | peer (same run) | goal |
+ * ratio/difference), then per area how each script was run. Areas: the probe engine, the node
+ * hub, the node agent, the HTTP API, end to end, and monitoring (scheduler lateness with 10,000
+ * assignments, check ingest and bytes per stored check, monitor list and uptime latency with
+ * 100,000 monitors, target down to notification received: alert-bench.ts when present).
  * Peers (iputils ping, curl, dig) are measured by the scripts themselves, interleaved with ours.
  * A script that fails or times out is reported in its table with the tail of its stderr; the
  * others still run; the exit code is then 1. Full output of each: bench/out/logs/<name>.log.
@@ -19,7 +23,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeMachine, machineMarkdown } from './lib/machine.js';
-import { figuresTable, type Figure } from './lib/markdown.js';
+import type { Figure } from './lib/markdown.js';
+import { existsSync } from 'node:fs';
+import { parseAny, parseChecks, parseMonitors } from './lib/monitoring-parsers.js';
 import { parseAgent, parseApi, parseProbeTables, type Parsed } from './lib/parsers.js';
 import { Progress } from './lib/progress.js';
 import { runScript, type ScriptRun } from './lib/run-script.js';
@@ -48,7 +54,28 @@ const QUICK_PROBE: Record<string, string[]> = {
   'probe-bench-timing': ['--n', '10', '--busy-n', '10', '--warmup', '1'],
 };
 
-/** The benchmarks, in run order: every probe-bench-*.ts found, then hub, agent, API, end to end. */
+const MONITORING = 'Monitoring';
+
+/**
+ * The monitoring benchmarks: scheduler lateness on one node, the check history (ingest, bytes,
+ * uptime/stats queries), monitors at 100,000 (list, uptime, placement), and target down →
+ * notification received (alert-bench.ts, run when the file is there).
+ */
+function monitoringBenches(): Bench[] {
+  const list: Bench[] = [
+    { name: 'scheduler-bench', area: MONITORING, file: 'scheduler-bench.ts', args: [], quick_args: ['--assignments', '2000', '--agent-s', '30', '--alone-s', '15'], timeout_s: 600, parse: parseProbeTables },
+    { name: 'checks-bench', area: MONITORING, file: 'checks-bench.ts', args: [], quick_args: ['--monitors', '1000', '--nodes', '20', '--rounds', '3', '--steady-s', '10', '--history-days', '30', '--others', '20'], timeout_s: 1800, parse: parseChecks },
+    // 100,000 monitors: the last 5,000 created through the API (timed), the others inserted and
+    // placed by the placement job (monitor-bench.ts header).
+    { name: 'monitor-bench', area: MONITORING, file: 'monitor-bench.ts', args: ['--monitors', '100000', '--api-creates', '5000'], quick_args: ['--monitors', '5000', '--nodes', '200', '--api-creates', '500'], timeout_s: 1800, parse: parseMonitors },
+  ];
+  if (existsSync(join(BENCH_DIR, 'alert-bench.ts'))) {
+    list.push({ name: 'alert-bench', area: MONITORING, file: 'alert-bench.ts', args: [], quick_args: [], timeout_s: 900, parse: parseAny });
+  }
+  return list;
+}
+
+/** The benchmarks, in run order: every probe-bench-*.ts found, then hub, agent, API, end to end, monitoring. */
 async function benches(): Promise<Bench[]> {
   const probe = (await readdir(BENCH_DIR)).filter((f) => /^probe-bench-.+\.ts$/.test(f)).sort();
   return [
@@ -69,6 +96,7 @@ async function benches(): Promise<Bench[]> {
     { name: 'agent-bench', area: 'Node agent', file: 'agent-bench.ts', args: [], quick_args: ['--results', '5000', '--idle-s', '2'], timeout_s: 300, parse: parseAgent },
     { name: 'api-bench', area: 'HTTP API', file: 'api-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 120, parse: parseApi },
     { name: 'e2e-bench', area: 'End to end (namespace test network)', file: 'e2e-bench.ts', args: [], quick_args: ['--n', '10', '--sse', '3'], timeout_s: 150, parse: parseProbeTables },
+    ...monitoringBenches(),
   ];
 }
 
@@ -81,21 +109,33 @@ function failureText(o: Outcome): string {
   return `output not understood: ${o.error}`;
 }
 
-/** The Markdown of one area: one table of every script's figures, failures as rows, then notes. */
-function areaMarkdown(area: string, outcomes: Outcome[]): string {
-  const figures: Figure[] = [];
+/** One area's figures: every script's, a failed script as a row saying why. */
+function areaFigures(outcomes: Outcome[]): Figure[] {
+  return outcomes.flatMap((o) => o.parsed ? o.parsed.figures : [{ figure: `**${o.bench.name} failed**: ${failureText(o)}`, ours: '—', peer: '', goal: '', difference: '' }]);
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The one summary table: every figure of every area, the area in the first column (named once). */
+function summaryTable(areas: string[], outcomes: Outcome[]): string {
+  const lines = ['| area | figure | ours | peer (same run) | goal | ratio/difference |', '|---|---|---|---|---|---|'];
+  for (const area of areas) {
+    areaFigures(outcomes.filter((o) => o.bench.area === area)).forEach((f, i) => {
+      lines.push(`| ${[i === 0 ? `**${area}**` : '', f.figure, f.ours, f.peer, f.goal, f.difference].map(cell).join(' | ')} |`);
+    });
+  }
+  return lines.join('\n');
+}
+
+/** How each script of one area ran: its command and time, its note, or its failure with the tail of its stderr. */
+function areaNotes(area: string, outcomes: Outcome[]): string {
   const notes: string[] = [];
   for (const o of outcomes) {
     const cmd = `\`node ${[...(o.bench.node_flags ?? []), '--import', 'tsx', `test/bench/${o.bench.file}`, ...o.args].join(' ')}\``;
-    if (o.parsed) {
-      figures.push(...o.parsed.figures);
-      notes.push(`- ${o.bench.name}: ${cmd}, ${o.run.seconds.toFixed(1)} s${o.parsed.note ? `; ${o.parsed.note}` : ''}.`);
-    } else {
-      figures.push({ figure: `**${o.bench.name} failed**: ${failureText(o)}`, ours: '—', peer: '', goal: '', difference: '' });
-      notes.push(`- ${o.bench.name}: ${cmd} **failed** (${failureText(o)}) after ${o.run.seconds.toFixed(1)} s; log bench/out/logs/${o.bench.name}.log:\n\n\`\`\`\n${o.run.stderr_tail || '(no stderr)'}\n\`\`\``);
-    }
+    if (o.parsed) notes.push(`- ${o.bench.name}: ${cmd}, ${o.run.seconds.toFixed(1)} s${o.parsed.note ? `; ${o.parsed.note}` : ''}.`);
+    else notes.push(`- ${o.bench.name}: ${cmd} **failed** (${failureText(o)}) after ${o.run.seconds.toFixed(1)} s; log bench/out/logs/${o.bench.name}.log:\n\n\`\`\`\n${o.run.stderr_tail || '(no stderr)'}\n\`\`\``);
   }
-  return [`## ${area}`, '', figuresTable(figures), '', ...notes, ''].join('\n');
+  return [`### ${area}`, '', ...notes, ''].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -134,7 +174,13 @@ async function main(): Promise<void> {
     '',
     machineMarkdown(machine, end_load),
     '',
-    ...areas.map((area) => areaMarkdown(area, outcomes.filter((o) => o.bench.area === area))),
+    '## Summary',
+    '',
+    summaryTable(areas, outcomes),
+    '',
+    '## How each figure was measured',
+    '',
+    ...areas.map((area) => areaNotes(area, outcomes.filter((o) => o.bench.area === area))),
   ].join('\n');
   await writeFile(join(OUT_DIR, 'bench.md'), md);
   process.stdout.write(`\n${md}\n`);

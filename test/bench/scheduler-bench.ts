@@ -1,0 +1,189 @@
+/**
+ * Benchmark (not a test): how late a node starts its monitor rounds when it holds 10,000
+ * assignments (node-agent/src/assignments/scheduler.ts; docs/api/monitors.md "Rounds").
+ *
+ *   npx tsx test/bench/scheduler-bench.ts [--assignments 10000] [--interval-s 60] [--agent-s 150] [--alone-s 60]
+ *
+ * Two measurements, one after the other:
+ * 1. The real agent: `node-agent run` as a child process (through the tsx loader, as in
+ *    development), connected to an in-process control-plane stub that speaks the real protocol
+ *    and acks results (node-agent/src/connection/test-support/control-plane-stub.ts). Its state DB
+ *    holds `assignments` TCP monitors at `interval-s` (phases spread by the monitor id, as the
+ *    control plane assigns them) against a loopback TCP server; the agent runs every round for
+ *    real (task queue with its default concurrency 32 and bound 256, the check, the SQLite outbox,
+ *    the sender) for `agent-s` seconds. Lateness = the result's `started_at` − its `scheduled_at`
+ *    (ms, as the node reports them), over every round started in the window; also rounds
+ *    expected from the schedule vs results received (missed, duplicates), and the agent's CPU
+ *    and RSS.
+ * 2. The scheduler alone, in this process: the same assignments in an AssignmentScheduler whose
+ *    `fire` only notes the time (sub-millisecond clock), for `alone-s` seconds: the timers' own
+ *    lateness, without checks or I/O.
+ *
+ * Prints a Markdown table (measure | real agent | scheduler alone | difference | goal) and a
+ * JSON line with every figure.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { newId, newSecret, parseMonitorConfig, roundPhaseMs, type Assignment } from '@vantage/shared-protocol';
+import { AssignmentScheduler } from '../../node-agent/src/assignments/scheduler.js';
+import { AssignmentStore } from '../../node-agent/src/assignments/store.js';
+import { ControlPlaneStub } from '../../node-agent/src/connection/test-support/control-plane-stub.js';
+import { openStateDb } from '../../node-agent/src/state/db.js';
+import { saveIdentity } from '../../node-agent/src/state/identity.js';
+import { Secret } from '../../node-agent/src/secret.js';
+import { fmt, quantile } from './lib/stats.js';
+
+const { values } = parseArgs({ options: {
+  assignments: { type: 'string', default: '10000' }, 'interval-s': { type: 'string', default: '60' },
+  'agent-s': { type: 'string', default: '150' }, 'alone-s': { type: 'string', default: '60' },
+} });
+const N = Number(values.assignments);
+const INTERVAL_S = Number(values['interval-s']);
+const AGENT_S = Number(values['agent-s']);
+const ALONE_S = Number(values['alone-s']);
+const BIN = path.resolve('node-agent/bin/node-agent.mjs');
+const CLK_TCK = 100; // USER_HZ: /proc stat times are in 1/100 s
+const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
+
+/** CPU seconds and RSS of `pid` from /proc (proc(5): utime and stime are fields 14 and 15). */
+function procStats(pid: number): { rss_mb: number; cpu_s: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rss_kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { rss_mb: rss_kb / 1024, cpu_s: (Number(fields[11]) + Number(fields[12])) / CLK_TCK };
+}
+
+/** `n` TCP monitor assignments against `target`, each with the phase the control plane would give it. */
+function makeAssignments(n: number, target: string): Assignment[] {
+  const parsed = parseMonitorConfig('tcp', { timeout_ms: 2000 });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+  return Array.from({ length: n }, () => {
+    const monitor_id = newId('monitor');
+    return {
+      monitor_id, interval_s: INTERVAL_S, phase_ms: roundPhaseMs(monitor_id, INTERVAL_S),
+      policy: { allow_private: true, allow_cidrs: ['127.0.0.0/8'] },
+      check: { type: 'tcp', target, config: parsed.config },
+    } as Assignment;
+  });
+}
+
+/** Round starts of `a` in [from_ms, to_ms). */
+function roundsIn(a: Assignment, from_ms: number, to_ms: number): number {
+  const step = a.interval_s * 1000;
+  const first = a.phase_ms! + Math.ceil((from_ms - a.phase_ms!) / step) * step;
+  return first >= to_ms ? 0 : Math.floor((to_ms - 1 - first) / step) + 1;
+}
+
+const summary = (xs: number[]) => ({ n: xs.length, p50_ms: quantile(xs, 0.5), p99_ms: quantile(xs, 0.99), max_ms: xs.length ? Math.max(...xs) : Number.NaN });
+
+async function realAgent(tmp: string, target: string, assignments: Assignment[]) {
+  const cp = new ControlPlaneStub({ heartbeat_interval_ms: 4000 });
+  await cp.listen();
+  const dir = path.join(tmp, 'state');
+  const db = openStateDb(dir);
+  const credential = newSecret('node_credential');
+  const node_id = newId('node');
+  cp.credentials.set(credential, node_id);
+  saveIdentity(db, { node_id, credential: new Secret(credential), control_plane_url: cp.url });
+  new AssignmentStore(db).replaceAll(1, assignments);
+  db.close();
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'run', '--state-dir', dir, '--log-level', 'warn', '--allow-private'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The agent logs JSON lines on stdout: count the rounds it skipped (queue full, previous run
+  // still going) and pass the other lines on.
+  let skipped = 0;
+  let partial = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    const lines = (partial + String(d)).split('\n');
+    partial = lines.pop()!;
+    for (const l of lines) {
+      if (l.includes('monitor run skipped')) skipped++;
+      else if (l.trim()) process.stderr.write(`${l}\n`);
+    }
+  });
+  try {
+    await new Promise((resolve) => cp.once('connection', resolve));
+    // The window: from the first round after the agent has loaded its set, for AGENT_S seconds;
+    // rounds of its last 10 s may still be reporting, so they are waited for.
+    const from_ms = Date.now() + 2000;
+    const to_ms = from_ms + AGENT_S * 1000;
+    await new Promise((r) => setTimeout(r, 2000));
+    const a = procStats(child.pid!);
+    let next_log = Date.now() + 30_000;
+    while (Date.now() < to_ms) {
+      await new Promise((r) => setTimeout(r, 1000));
+      if (Date.now() >= next_log) { log(`agent: ${cp.results.size} results so far, ${Math.round((to_ms - Date.now()) / 1000)} s left`); next_log += 30_000; }
+    }
+    const b = procStats(child.pid!);
+    await new Promise((r) => setTimeout(r, 8000)); // the last rounds' results (timeout 2 s) and acks
+    const late: number[] = [];
+    const seen = new Set<string>();
+    let duplicates = 0;
+    for (const r of cp.results.values()) {
+      if (!r.monitor_id || !r.scheduled_at) continue;
+      const at = Date.parse(r.scheduled_at);
+      if (at < from_ms || at >= to_ms) continue;
+      const key = `${r.monitor_id}@${r.scheduled_at}`;
+      if (seen.has(key)) duplicates++;
+      seen.add(key);
+      late.push(Date.parse(r.started_at) - at);
+    }
+    const expected = assignments.reduce((s, x) => s + roundsIn(x, from_ms, to_ms), 0);
+    const failed = [...cp.results.values()].filter((r) => !r.success).length;
+    return {
+      ...summary(late), expected, received: seen.size, duplicates, failed, skipped,
+      cpu_pct: ((b.cpu_s - a.cpu_s) / ((to_ms - from_ms) / 1000 - 2)) * 100, rss_mb: b.rss_mb,
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.on('close', r));
+    await cp.kill();
+  }
+}
+
+async function schedulerAlone(assignments: Assignment[]) {
+  const late: number[] = [];
+  const now = () => performance.timeOrigin + performance.now();
+  const scheduler = new AssignmentScheduler({ fire: (_a, scheduled_at) => { late.push(now() - Date.parse(scheduled_at)); } });
+  scheduler.sync(assignments);
+  await new Promise((r) => setTimeout(r, ALONE_S * 1000));
+  scheduler.stop();
+  return summary(late);
+}
+
+async function main(): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scheduler-bench-'));
+  const target = createServer((s) => s.end());
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  try {
+    const assignments = makeAssignments(N, `127.0.0.1:${(target.address() as AddressInfo).port}`);
+    log(`real agent: ${N} tcp assignments at ${INTERVAL_S} s for ${AGENT_S} s`);
+    const agent = await realAgent(tmp, `127.0.0.1:${(target.address() as AddressInfo).port}`, assignments);
+    log(`real agent: ${agent.received}/${agent.expected} rounds, p50 ${agent.p50_ms} p99 ${agent.p99_ms} ms`);
+    log(`scheduler alone: ${N} assignments for ${ALONE_S} s`);
+    const alone = await schedulerAlone(assignments);
+    const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+    const row = (measure: string, ours: string, peer: string, diff: string, goal = '') => `| ${measure} | ${ours} | ${peer} | ${diff} | ${goal} |`;
+    const ms = (x: number, d = 1) => `${fmt(x, d)} ms`;
+    console.log([
+      `Scheduler lateness: ${N} assignments at ${INTERVAL_S} s on one node (load average ${load}, ${os.cpus().length} cores)`,
+      '',
+      '| measure | real agent (checks, outbox, sender) | scheduler alone (same run) | difference | goal |',
+      '|---|---|---|---|---|',
+      row(`round start lateness p50 (${N} assignments, ${agent.n} / ${alone.n} rounds)`, ms(agent.p50_ms), ms(alone.p50_ms, 2), ms(agent.p50_ms - alone.p50_ms, 2)),
+      row('round start lateness p99', ms(agent.p99_ms), ms(alone.p99_ms, 2), ms(agent.p99_ms - alone.p99_ms, 2)),
+      row('round start lateness max', ms(agent.max_ms), ms(alone.max_ms, 2), ''),
+      row(`rounds run / expected from the schedule (duplicates; skipped by the agent: queue full or previous run still going)`, `${agent.received} / ${agent.expected} (${agent.duplicates}; ${agent.skipped} skipped)`, '', ''),
+      row('agent CPU while running them / RSS', `${fmt(agent.cpu_pct)} % of a core / ${fmt(agent.rss_mb, 0)} MB`, '', ''),
+    ].join('\n'));
+    console.log(JSON.stringify({ assignments: N, interval_s: INTERVAL_S, agent_s: AGENT_S, alone_s: ALONE_S, load_average: os.loadavg(), agent, alone }));
+  } finally {
+    target.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
