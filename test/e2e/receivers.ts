@@ -44,6 +44,8 @@ export interface Receiver {
   accepted(path?: string): ReceivedCall[];
   /** Webhook receivers: verify requests to `path` with `secret` (`whsec_…`). */
   setSecret(path: string, secret: string): void;
+  /** Answer every request `ms` later (0: at once): keeps sends in flight, for crash tests. */
+  setDelay(ms: number): void;
   /** Stop listening (connects are refused meanwhile) and listen again on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -76,6 +78,7 @@ function checkPagerDuty(json: any): string | null {
 export async function startReceiver(t: Teardown, kind: ReceiverKind): Promise<Receiver> {
   const calls: ReceivedCall[] = [];
   const secrets = new Map<string, Webhook>();
+  let delay_ms = 0;
   const handle = (req: IncomingMessage, body: string): { status: number; answer: string; problem: string | null; json: any } => {
     let json: any = null;
     try { json = JSON.parse(body); } catch { /* recorded as null */ }
@@ -102,8 +105,14 @@ export async function startReceiver(t: Teardown, kind: ReceiverKind): Promise<Re
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const got = handle(req, body);
+      // Recorded on arrival: what the receiver saw, even when its sender dies before the answer.
       calls.push({ at_ms: Date.now(), path: new URL(req.url ?? '/', 'http://x').pathname, headers: req.headers, body, json: got.json, accepted: got.problem === null, problem: got.problem });
-      res.writeHead(got.status, { 'content-type': got.answer.startsWith('{') ? 'application/json' : 'text/plain' }).end(got.answer);
+      const answer = () => {
+        if (res.destroyed) return;
+        res.writeHead(got.status, { 'content-type': got.answer.startsWith('{') ? 'application/json' : 'text/plain' }).end(got.answer);
+      };
+      if (delay_ms > 0) setTimeout(answer, delay_ms);
+      else answer();
     });
   });
   let server: Server | null = make();
@@ -121,6 +130,7 @@ export async function startReceiver(t: Teardown, kind: ReceiverKind): Promise<Re
     kind, origin: `http://127.0.0.1:${port}`, calls,
     accepted: (path) => calls.filter((c) => c.accepted && (path === undefined || c.path === path)),
     setSecret: (path, secret) => { secrets.set(path, new Webhook(secret)); },
+    setDelay: (ms) => { delay_ms = ms; },
     stop,
     async start() {
       if (server) return;
