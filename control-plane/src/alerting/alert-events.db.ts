@@ -66,21 +66,30 @@ const MONITOR_COLUMNS = (ex: SqlExecutor) => ex`
 /** A policy as the engine reads it. */
 export type EnginePolicy = AlertPolicyRow;
 
+/** Where a page of failing candidates ended (the monitor's state_changed_at as Postgres wrote it, to the microsecond): the next page starts after it. */
+export interface CandidateCursor { state_changed_at: string; policy_id: string }
+
 /**
  * Enabled policies whose monitor is failing now (down, or degraded for policies that fire on it)
  * with no open event and no event since the monitor entered that state (an outage resolved by
- * hand does not fire again until the monitor has been up).
+ * hand does not fire again until the monitor has been up); in (state_changed_at, policy id)
+ * order, after `after` when given.
  */
-export async function failingCandidates(ex: SqlExecutor, limit: number): Promise<Array<{ policy: EnginePolicy; monitor: EngineMonitor }>> {
-  const rows = await ex<Array<{ policy: EnginePolicy; monitor: EngineMonitor }>>`
+export async function failingCandidates(ex: SqlExecutor, limit: number, after?: CandidateCursor): Promise<Array<{ policy: EnginePolicy; monitor: EngineMonitor; cursor: CandidateCursor }>> {
+  const rows = await ex<Array<{ policy: EnginePolicy & { monitor_changed_at: string }; monitor: EngineMonitor }>>`
     SELECT row_to_json(pp) AS policy, row_to_json(mm) AS monitor FROM (
-      SELECT ${POLICY_COLUMNS(ex)} FROM alert_policies p JOIN monitors m ON m.id = p.monitor_id
+      SELECT ${POLICY_COLUMNS(ex)}, m.state_changed_at AS monitor_changed_at FROM alert_policies p JOIN monitors m ON m.id = p.monitor_id
       WHERE p.enabled AND (m.state = 'down' OR (m.state = 'degraded' AND p.fire_on_degraded))
+        ${after ? ex`AND (m.state_changed_at, p.id) > (${after.state_changed_at}::timestamptz, ${after.policy_id})` : ex``}
         AND NOT EXISTS (SELECT 1 FROM alert_events e WHERE e.policy_id = p.id AND e.monitor_id = m.id
           AND (e.status <> 'resolved' OR e.started_at >= m.state_changed_at))
-      ORDER BY m.state_changed_at LIMIT ${limit}) pp
-    JOIN LATERAL (SELECT ${MONITOR_COLUMNS(ex)} FROM monitors m WHERE m.id = pp.monitor_id) mm ON true`;
-  return rows.map((r) => ({ policy: r.policy, monitor: { ...r.monitor, state_changed_at: new Date(r.monitor.state_changed_at) } }));
+      ORDER BY m.state_changed_at, p.id LIMIT ${limit}) pp
+    JOIN LATERAL (SELECT ${MONITOR_COLUMNS(ex)} FROM monitors m WHERE m.id = pp.monitor_id) mm ON true
+    ORDER BY pp.monitor_changed_at, pp.id`;
+  return rows.map((r) => {
+    const { monitor_changed_at, ...policy } = r.policy;
+    return { policy, monitor: { ...r.monitor, state_changed_at: new Date(r.monitor.state_changed_at) }, cursor: { state_changed_at: monitor_changed_at, policy_id: policy.id } };
+  });
 }
 
 /** The verdicts of the monitor's last `n` judged rounds, newest first. */

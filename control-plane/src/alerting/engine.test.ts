@@ -168,3 +168,18 @@ t.test('a restarted or second engine on the same database repeats no notificatio
   const [dup] = await sql`SELECT count(*)::int AS n FROM deliveries WHERE user_id = ${w.user_id} GROUP BY message_id HAVING count(*) > 1`;
   t.notOk(dup, 'no duplicate delivery rows');
 });
+
+t.test('one pass opens every failing monitor\'s event, past a page of candidates that do not fire yet', async (t) => {
+  const { sql } = await testDatabase(t);
+  const waiting: World[] = [];
+  // 110 monitors whose one down round is below recovery_n 2 come first (earlier state changes).
+  for (let i = 0; i < 110; i++) waiting.push(await seedWorld(sql, { recovery_n: 2 }));
+  for (const [i, w] of waiting.entries()) await w.round(i * 0.001, 'down');
+  const firing: World[] = [];
+  for (let i = 0; i < 15; i++) firing.push(await seedWorld(sql, {}));
+  for (const w of firing) await w.round(1, 'down');
+  const r = await alertEnginePass(firing[0]!.deps, at(2));
+  t.equal(r.opened, 15, 'all 15 opened in one pass');
+  t.equal(r.steps, 15, 'and paged');
+  t.equal((await sql`SELECT count(*)::int AS n FROM alert_events`)[0]!.n, 15, 'none for the monitors below their threshold');
+});

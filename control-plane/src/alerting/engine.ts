@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import {
   channelsByIds, claimDueEvents, claimRecovered, failingCandidates, getEvent, insertEvent, lastFailure, lastVerdicts,
   monitorById, pagedChannels, policyById, recordNotifications, updateEvent,
-  type AlertEventRow, type EngineMonitor, type EnginePolicy, type EventNotificationRow,
+  type AlertEventRow, type CandidateCursor, type EngineMonitor, type EnginePolicy, type EventNotificationRow,
 } from './alert-events.db.js';
 import { groupsOfUser, withdrawFromOpenBatches } from './alert-batches.db.js';
 import { liveSilences } from './alert-silences.db.js';
@@ -80,25 +80,36 @@ async function publish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEvent
   if (deps.events) await deps.events.publish(alertWebhookEvent(event, at), tx);
 }
 
-/** Open events for failing monitors that reached their policy's threshold. @returns how many opened */
+/**
+ * Open events for failing monitors that reached their policy's threshold, every candidate page
+ * by page (a storm of monitors going down opens all its events in one pass). @returns how many opened
+ */
 export async function openEvents(deps: AlertEngineDeps, now: Date): Promise<number> {
   let opened = 0;
-  for (const { policy, monitor } of await failingCandidates(deps.sql, BATCH)) {
-    opened += await deps.sql.begin(async (tx) => {
-      if (!thresholdReached(await lastVerdicts(tx, monitor.id, policy.recovery_n), policy.recovery_n, policy.fire_on_degraded)) return 0;
-      const failure = await lastFailure(tx, monitor.id);
-      const row = await insertEvent(tx, {
-        id: newId('alert_event'), user_id: monitor.user_id, policy_id: policy.id, monitor_id: monitor.id,
-        type: monitor.state === 'degraded' ? 'degraded' : 'down', status: 'firing', started_at: failure?.changed_at ?? monitor.state_changed_at,
-        fired_at: now, acknowledged_at: null, acknowledged_by: null, resolved_at: null, resolved_by: null, notified_at: null,
-        next_level: 0, next_due_at: new Date(now.getTime() + policy.delay_s * 1000),
-        suppressed: await suppressionOf(tx, monitor, policy, now),
-        metadata: { reason: failure?.reason ?? null, failing_nodes: failure?.failing_nodes ?? [] },
-      }, now);
-      return row ? 1 : 0;
-    });
+  let after: CandidateCursor | undefined;
+  for (;;) {
+    const page = await failingCandidates(deps.sql, BATCH, after);
+    for (const candidate of page) opened += await openEvent(deps, candidate, now);
+    if (page.length < BATCH) return opened;
+    after = page.at(-1)!.cursor;
   }
-  return opened;
+}
+
+/** Open the event of one candidate when its threshold is reached (its own transaction). @returns 1 when opened */
+async function openEvent(deps: AlertEngineDeps, { policy, monitor }: { policy: EnginePolicy; monitor: EngineMonitor }, now: Date): Promise<number> {
+  return deps.sql.begin(async (tx) => {
+    if (!thresholdReached(await lastVerdicts(tx, monitor.id, policy.recovery_n), policy.recovery_n, policy.fire_on_degraded)) return 0;
+    const failure = await lastFailure(tx, monitor.id);
+    const row = await insertEvent(tx, {
+      id: newId('alert_event'), user_id: monitor.user_id, policy_id: policy.id, monitor_id: monitor.id,
+      type: monitor.state === 'degraded' ? 'degraded' : 'down', status: 'firing', started_at: failure?.changed_at ?? monitor.state_changed_at,
+      fired_at: now, acknowledged_at: null, acknowledged_by: null, resolved_at: null, resolved_by: null, notified_at: null,
+      next_level: 0, next_due_at: new Date(now.getTime() + policy.delay_s * 1000),
+      suppressed: await suppressionOf(tx, monitor, policy, now),
+      metadata: { reason: failure?.reason ?? null, failing_nodes: failure?.failing_nodes ?? [] },
+    }, now);
+    return row ? 1 : 0;
+  });
 }
 
 /**
@@ -163,13 +174,18 @@ async function finish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventR
   return row;
 }
 
-/** Resolve open events whose monitor is up again. @returns how many resolved */
+/** Resolve open events whose monitor is up again, a batch per transaction until none is left. @returns how many resolved */
 export async function resolveRecovered(deps: AlertEngineDeps, now: Date): Promise<number> {
-  return deps.sql.begin(async (tx) => {
-    const events = await claimRecovered(tx, BATCH);
-    for (const e of events) await finish(deps, tx, e, 'resolved', null, now);
-    return events.length;
-  });
+  let total = 0;
+  for (;;) {
+    const n = await deps.sql.begin(async (tx) => {
+      const events = await claimRecovered(tx, BATCH);
+      for (const e of events) await finish(deps, tx, e, 'resolved', null, now);
+      return events.length;
+    });
+    total += n;
+    if (n < BATCH) return total;
+  }
 }
 
 /**
