@@ -86,8 +86,9 @@ t.test('a browser monitor runs on the node that advertises browser and its resul
   if (parsed.success) {
     t.same(parsed.data.assertion_results.map((a) => [a.kind, a.ok]), [['text_present', true], ['element_present', true], ['load_under_ms', true]]);
     t.ok(parsed.data.resources.some((res) => res.url.endsWith('/img.png') && res.status === 200), 'the page\'s resources are reported');
-    t.equal(parsed.data.har_url, '', 'artifacts are not uploaded: empty URL');
-    t.equal(parsed.data.screenshot_url, '');
+    // Stored as the node wrote it: the artifact path of the uploaded HAR (reads sign it: browser-artifacts.test.ts).
+    t.match(parsed.data.har_url, new RegExp(`^/v1/monitors/${m.id}/artifacts/[0-9a-f]{64}$`), 'the HAR uploaded and named by its artifact path');
+    t.equal(parsed.data.screenshot_url, '', 'no screenshot configured');
   }
   t.ok(pages.hits.includes('/ok'), 'the page was loaded');
   const rejected = await sql<{ n: number }[]>`SELECT coalesce(sum(results_rejected_total), 0)::int AS n FROM nodes`;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ARTIFACT_CONTENT_TYPES, artifactPath, artifactSignedQuerySchema, isId, sha256Schema } from '@vantage/shared-protocol';
+import { ARTIFACT_CONTENT_TYPES, artifactPath, artifactSignedQuerySchema, isId, SHA256_HEX } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { BEARER, jsonError } from '../http/openapi-responses.js';
@@ -15,7 +15,7 @@ const get = createRoute({
   method: 'get', path: '/{id}/artifacts/{sha256}', tags: ['monitors'], security: [...BEARER, {}],
   summary: 'One artifact (HAR 1.2 JSON or screenshot PNG) of a browser monitor\'s checks: to its owner with a credential, or to anyone with a signed URL (expires, signature) from a check read',
   request: {
-    params: monitorIdParam.extend({ sha256: sha256Schema.openapi({ param: { name: 'sha256', in: 'path' } }) }),
+    params: monitorIdParam.extend({ sha256: z.string().regex(SHA256_HEX, 'must be a SHA-256 digest: 64 lower-case hex digits').openapi({ param: { name: 'sha256', in: 'path' } }) }),
     query: artifactSignedQuerySchema,
   },
   responses: {

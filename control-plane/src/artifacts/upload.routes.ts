@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { artifactStoredSchema, artifactUploadQuerySchema, NODE_ARTIFACT_PATH, sha256Schema, type ArtifactKind } from '@vantage/shared-protocol';
+import { artifactStoredSchema, artifactUploadQuerySchema, NODE_ARTIFACT_PATH, SHA256_HEX, type ArtifactKind } from '@vantage/shared-protocol';
 import type { Context } from 'hono';
 import { checkRetention } from '../checks/retention.js';
 import type { AppDeps } from '../deps.js';
@@ -28,7 +28,7 @@ const upload = createRoute({
   method: 'put', path: '/{sha256}', tags: ['nodes'], security: BEARER,
   summary: 'A node uploads one artifact (HAR or screenshot) of a browser check result, named by its SHA-256; node credential (nk_) only; idempotent',
   request: {
-    params: z.object({ sha256: sha256Schema.openapi({ param: { name: 'sha256', in: 'path' }, example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' }) }),
+    params: z.object({ sha256: z.string().regex(SHA256_HEX, 'must be a SHA-256 digest: 64 lower-case hex digits').openapi({ param: { name: 'sha256', in: 'path' }, example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' }) }),
     query: artifactUploadQuerySchema,
     body: { required: true, content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } } },
   },
@@ -64,6 +64,13 @@ export function artifactUploadRouter(deps: AppDeps) {
   const rounds_ms = checkRetention(deps.config).rounds_days * DAY_MS;
   const max_bytes = deps.config.artifact_max_bytes;
   const tooLarge = () => new ApiError('PAYLOAD_TOO_LARGE', `artifact exceeds ${max_bytes} bytes`, { max_bytes });
+
+  // A refusal is answered before the body is read (or after reading stopped): the rest of it
+  // would be taken for the next request on a kept-alive connection, so that connection is closed.
+  r.use('*', async function closeAfterRefusal(c, next) {
+    await next();
+    if (c.res.status >= 400) c.res.headers.set('connection', 'close');
+  });
 
   r.openapi(upload, async (c) => {
     const node = await authenticateNode(deps.sql, c.req.header('authorization'));
