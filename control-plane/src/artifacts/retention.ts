@@ -39,12 +39,13 @@ export async function runArtifactRetention(deps: RetentionDeps, now: Date = new 
     if (!(await claimRetentionJob(tx))) return false;
     references = await dropExpiredReferences(tx, new Date(now.getTime() - retention.raw_days * DAY_MS), new Date(now.getTime() - retention.rounds_days * DAY_MS));
     files = await dropUnreferencedFiles(tx, new Date(now.getTime() - IDLE_MS), FILES_PER_RUN);
+    // Deleted while their rows are locked: an upload of the same content registering now waits for
+    // this commit, then finds the file gone and asks for it again (upload.routes.ts).
+    for (const sha of files) await store.remove(sha);
     await finishRetentionJob(tx, files.length === FILES_PER_RUN ? 0 : HOUR_MS);
     return true;
   });
   if (!claimed) return null;
-  // After the commit: a file is deleted only once no row can lead a reader to it.
-  for (const sha of files) await store.remove(sha).catch((err: unknown) => deps.log.warn({ err, sha256: sha }, 'artifact file not deleted'));
   const temp_files = await store.sweepTemp(now.getTime());
   return { references, files: files.length, temp_files };
 }

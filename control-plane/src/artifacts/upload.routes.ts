@@ -42,6 +42,7 @@ const upload = createRoute({
     409: jsonError('CONFLICT: the node uploaded as many artifacts of that kind for that round as allowed (2)'),
     413: jsonError('PAYLOAD_TOO_LARGE: larger than the deployment\'s artifact_max_bytes; nothing stored'),
     429: jsonError('rate limit exceeded (Retry-After, X-RateLimit-*)'),
+    503: jsonError('UNAVAILABLE: the same content was being deleted by retention at that moment; send it again (Retry-After)'),
   },
 });
 
@@ -103,6 +104,8 @@ export function artifactUploadRouter(deps: AppDeps) {
       throw new ApiError('VALIDATION_FAILED', q.kind === 'screenshot' ? 'a screenshot must be a PNG' : 'a HAR must be a JSON object');
     }
     await registerArtifact(deps.sql, claim, sha256, out.size_bytes);
+    // The retention job deleted this content between our write and our registration: send it again.
+    if (!store.has(sha256)) throw new ApiError('UNAVAILABLE', 'the stored copy was being deleted; send the artifact again', undefined, { 'retry-after': '1' });
     return ok(c, { sha256, size_bytes: out.size_bytes, created: out.created }, out.created ? 201 : 200);
   });
 
