@@ -3,6 +3,9 @@ import { hostname } from 'node:os';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
 import { loadConfig } from './config/index.js';
+import { withSecretsKey } from './secrets/key-file.js';
+import { secretBoxOf } from './secrets/secret-box.js';
+import { sweepHeaderSecrets } from './monitors/secrets-sweep.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { connect } from './db/sql.js';
@@ -29,9 +32,11 @@ import { loadBootstrap } from './domains/bootstrap.js';
 import { startAlertEngine } from './alerting/engine.js';
 import { lateOutageListener } from './alerting/engine-hook.js';
 
-// Entry point: configuration is read once here and passed down.
-const config = loadConfig(process.env);
-const log = createLogger(config.log_level);
+// Entry point: configuration is read once here and passed down; the secrets key comes from
+// VANTAGE_SECRETS_KEY or, without it, from the key file in the data folder (secrets/key-file.ts).
+const env = loadConfig(process.env);
+const log = createLogger(env.log_level);
+const config = withSecretsKey(env, log);
 
 let embedded: EmbeddedPostgres | undefined;
 if (!config.database_url) {
@@ -89,6 +94,11 @@ server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG },
   const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
   log.info({ url: `http://${host}:${info.port}`, public_url: config.public_url, instance_id: base.config.instance_id }, 'control plane listening');
 });
+// Header secrets stored in plain text (rows from before sealing) or under a rotated-out key are
+// sealed with the current key (rows claimed with SKIP LOCKED: any number of instances).
+void sweepHeaderSecrets(sql, secretBoxOf(config), log.child({ module: 'monitors.secrets' }))
+  .then((r) => { if (r.resealed + r.failed > 0) log.info(r, 'monitor header secrets sealed with the current key'); })
+  .catch((err: unknown) => log.error({ err }, 'monitor header secrets sweep failed; it runs again at the next start'));
 // Ends tasks whose nodes stayed silent past timeout + grace (claimed with SKIP LOCKED: any number of instances).
 const stopSweeper = startTaskSweeper(base);
 const stopPruner = startRateLimitPruner(base);

@@ -8,12 +8,13 @@ import { nodesConfigSchema } from './nodes.js';
 import { placementConfigSchema } from './placement.js';
 import { planConfigSchema } from './plans.js';
 import { platformConfigSchema } from './platform.js';
+import { secretsConfigSchema } from './secrets.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(installConfigSchema.shape).extend(deliveryConfigSchema.shape).extend(planConfigSchema.shape)
   .extend(placementConfigSchema.shape).extend(checksConfigSchema.shape).extend(loadShedConfigSchema.shape)
-  .extend(artifactsConfigSchema.shape);
+  .extend(artifactsConfigSchema.shape).extend(secretsConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

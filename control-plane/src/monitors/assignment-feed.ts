@@ -3,6 +3,8 @@ import type { Config } from '../config/index.js';
 import type { AssignmentFeed } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
+import { SecretKeyError, secretBoxOf } from '../secrets/secret-box.js';
+import { openedConfig } from './header-secrets.js';
 import { onAssignmentsChanged } from './assignment-signals.js';
 import {
   assignmentIndex, assignmentRows, assignmentSet, assignmentVersions, recordAssignmentsAck, type AssignmentRow,
@@ -67,7 +69,7 @@ function chunks(items: Assignment[]): Assignment[][] {
  *   notification delays a delta, never loses it.
  * Work per node is serialised and coalesced. `start()` begins listening; `stop()` ends it.
  */
-export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick<Config, 'database_url' | 'probe_allow_cidrs'>; sweep_ms?: number }): AssignmentFeed & {
+export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick<Config, 'database_url' | 'probe_allow_cidrs' | 'secrets_key' | 'secrets_keys_previous'>; sweep_ms?: number }): AssignmentFeed & {
   start(): Promise<void>; stop(): Promise<void>; nodesChanged(node_ids: string[]): void; readonly held: number;
 } {
   const { sql, config } = deps;
@@ -76,6 +78,24 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
   const sweep_ms = deps.sweep_ms ?? (config.database_url ? 10_000 : 2_000);
   let stopListening: (() => Promise<void>) | null = null;
   let sweeper: NodeJS.Timeout | null = null;
+  const box = secretBoxOf(config);
+
+  /**
+   * The assignments of `rows`, header secrets opened (nodes get them over their authenticated
+   * socket). A monitor whose secrets cannot be opened here is left out, with an error naming the key.
+   */
+  function assignable(rows: AssignmentRow[]): Assignment[] {
+    const out: Assignment[] = [];
+    for (const r of rows) {
+      try {
+        out.push(toAssignment({ ...r, config: openedConfig(box, r.id, r.type, r.config) }, config.probe_allow_cidrs));
+      } catch (err) {
+        if (!(err instanceof SecretKeyError)) throw err;
+        log.error({ monitor_id: r.id, key_id: err.key_id, reason: err.message }, 'monitor not assigned: its header secrets cannot be opened');
+      }
+    }
+    return out;
+  }
 
   function sendAll(node_id: string, link: Link, frames: ServerMessage[], version: number): void {
     for (const f of frames) {
@@ -91,7 +111,7 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
 
   async function sendFull(node_id: string, link: Link): Promise<void> {
     const { version, rows } = await assignmentSet(sql, node_id);
-    const parts = chunks(rows.map((r) => toAssignment(r, config.probe_allow_cidrs)));
+    const parts = chunks(assignable(rows));
     const frames: ServerMessage[] = parts.map((part, i) => i === 0
       ? { type: 'assignments.full', version, assignments: part }
       : { type: 'assignments.delta', from_version: version, version, upsert: part, remove: [] });
@@ -108,7 +128,7 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
     const remove = [...link.held.keys()].filter((id) => !index.monitors.has(id));
     const rows = await assignmentRows(sql, upsert_ids);
     const from = link.sent_version!;
-    const parts = chunks(rows.map((r) => toAssignment(r, config.probe_allow_cidrs)));
+    const parts = chunks(assignable(rows));
     const frames: ServerMessage[] = parts.map((part, i) => ({
       type: 'assignments.delta', from_version: i === 0 ? from : index.version, version: index.version, upsert: part, remove: i === 0 ? remove : [],
     }));

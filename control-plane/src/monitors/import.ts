@@ -4,15 +4,18 @@ import {
 } from '@vantage/shared-protocol';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { sealedConfig, secretsFailure } from './header-secrets.js';
 import { heartbeatUrl, newHeartbeatToken } from './heartbeat.js';
 import { groupIdsByName, insertGroup } from './monitor-groups.db.js';
 import { countMonitors, insertMonitor, monitorNames, type MonitorFields } from './monitors.db.js';
 import type { PlanLimits } from './plans.js';
 import type { MonitorInput } from './spec.js';
 
-/** What an import needs: the database, the monitor check (spec.ts), the plan and the check-in URL base. */
+/** What an import needs: the database, the monitor check (spec.ts), the plan, the check-in URL base and the box header secrets are sealed with. */
 export interface ImportDeps {
   sql: Sql;
+  box: SecretBox;
   check: (user_id: string, input: MonitorInput) => Promise<MonitorFields>;
   plan: PlanLimits;
   base_url: string;
@@ -21,7 +24,7 @@ export interface ImportDeps {
 /** How many items are checked at once (each may wait on DNS for the address policy). */
 const CHECK_CONCURRENCY = 8;
 
-type Pending = { index: number; item: ExportMonitor; fields?: MonitorFields; error?: ApiError };
+type Pending = { index: number; id: string; item: ExportMonitor; fields?: MonitorFields; error?: ApiError };
 
 function errorOf(err: ApiError): NonNullable<ImportItemResult['error']> {
   return { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
@@ -57,21 +60,23 @@ export async function importMonitors(deps: ImportDeps, user_id: string, body: Mo
     const parsed = exportMonitorSchema.safeParse(raw);
     if (!parsed.success) {
       const fields = fieldIssues(parsed.error);
-      return { index, item: raw as ExportMonitor, error: new ApiError('VALIDATION_FAILED', `${fields[0]!.path}: ${fields[0]!.message}`, { fields }) };
+      return { index, id: newId('monitor'), item: raw as ExportMonitor, error: new ApiError('VALIDATION_FAILED', `${fields[0]!.path}: ${fields[0]!.message}`, { fields }) };
     }
     const item = parsed.data;
-    if (names.has(item.name)) return { index, item, error: new ApiError('MONITOR_NAME_TAKEN', `you already have a monitor named "${item.name}"`) };
-    return { index, item };
+    if (names.has(item.name)) return { index, id: newId('monitor'), item, error: new ApiError('MONITOR_NAME_TAKEN', `you already have a monitor named "${item.name}"`) };
+    return { index, id: newId('monitor'), item };
   });
 
   await eachLimited(pending.filter((p) => !p.error), CHECK_CONCURRENCY, async (p) => {
     const { item } = p;
     try {
       // The group may not exist yet: it is checked by name here and attached after creation.
-      p.fields = await deps.check(user_id, {
+      const fields = await deps.check(user_id, {
         name: item.name, type: item.type, target: item.target, config: item.config, interval_s: item.interval_s,
         node_count: item.node_count, group_id: existingGroups.get(item.group) ?? null, tags: item.tags,
       });
+      // Header secrets sealed for the monitor to be; an exported mask has no secret to keep here.
+      p.fields = { ...fields, config: secretsFailure(() => sealedConfig(deps.box, p.id, item.type, fields.config, null)) };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       p.error = err;
@@ -116,7 +121,7 @@ export async function importMonitors(deps: ImportDeps, user_id: string, body: Mo
     }
     const hb = p.item.type === 'heartbeat' ? newHeartbeatToken() : null;
     const fields = { ...p.fields, group_id: p.item.group ? existingGroups.get(p.item.group) ?? null : null };
-    const out = await insertMonitor(deps.sql, { ...fields, id: newId('monitor'), user_id, type: p.item.type, heartbeat: hb }, deps.plan.monitors_max);
+    const out = await insertMonitor(deps.sql, { ...fields, id: p.id, user_id, type: p.item.type, heartbeat: hb }, deps.plan.monitors_max);
     if ('refused' in out) {
       const error = out.refused === 'limit'
         ? new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${deps.plan.plan} plan allows ${deps.plan.monitors_max} monitors`)

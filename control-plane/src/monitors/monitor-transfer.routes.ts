@@ -5,6 +5,8 @@ import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
 import { requireAuth } from '../middleware/auth.js';
+import { secretBoxOf } from '../secrets/secret-box.js';
+import { maskedConfig } from './header-secrets.js';
 import type { HostResolver } from '../probes/address-policy.js';
 import { EXAMPLES, bodyWithExample, okWithExample } from './examples.js';
 import { importMonitors } from './import.js';
@@ -43,6 +45,7 @@ export function monitorTransferRouter(deps: AppDeps, opts: { resolve?: HostResol
   const r = createRouter();
   const check = monitorChecker({ sql: deps.sql, config: deps.config, resolve: opts.resolve });
   const plan = planLimits(deps.config);
+  const box = secretBoxOf(deps.config);
 
   r.openapi(exportRoute, async (c) => {
     const user_id = c.get('principal')!.user_id;
@@ -51,12 +54,13 @@ export function monitorTransferRouter(deps: AppDeps, opts: { resolve?: HostResol
     return ok(c, {
       version: 1 as const, exported_at: new Date().toISOString(),
       groups: groups.map((g) => ({ name: g.name, sort_order: g.sort_order })),
-      monitors: monitors.map((m) => toExportMonitor(m, m.group_id ? nameOf.get(m.group_id) : undefined)),
+      // Header secrets leave masked (header-secrets.ts): an export never carries them.
+      monitors: monitors.map((m) => toExportMonitor({ ...m, config: maskedConfig(box, m.id, m.type, m.config) }, m.group_id ? nameOf.get(m.group_id) : undefined)),
     }, 200);
   });
 
   r.openapi(importRoute, async (c) => {
-    const report = await importMonitors({ sql: deps.sql, check, plan, base_url: publicBase(deps, c) }, c.get('principal')!.user_id, c.req.valid('json'));
+    const report = await importMonitors({ sql: deps.sql, box, check, plan, base_url: publicBase(deps, c) }, c.get('principal')!.user_id, c.req.valid('json'));
     return ok(c, report, 200);
   });
 

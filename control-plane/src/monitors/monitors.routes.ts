@@ -10,6 +10,7 @@ import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
+import { secretBoxOf } from '../secrets/secret-box.js';
 import { requireAuth } from '../middleware/auth.js';
 import type { HostResolver } from '../probes/address-policy.js';
 import { probeCreator } from '../probes/create.js';
@@ -19,6 +20,7 @@ import { createPlacementEngine } from './placement-engine.js';
 import { adhocProbeOf } from './run.js';
 import { EXAMPLES, EXAMPLE_MONITOR_ID, bodyWithExample, okWithExample } from './examples.js';
 import { heartbeatUrl, newHeartbeatToken } from './heartbeat.js';
+import { maskedConfig, openedConfig, sealedConfig, secretsFailure } from './header-secrets.js';
 import {
   changeMonitorStatus, countMonitors, deleteMonitor, getMonitor, insertMonitor, listMonitors, rotateHeartbeatToken, updateMonitor, type MonitorRow,
 } from './monitors.db.js';
@@ -126,6 +128,9 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
   const placement = createPlacementEngine({ sql: deps.sql, log: deps.log, config: deps.config });
   const probe = probeCreator({ sql: deps.sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve });
   const placed = async (row: MonitorRow): Promise<MonitorRow> => ({ ...row, node_ids: await placement.placeNow(row.id) });
+  // Header secrets: sealed when stored, masked in every answer (header-secrets.ts).
+  const box = secretBoxOf(deps.config);
+  const shown = (row: MonitorRow): MonitorRow => ({ ...row, config: maskedConfig(box, row.id, row.type, row.config) });
 
   async function owned(user_id: string, id: string): Promise<MonitorRow> {
     const row = isId('monitor', id) ? await getMonitor(deps.sql, user_id, id) : null;
@@ -157,7 +162,7 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
   r.openapi(list, async (c) => {
     const { page, limit, ...filters } = c.req.valid('query');
     const { rows, total } = await listMonitors(deps.sql, c.get('principal')!.user_id, filters, page, limit);
-    return ok(c, { items: rows.map((row) => toMonitor(row)), total, page, limit }, 200);
+    return ok(c, { items: rows.map((row) => toMonitor(shown(row))), total, page, limit }, 200);
   });
 
   r.openapi(create, async (c) => {
@@ -165,13 +170,15 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     const user_id = c.get('principal')!.user_id;
     if (await countMonitors(deps.sql, user_id) >= plan.monitors_max) throw quotaError();
     const fields = await check(user_id, body);
+    const id = newId('monitor');
+    const config = secretsFailure(() => sealedConfig(box, id, body.type, fields.config, null));
     const hb = body.type === 'heartbeat' ? newHeartbeatToken() : null;
-    const out = await insertMonitor(deps.sql, { ...fields, id: newId('monitor'), user_id, type: body.type, heartbeat: hb }, plan.monitors_max);
+    const out = await insertMonitor(deps.sql, { ...fields, config, id, user_id, type: body.type, heartbeat: hb }, plan.monitors_max);
     if ('refused' in out) throw out.refused === 'limit' ? quotaError() : nameTaken(fields.name);
-    return ok(c, toMonitor(await placed(out.row), hb ? { token: hb.token, url: heartbeatUrl(publicBase(deps, c), hb.token) } : undefined), 201);
+    return ok(c, toMonitor(shown(await placed(out.row)), hb ? { token: hb.token, url: heartbeatUrl(publicBase(deps, c), hb.token) } : undefined), 201);
   });
 
-  r.openapi(readOne, async (c) => ok(c, toMonitor(await owned(c.get('principal')!.user_id, c.req.valid('param').id)), 200));
+  r.openapi(readOne, async (c) => ok(c, toMonitor(shown(await owned(c.get('principal')!.user_id, c.req.valid('param').id))), 200));
 
   r.openapi(patch, async (c) => {
     const { id } = c.req.valid('param');
@@ -181,14 +188,16 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     const fields = await check(user_id, {
       name: p.name ?? current.name, type: current.type,
       target: p.target !== undefined ? p.target : current.target,
-      config: p.config !== undefined ? p.config : current.config,
+      // Without a new config the stored one is checked as shown (masks), and its secrets kept below.
+      config: p.config !== undefined ? p.config : shown(current).config,
       interval_s: p.interval_s ?? current.interval_s, node_count: p.node_count ?? current.node_count,
       group_id: p.group_id !== undefined ? p.group_id : current.group_id, tags: p.tags ?? current.tags,
     }, { recheck_address: p.target !== undefined || p.config !== undefined, previous_private: current.private_target });
-    const row = await updateMonitor(deps.sql, user_id, id, fields);
+    const config = secretsFailure(() => sealedConfig(box, id, current.type, fields.config, current.config));
+    const row = await updateMonitor(deps.sql, user_id, id, { ...fields, config });
     if (row === 'name_taken') throw nameTaken(fields.name);
     if (!row) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
-    return ok(c, toMonitor(await placed(row)), 200);
+    return ok(c, toMonitor(shown(await placed(row))), 200);
   });
 
   r.openapi(remove, async (c) => {
@@ -207,7 +216,7 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     const { id } = c.req.valid('param');
     const principal = c.get('principal')!;
     const m = await owned(principal.user_id, id);
-    const adhoc = adhocProbeOf(m.type, m.target, m.config);
+    const adhoc = adhocProbeOf(m.type, m.target, secretsFailure(() => openedConfig(box, m.id, m.type, m.config)));
     if (!adhoc) throw new ApiError('CONFLICT', `a ${m.type} monitor has no ad-hoc probe: its rounds only run on schedule`);
     if (m.node_ids.length === 0) throw new ApiError('PROBE_TOO_FEW_NODES', 'the monitor is placed on no node yet (no online node can run it)');
     const states = await nodeLinkStates(deps.sql, m.node_ids);

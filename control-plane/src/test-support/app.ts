@@ -49,6 +49,8 @@ export async function testApp(
     rate_limit_keyed: 100_000,
     rate_limit_invalid_credentials: 100_000,
     rate_limit_upgrades: 100_000,
+    // Monitor header secrets are sealed with a key of this app's own (main.ts reads it once at start).
+    secrets_key: randomBytes(32).toString('base64'),
     ...overrides.config,
   });
   const base: TestBase = { config, sql, log: createLogger(config.log_level) };
