@@ -2,7 +2,7 @@ import { HEARTBEAT_BODY_MAX_BYTES, heartbeatMonitorConfigSchema, type HeartbeatC
 import type { Sql } from '../db/sql.js';
 import type { MonitorRow } from '../monitors/monitors.db.js';
 import { lockHeartbeatState, saveHeartbeatState } from './heartbeat.db.js';
-import { waitAfter } from './heartbeat-schedule.js';
+import { earliest, runDeadline, waitAfter } from './heartbeat-schedule.js';
 import { storeControlCheck } from './results.db.js';
 
 /** The variant of a check-in: the plain URL, `/start`, `/fail` or `/{exit_status}`. */
@@ -36,7 +36,8 @@ export function keptBody(body: Uint8Array | null): { body: string | null; body_t
 
 /**
  * Record a check-in of heartbeat monitor `m` received at `now` (docs/api/checks.md "heartbeat"):
- * `/start` marks the start of a run; a success, `/fail` or `/{exit_status}` stores a check
+ * `/start` marks the start of a run (unfinished, a down check, when no success or failure follows
+ * within `grace_s`: heartbeat-job.ts); a success, `/fail` or `/{exit_status}` stores a check
  * (success for exit status 0; down for a failure or a non-zero status) carrying the run's duration
  * since its start and the first 10 KB of the body, and restarts the wait for the next check-in
  * from `now`. A paused monitor's check-ins are answered but change nothing.
@@ -48,7 +49,8 @@ export async function recordCheckin(sql: Sql, m: MonitorRow, c: Checkin, now: Da
   await sql.begin(async (tx) => {
     const state = await lockHeartbeatState(tx, m.id, m.revision, now);
     if (c.kind === 'start') {
-      await saveHeartbeatState(tx, { ...state, run_started_at: now });
+      // The detector looks again when the run must have ended (or the next check-in is due, if sooner).
+      await saveHeartbeatState(tx, { ...state, run_started_at: now, deadline_at: state.due_at === null ? null : earliest(state.deadline_at, runDeadline(config, now)) });
       return;
     }
     const success = c.kind === 'success' || (c.kind === 'exit_status' && c.exit_status === 0);

@@ -1,22 +1,28 @@
-import type { HeartbeatCheckOutput } from '@vantage/shared-protocol';
+import type { HeartbeatCheckOutput, HeartbeatMonitorConfig } from '@vantage/shared-protocol';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
-import { claimHeartbeats, saveHeartbeatState, seedHeartbeatStates } from './heartbeat.db.js';
+import { claimHeartbeats, saveHeartbeatState, seedHeartbeatStates, type ClaimedHeartbeat } from './heartbeat.db.js';
 import { heartbeatConfigOf } from './heartbeat-checkin.js';
-import { missedBy, waitAfter } from './heartbeat-schedule.js';
-import { storeControlCheck } from './results.db.js';
+import { earliest, missedBy, runDeadline, waitAfter } from './heartbeat-schedule.js';
+import { storeControlCheck, type ControlCheckResult } from './results.db.js';
 
 /** Rows one detector transaction claims. */
 const BATCH = 200;
+
+/** Far ahead: a wait that never ends (a cron schedule that never fires again) is never claimed. */
+const NEVER = new Date('9999-12-31T00:00:00Z');
 
 /**
  * One pass of the missed-check-in detector at `now` (docs/api/checks.md "heartbeat"), safe on any
  * number of instances at once (rows claimed with FOR UPDATE SKIP LOCKED): heartbeat monitors get
  * their row; a wait not yet computed, or computed for an older revision of the monitor (edited,
- * resumed), is computed (from the creation for a new monitor, else from `now`); a wait whose
- * deadline has passed stores a failed check at the last missed expected check-in (class
- * `timeout`; idempotent by that time) and waits for the next one.
- * @returns how many missed check-ins were stored
+ * resumed), is computed (from the creation for a new monitor, else from `now`); a run that checked
+ * in `/start` and has not ended by its start + grace stores a failed check at its start (kind
+ * `unfinished`, class `timeout`); a wait whose deadline has passed stores a failed check at the last
+ * missed expected check-in (kind `missed`, class `timeout`) and waits for the next one. Checks are
+ * idempotent by their time. A row's `deadline_at` is when it needs the detector next: the earlier
+ * of the wait's deadline (due + grace) and the open run's.
+ * @returns how many failed checks were stored
  */
 export async function detectMissedHeartbeats(sql: Sql, now: Date): Promise<number> {
   await seedHeartbeatStates(sql);
@@ -26,15 +32,26 @@ export async function detectMissedHeartbeats(sql: Sql, now: Date): Promise<numbe
       const rows = await claimHeartbeats(tx, now, BATCH);
       for (const h of rows) {
         const config = heartbeatConfigOf(h.config);
-        if (h.revision !== h.monitor_revision || h.due_at === null || h.deadline_at === null) {
+        let run_started_at = h.run_started_at;
+        if (run_started_at && runDeadline(config, run_started_at) <= now) {
+          if (await storeControlCheck(tx, unfinishedCheck(h, config, run_started_at, now))) missed++;
+          run_started_at = null;
+        }
+        const open_run = run_started_at && runDeadline(config, run_started_at);
+        if (h.revision !== h.monitor_revision || h.due_at === null) {
           // New rows keep their creation anchor; a changed monitor starts waiting afresh.
           const anchor_at = h.revision === h.monitor_revision ? h.anchor_at : now;
           const wait = waitAfter(config, anchor_at);
-          // A cron schedule that never fires again waits forever (deadline far ahead, never claimed).
-          await saveHeartbeatState(tx, { ...h, revision: h.monitor_revision, anchor_at, ...wait, deadline_at: wait.deadline_at ?? new Date('9999-12-31T00:00:00Z') });
+          await saveHeartbeatState(tx, { ...h, revision: h.monitor_revision, anchor_at, ...wait, run_started_at, deadline_at: earliest(wait.deadline_at, open_run) ?? NEVER });
           continue;
         }
-        const miss = missedBy(config, { due_at: h.due_at, deadline_at: h.deadline_at }, now);
+        const slot_deadline = new Date(h.due_at.getTime() + config.grace_s * 1000);
+        if (slot_deadline > now) {
+          // Only the run's deadline brought the row here: the wait goes on.
+          await saveHeartbeatState(tx, { ...h, run_started_at, deadline_at: earliest(slot_deadline, open_run)! });
+          continue;
+        }
+        const miss = missedBy(config, { due_at: h.due_at, deadline_at: slot_deadline }, now);
         const output: HeartbeatCheckOutput = {
           kind: 'missed', method: null, source_ip: null, user_agent: null, exit_status: null, duration_ms: null,
           body: null, body_truncated: false,
@@ -48,13 +65,28 @@ export async function detectMissedHeartbeats(sql: Sql, now: Date): Promise<numbe
           error: `no check-in ${since}: expected at ${miss.last_due_at.toISOString()}, grace ${config.grace_s} s`,
         })) missed++;
         await saveHeartbeatState(tx, {
-          ...h, anchor_at: miss.last_due_at, ...miss.next, deadline_at: miss.next.deadline_at ?? new Date('9999-12-31T00:00:00Z'),
+          ...h, anchor_at: miss.last_due_at, ...miss.next, run_started_at, deadline_at: earliest(miss.next.deadline_at, open_run) ?? NEVER,
         });
       }
       return rows.length;
     });
     if (claimed < BATCH) return missed;
   }
+}
+
+/** The failed check of a run that checked in `/start` at `started_at` and did not end within the grace. */
+function unfinishedCheck(h: ClaimedHeartbeat, config: HeartbeatMonitorConfig, started_at: Date, now: Date): ControlCheckResult {
+  const deadline = runDeadline(config, started_at);
+  return {
+    monitor_id: h.monitor_id, interval_s: h.interval_s, scheduled_at: started_at, started_at: now, finished_at: now,
+    success: false, error_class: 'timeout',
+    error: `started at ${started_at.toISOString()} (/start check-in) and not finished within the grace of ${config.grace_s} s`,
+    output: {
+      kind: 'unfinished', method: null, source_ip: null, user_agent: null, exit_status: null, duration_ms: null,
+      body: null, body_truncated: false, expected_at: started_at.toISOString(), deadline_at: deadline.toISOString(),
+      last_checkin_at: h.last_checkin_at?.toISOString() ?? null, missed_count: 0,
+    },
+  };
 }
 
 /**

@@ -21,6 +21,22 @@ export function waitAfter(config: HeartbeatMonitorConfig, anchor: Date): Heartbe
   return { due_at, deadline_at: due_at && new Date(due_at.getTime() + config.grace_s * 1000) };
 }
 
+/**
+ * When a run that checked in `/start` at `started_at` must have ended (started_at + grace_s): past
+ * it without a success or failure check-in the run is unfinished (Healthchecks.io: a started job
+ * that does not complete within the grace time is down).
+ */
+export function runDeadline(config: HeartbeatMonitorConfig, started_at: Date): Date {
+  return new Date(started_at.getTime() + config.grace_s * 1000);
+}
+
+/** The earlier of two instants (null = never). */
+export function earliest(a: Date | null, b: Date | null): Date | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a.getTime() <= b.getTime() ? a : b;
+}
+
 /** Most expected check-ins walked through when catching up after a long silence (a minute-period monitor silent for 7 days). */
 const CATCH_UP_MAX = 20_000;
 

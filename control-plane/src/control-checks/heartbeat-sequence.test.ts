@@ -90,3 +90,44 @@ t.test('editing the monitor restarts the wait; a paused monitor is never late', 
   t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T16:00:59Z')), 0);
   t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T16:01:01Z')), 1);
 });
+
+// Healthchecks.io: a job that checked in /start and then sent nothing is down once the grace has
+// passed since the start, not only at the next expected check-in.
+t.test('/start without a completion is down at start + grace, well before the period deadline', async (t) => {
+  const { sql, m, checks } = await setup(t, { period_s: 86_400, grace_s: 600 });
+  await recordCheckin(sql, m, ping, at('2026-11-20T00:00:00Z'));
+  await recordCheckin(sql, m, { ...ping, kind: 'start' }, at('2026-11-20T03:00:00Z'));
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T03:09:59Z')), 0, 'within the grace of the start');
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T03:10:01Z')), 1, 'past start + grace: unfinished');
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T03:10:02Z')), 0, 'reported once');
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-21T00:09:59Z')), 0, 'the daily wait goes on');
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-21T00:10:01Z')), 1, 'and is missed past its own deadline');
+  const list = await checks();
+  t.same(list.map((c) => [c.scheduled_at.toISOString(), c.success, c.output.kind]), [
+    ['2026-11-20T00:00:00.000Z', true, 'success'],
+    ['2026-11-20T03:00:00.000Z', false, 'unfinished'],
+    ['2026-11-21T00:00:00.000Z', false, 'missed'],
+  ]);
+  t.equal(list[1]!.error, 'started at 2026-11-20T03:00:00.000Z (/start check-in) and not finished within the grace of 600 s');
+  t.match(list[1]!.output, { expected_at: '2026-11-20T03:00:00.000Z', deadline_at: '2026-11-20T03:10:00.000Z', last_checkin_at: '2026-11-20T00:00:00.000Z' });
+});
+
+t.test('a run that ends within the grace of its start is not unfinished; a second /start moves the deadline', async (t) => {
+  const { sql, m, checks } = await setup(t, { period_s: 86_400, grace_s: 600 });
+  await recordCheckin(sql, m, ping, at('2026-11-20T00:00:00Z'));
+  await recordCheckin(sql, m, { ...ping, kind: 'start' }, at('2026-11-20T03:00:00Z'));
+  await recordCheckin(sql, m, ping, at('2026-11-20T03:09:00Z'));
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T03:20:00Z')), 0, 'ended in time');
+  await recordCheckin(sql, m, { ...ping, kind: 'start' }, at('2026-11-20T04:00:00Z'));
+  await recordCheckin(sql, m, { ...ping, kind: 'start' }, at('2026-11-20T04:08:00Z'));
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T04:10:30Z')), 0, 'the later start counts');
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T04:18:01Z')), 1);
+  await recordCheckin(sql, m, { ...ping, kind: 'start' }, at('2026-11-20T05:00:00Z'));
+  await recordCheckin(sql, m, { ...ping, kind: 'exit_status', exit_status: 0 }, at('2026-11-20T05:04:00Z'));
+  t.same((await checks()).map((c) => [c.scheduled_at.toISOString(), c.output.kind, c.output.duration_ms]), [
+    ['2026-11-20T00:00:00.000Z', 'success', null],
+    ['2026-11-20T03:09:00.000Z', 'success', 540_000],
+    ['2026-11-20T04:08:00.000Z', 'unfinished', null],
+    ['2026-11-20T05:04:00.000Z', 'success', 240_000],
+  ]);
+});

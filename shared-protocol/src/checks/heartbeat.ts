@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 /*
  * What a heartbeat monitor's check records (docs/api/checks.md "heartbeat"): one check per
- * check-in that ends a run (success, failure, exit status) and one per expected check-in that
- * did not arrive in time. Checked by the control plane, not by nodes.
+ * check-in that ends a run (success, failure, exit status), one per expected check-in that
+ * did not arrive in time, and one per run that started and did not end within the grace.
+ * Checked by the control plane, not by nodes.
  */
 
 /** Longest part of a check-in's request body kept with its check, bytes (UTF-8). */
@@ -12,9 +13,10 @@ export const HEARTBEAT_BODY_MAX_BYTES = 10_240;
 /**
  * What produced a heartbeat check: `success` (a plain check-in or exit status 0), `fail` (the
  * `/fail` variant), `exit_status` (a non-zero `/{exit_status}`), `missed` (no check-in by the
- * expected time plus the grace).
+ * expected time plus the grace), `unfinished` (a `/start` check-in, then no success or failure
+ * within the grace: Healthchecks.io's "started" semantics).
  */
-export const heartbeatCheckKindSchema = z.enum(['success', 'fail', 'exit_status', 'missed']);
+export const heartbeatCheckKindSchema = z.enum(['success', 'fail', 'exit_status', 'missed', 'unfinished']);
 export type HeartbeatCheckKind = z.infer<typeof heartbeatCheckKindSchema>;
 
 /**
@@ -23,7 +25,8 @@ export type HeartbeatCheckKind = z.infer<typeof heartbeatCheckKindSchema>;
  * check-in to this one; null without one), `body` (the first HEARTBEAT_BODY_MAX_BYTES of the
  * request body as UTF-8, null when empty) and `body_truncated`. For a missed check-in:
  * `expected_at` (when it was due), `deadline_at` (due + grace), `last_checkin_at` and
- * `missed_count` (expected check-ins missed since the last report, at least 1).
+ * `missed_count` (expected check-ins missed since the last report, at least 1). For an unfinished
+ * run: `expected_at` is when it started (its `/start`), `deadline_at` that + grace, `missed_count` 0.
  * @example { "kind": "success", "method": "POST", "source_ip": "198.51.100.7", "user_agent": "curl/8.5.0", "exit_status": null, "duration_ms": 41250, "body": "backup done: 12 GB", "body_truncated": false, "expected_at": null, "deadline_at": null, "last_checkin_at": null, "missed_count": 0 }
  */
 export const heartbeatCheckOutputSchema = z.object({
