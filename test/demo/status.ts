@@ -89,7 +89,9 @@ export class LiveView {
     if (this.tty) {
       const text = `${table}\n${status}${elapsed_s === undefined ? '' : ` (${elapsed_s.toFixed(0)} s)`}\n`;
       this.out.write(`${this.#lines ? `\x1b[${this.#lines}A` : ''}\x1b[0J${text}`);
-      this.#lines = text.split('\n').length - 1;
+      // Rows the text took on screen: a line wider than the terminal wraps onto more than one.
+      const columns = this.out.columns || 80;
+      this.#lines = text.split('\n').slice(0, -1).reduce((n, line) => n + Math.max(1, Math.ceil([...line].length / columns)), 0);
       return;
     }
     if (status !== this.#last_status) this.out.write(`… ${status}\n`);
