@@ -14,7 +14,11 @@ import { startReceiver, type Receiver } from './receivers.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
 
-/** Rounds of the monitoring tests, s (the API allows 60, 300, 1800; agents accept 10 and up). */
+/**
+ * Rounds of the monitoring tests, s: besides 60, 300 and 1800 the API accepts the intervals of the
+ * operator setting VANTAGE_MONITOR_EXTRA_INTERVALS_S (docs/api/monitors.md "Create and update"),
+ * which the tests' control plane sets to this.
+ */
 export const ROUND_S = 10;
 
 export interface MonitoringNetwork {
@@ -25,14 +29,15 @@ export interface MonitoringNetwork {
   webhook: Receiver;
   slack: Receiver;
   pagerduty: Receiver;
-  /** The control plane's database: used only by shortenRounds and the fault counts. */
+  /** The control plane's database: used only by shortenBrowserRounds. */
   sql: Sql;
 }
 
 /**
  * Start the receivers, then the network with the control plane pointed at them:
  * VANTAGE_SMTP_URL, VANTAGE_DELIVERY_ALLOW_CIDRS=127.0.0.1/32 (the receivers' loopback is
- * private: the operator's list opens it, the check stays on), a 5 s round grace, and `env`.
+ * private: the operator's list opens it, the check stays on), 10 s rounds allowed
+ * (VANTAGE_MONITOR_EXTRA_INTERVALS_S), a 5 s round grace, and `env`.
  */
 export async function startMonitoringNetwork(t: Teardown, env: Record<string, string> = {}, opts: TestNetworkOptions = {}): Promise<MonitoringNetwork> {
   const smtp = await startSmtpServer(t);
@@ -46,6 +51,7 @@ export async function startMonitoringNetwork(t: Teardown, env: Record<string, st
     database_url: db.url,
     control_plane_env: {
       VANTAGE_SMTP_URL: smtp.smtp_url, VANTAGE_DELIVERY_ALLOW_CIDRS: '127.0.0.1/32', VANTAGE_CHECKS_ROUND_GRACE_MS: '5000',
+      VANTAGE_MONITOR_EXTRA_INTERVALS_S: String(ROUND_S),
       VANTAGE_PLAN: 'pro',
       ...env,
     },
@@ -55,14 +61,14 @@ export async function startMonitoringNetwork(t: Teardown, env: Record<string, st
 }
 
 /**
- * Make `monitor_ids` run every `interval_s` seconds (at least 10, what agents accept) instead of
- * the API's shortest 60: the one write the tests make outside the public API, so that a test
- * sees many rounds in a few minutes. It is the same change a PATCH makes (interval and revision
- * bumped), so the placement trigger queues the monitors and the nodes get the new interval as
- * an assignments delta, exactly as for an edit through the API.
+ * Make browser monitors `monitor_ids` run every `interval_s` seconds: browser monitors keep their
+ * 300 s minimum whatever VANTAGE_MONITOR_EXTRA_INTERVALS_S says, and a test cannot wait minutes
+ * for a round. The one write the tests make outside the public API. It is the change a PATCH
+ * makes (interval and revision bumped), so the placement trigger queues the monitors and their
+ * nodes get the new interval as an assignments delta, as for an edit through the API.
  */
-export async function shortenRounds(sql: Sql, monitor_ids: string[], interval_s = ROUND_S): Promise<void> {
-  await sql`UPDATE monitors SET interval_s = ${interval_s}, revision = revision + 1, updated_at = now() WHERE id = ANY(${monitor_ids}::text[])`;
+export async function shortenBrowserRounds(sql: Sql, monitor_ids: string[], interval_s: number): Promise<void> {
+  await sql`UPDATE monitors SET interval_s = ${interval_s}, revision = revision + 1, updated_at = now() WHERE id = ANY(${monitor_ids}::text[]) AND type = 'browser'`;
 }
 
 /** Poll `check` every `every_ms` until it returns a value other than null/undefined/false; throw after `timeout_ms` naming `what`. */
