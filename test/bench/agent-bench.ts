@@ -18,21 +18,13 @@ import { Outbox } from '../../node-agent/src/outbox/outbox.js';
 import { tcpResult } from '../../node-agent/src/outbox/test-results.js';
 import { openStateDb } from '../../node-agent/src/state/db.js';
 import { saveIdentity } from '../../node-agent/src/state/identity.js';
+import { procStats } from './lib/proc-stats.js';
 import { Secret } from '../../node-agent/src/secret.js';
 
 const { values } = parseArgs({ options: { results: { type: 'string', default: '100000' }, 'idle-s': { type: 'string', default: '20' } } });
 const N = Number(values.results);
 const IDLE_S = Number(values['idle-s']);
 const BIN = path.resolve('node-agent/bin/node-agent.mjs');
-const CLK_TCK = 100;
-
-function procStats(pid: number): { rss_mb: number; cpu_s: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rss_kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14, 15 of proc(5))
-  return { rss_mb: rss_kb / 1024, cpu_s: ticks / CLK_TCK };
-}
 
 async function until(cond: () => boolean, timeout_ms: number): Promise<void> {
   const deadline = Date.now() + timeout_ms;

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine, machineMarkdown } from './lib/machine.js';
 import type { Figure } from './lib/markdown.js';
 import { existsSync } from 'node:fs';
-import { parseAny, parseChecks, parseMonitors } from './lib/monitoring-parsers.js';
+import { parseAlert, parseChecks, parseMonitors } from './lib/monitoring-parsers.js';
 import { parseAgent, parseApi, parseProbeTables, type Parsed } from './lib/parsers.js';
 import { Progress } from './lib/progress.js';
 import { runScript, type ScriptRun } from './lib/run-script.js';
@@ -70,7 +70,7 @@ function monitoringBenches(): Bench[] {
     { name: 'monitor-bench', area: MONITORING, file: 'monitor-bench.ts', args: ['--monitors', '100000', '--api-creates', '5000'], quick_args: ['--monitors', '5000', '--nodes', '200', '--api-creates', '500'], timeout_s: 1800, parse: parseMonitors },
   ];
   if (existsSync(join(BENCH_DIR, 'alert-bench.ts'))) {
-    list.push({ name: 'alert-bench', area: MONITORING, file: 'alert-bench.ts', args: [], quick_args: [], timeout_s: 900, parse: parseAny });
+    list.push({ name: 'alert-bench', area: MONITORING, file: 'alert-bench.ts', args: [], quick_args: ['--trials', '5', '--storm', '100'], timeout_s: 1200, parse: parseAlert });
   }
   return list;
 }

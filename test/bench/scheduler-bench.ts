@@ -35,6 +35,7 @@ import { ControlPlaneStub } from '../../node-agent/src/connection/test-support/c
 import { openStateDb } from '../../node-agent/src/state/db.js';
 import { saveIdentity } from '../../node-agent/src/state/identity.js';
 import { Secret } from '../../node-agent/src/secret.js';
+import { procStats } from './lib/proc-stats.js';
 import { fmt, quantile } from './lib/stats.js';
 
 const { values } = parseArgs({ options: {
@@ -46,16 +47,7 @@ const INTERVAL_S = Number(values['interval-s']);
 const AGENT_S = Number(values['agent-s']);
 const ALONE_S = Number(values['alone-s']);
 const BIN = path.resolve('node-agent/bin/node-agent.mjs');
-const CLK_TCK = 100; // USER_HZ: /proc stat times are in 1/100 s
 const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
-
-/** CPU seconds and RSS of `pid` from /proc (proc(5): utime and stime are fields 14 and 15). */
-function procStats(pid: number): { rss_mb: number; cpu_s: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rss_kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { rss_mb: rss_kb / 1024, cpu_s: (Number(fields[11]) + Number(fields[12])) / CLK_TCK };
-}
 
 /** `n` TCP monitor assignments against `target`, each with the phase the control plane would give it. */
 function makeAssignments(n: number, target: string): Assignment[] {

@@ -9,9 +9,10 @@
  * paste) until interrupted. Fast rounds come from the operator setting
  * VANTAGE_MONITOR_EXTRA_INTERVALS_S (docs/api/monitors.md "Create and update").
  *
- * Options: `--once` runs the probes and exits (used by test/demo.test.ts); `--port N` (default
+ * Options: `--once` exits after the resolve (used by test/demo.test.ts); `--port N` (default
  * VANTAGE_PORT or 8080, the next free port when taken); `--nodes N` (default 3, max 9).
- * Without root, ping and traceroute (raw ICMP sockets) are skipped and the output says so.
+ * Without root, ping and traceroute (raw ICMP sockets) and the ping monitor are skipped and the
+ * output says so.
  * State lives in `.data/demo/` and is wiped at each start: this is a demo, not a deployment.
  */
 import { rmSync } from 'node:fs';

@@ -84,3 +84,25 @@ export function parseAny(stdout: string): Parsed {
   if (figures.length === 0) throw new Error('no figures (no five-column table, no numbers in the JSON)');
   return { figures, note: 'figures as the script printed them (JSON keys)' };
 }
+
+/**
+ * alert-bench.ts: target down → notification received (its JSON: `latency` with
+ * `round_start_to_page_ms` and `result_to_page_ms` as {median, p99}; `storm_ungrouped` and
+ * `storm_grouped` with `all_out_s` and `page_ms`). Output of another shape is read by {@link parseAny}.
+ */
+export function parseAlert(stdout: string): Parsed {
+  const j = lastJson(stdout);
+  const l = j.latency ?? {};
+  const mp = (x: any) => x && num(x.median) && num(x.p99);
+  const rows: Array<[boolean, () => Figure]> = [
+    [mp(l.round_start_to_page_ms), () => fig(`target down (its round starts) → notification received, median / p99 (${l.trials} monitors, the check takes ${l.check_ms} ms)`, `${l.round_start_to_page_ms.median} / ${l.round_start_to_page_ms.p99} ms`, 'p99 ≤ 2000 ms')],
+    [mp(l.result_to_page_ms), () => fig('  from the node result handed over → notification received, median / p99', `${l.result_to_page_ms.median} / ${l.result_to_page_ms.p99} ms`)],
+    [num(l.worst_down_to_page_p99_s), () => fig(`  worst case with ${l.interval_s} s rounds (an outage just after a round began), p99`, `${l.worst_down_to_page_p99_s} s`, `${l.interval_s} s + 2 s`)],
+  ];
+  for (const [key, what] of [['storm_ungrouped', 'one page each'], ['storm_grouped', 'one alert group gathers them']] as const) {
+    const s = j[key];
+    if (s && num(s.all_out_s)) rows.push([true, () => fig(`${s.monitors} monitors down at once, ${what}: every notification received (${s.messages} messages${mp(s.page_ms) ? `; per page median / p99 ${s.page_ms.median} / ${s.page_ms.p99} ms` : ''})`, `${s.all_out_s} s`)]);
+  }
+  if (!rows.some(([ok]) => ok)) return parseAny(stdout);
+  return { figures: collect(rows, 'alert-bench') };
+}
