@@ -137,7 +137,7 @@ t.test('browser artifacts: uploaded per result, stored content-addressed, served
     t.equal(theirs.body.error.code, 'MONITOR_NOT_FOUND');
   });
 
-  const upload = (sha: string, body: BodyInit, credential: string, q: Record<string, string>, headers: Record<string, string> = {}) => fetch(
+  const upload = (sha: string, body: Buffer | ReadableStream<Uint8Array>, credential: string, q: Record<string, string>, headers: Record<string, string> = {}) => fetch(
     `${url}/v1/nodes/artifacts/${sha}?${new URLSearchParams(q)}`,
     { method: 'PUT', headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/octet-stream', ...headers }, body, duplex: 'half' } as RequestInit,
   );
