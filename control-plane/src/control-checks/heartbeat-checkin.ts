@@ -49,8 +49,16 @@ export async function recordCheckin(sql: Sql, m: MonitorRow, c: Checkin, now: Da
   await sql.begin(async (tx) => {
     const state = await lockHeartbeatState(tx, m.id, m.revision, now);
     if (c.kind === 'start') {
-      // The detector looks again when the run must have ended (or the next check-in is due, if sooner).
-      await saveHeartbeatState(tx, { ...state, run_started_at: now, deadline_at: state.due_at === null ? null : earliest(state.deadline_at, runDeadline(config, now)) });
+      // The wait brought up to the monitor's revision first (as the detector would), so the run
+      // belongs to it; the detector looks again when the run must have ended (or the next
+      // check-in is due, if sooner).
+      const changed = state.revision !== m.revision;
+      const anchor_at = changed ? now : state.anchor_at;
+      const wait = changed || state.due_at === null ? waitAfter(config, anchor_at) : { due_at: state.due_at, deadline_at: state.deadline_at };
+      await saveHeartbeatState(tx, {
+        ...state, revision: m.revision, anchor_at, ...wait, run_started_at: now,
+        deadline_at: earliest(wait.deadline_at, runDeadline(config, now)),
+      });
       return;
     }
     const success = c.kind === 'success' || (c.kind === 'exit_status' && c.exit_status === 0);

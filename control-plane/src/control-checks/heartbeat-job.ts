@@ -16,7 +16,8 @@ const NEVER = new Date('9999-12-31T00:00:00Z');
  * One pass of the missed-check-in detector at `now` (docs/api/checks.md "heartbeat"), safe on any
  * number of instances at once (rows claimed with FOR UPDATE SKIP LOCKED): heartbeat monitors get
  * their row; a wait not yet computed, or computed for an older revision of the monitor (edited,
- * resumed), is computed (from the creation for a new monitor, else from `now`); a run that checked
+ * resumed), is computed (from the creation for a new monitor, else from `now`, forgetting a run
+ * started before the change); a run that checked
  * in `/start` and has not ended by its start + grace stores a failed check at its start (kind
  * `unfinished`, class `timeout`); a wait whose deadline has passed stores a failed check at the last
  * missed expected check-in (kind `missed`, class `timeout`) and waits for the next one. Checks are
@@ -32,15 +33,18 @@ export async function detectMissedHeartbeats(sql: Sql, now: Date): Promise<numbe
       const rows = await claimHeartbeats(tx, now, BATCH);
       for (const h of rows) {
         const config = heartbeatConfigOf(h.config);
-        let run_started_at = h.run_started_at;
+        const changed = h.revision !== h.monitor_revision;
+        // A run started before the monitor was edited, paused or resumed is forgotten with its wait
+        // (a /start check-in brings the row up to the monitor's revision: heartbeat-checkin.ts).
+        let run_started_at = changed ? null : h.run_started_at;
         if (run_started_at && runDeadline(config, run_started_at) <= now) {
           if (await storeControlCheck(tx, unfinishedCheck(h, config, run_started_at, now))) missed++;
           run_started_at = null;
         }
         const open_run = run_started_at && runDeadline(config, run_started_at);
-        if (h.revision !== h.monitor_revision || h.due_at === null) {
+        if (changed || h.due_at === null) {
           // New rows keep their creation anchor; a changed monitor starts waiting afresh.
-          const anchor_at = h.revision === h.monitor_revision ? h.anchor_at : now;
+          const anchor_at = changed ? now : h.anchor_at;
           const wait = waitAfter(config, anchor_at);
           await saveHeartbeatState(tx, { ...h, revision: h.monitor_revision, anchor_at, ...wait, run_started_at, deadline_at: earliest(wait.deadline_at, open_run) ?? NEVER });
           continue;

@@ -131,3 +131,19 @@ t.test('a run that ends within the grace of its start is not unfinished; a secon
     ['2026-11-20T05:04:00.000Z', 'success', 240_000],
   ]);
 });
+
+t.test('a run started before the monitor was paused is forgotten with its wait; a /start after an edit counts', async (t) => {
+  const { sql, m, checks } = await setup(t, { period_s: 86_400, grace_s: 600 });
+  await recordCheckin(sql, m, ping, at('2026-11-20T00:00:00Z'));
+  await recordCheckin(sql, m, { ...ping, kind: 'start' }, at('2026-11-20T03:00:00Z'));
+  await sql`UPDATE monitors SET status = 'paused', revision = revision + 1 WHERE id = ${m.id}`;
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T03:30:00Z')), 0, 'paused');
+  await sql`UPDATE monitors SET status = 'active', revision = revision + 1 WHERE id = ${m.id}`;
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T04:00:00Z')), 0, 'resumed: the old run is not reported');
+  // Edited (revision bumped) and a run starts before the detector has seen the change.
+  await sql`UPDATE monitors SET revision = revision + 1 WHERE id = ${m.id}`;
+  const [current] = await sql<{ revision: number }[]>`SELECT revision::int AS revision FROM monitors WHERE id = ${m.id}`;
+  await recordCheckin(sql, { ...m, revision: current!.revision }, { ...ping, kind: 'start' }, at('2026-11-20T05:00:00Z'));
+  t.equal(await detectMissedHeartbeats(sql, at('2026-11-20T05:10:01Z')), 1, 'that run is unfinished at its start + grace');
+  t.same((await checks()).filter((c) => !c.success).map((c) => [c.scheduled_at.toISOString(), c.output.kind]), [['2026-11-20T05:00:00.000Z', 'unfinished']]);
+});
