@@ -58,6 +58,8 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
 export class BrowserPool {
   private readonly opts: Required<Omit<BrowserPoolOptions, 'log'>>;
   private readonly log: Logger;
+  /** The logger given, for the proxies' own `module`. */
+  private readonly root_log: Logger;
   private current: Instance | null = null;
   private launching: Promise<Instance> | null = null;
   private running = 0;
@@ -67,6 +69,7 @@ export class BrowserPool {
   launches = 0;
 
   constructor(options: BrowserPoolOptions) {
+    this.root_log = options.log;
     this.log = options.log.child({ module: 'browser.pool' });
     this.opts = {
       executable_path: options.executable_path,
@@ -184,7 +187,7 @@ export class BrowserPool {
   private async launch(): Promise<Instance> {
     const marker = `--vantage-browser=${randomUUID()}`;
     const started = Date.now();
-    const proxy = await BrowserProxy.start(this.log);
+    const proxy = await BrowserProxy.start(this.root_log);
     let browser: Browser;
     try {
       browser = await chromium.launch({

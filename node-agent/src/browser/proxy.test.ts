@@ -129,6 +129,15 @@ t.test('target proxy', async (t) => {
     t.ok(true, 'a good CONNECT still works afterwards');
   });
 
+  t.test('one check resolves at most 1000 distinct hosts; each host once', async (t) => {
+    const s = await session();
+    const first = await s.admit('localhost');
+    t.equal(s.admit('LOCALHOST'), s.admit('localhost'), 'one decision per host, whatever its case');
+    for (let i = 1; i < 1000; i++) await s.admit(`10.0.${i >> 8}.${i & 255}`);
+    t.match(await s.admit('127.0.0.1'), { ok: false, error_class: 'blocked', error: 'more than 1000 distinct hosts in one check: 127.0.0.1 refused' });
+    t.equal(await s.admit('localhost'), first, 'hosts already decided keep their answer');
+  });
+
   t.test('closing a session ends its tunnels; closing the proxy closes every port', async (t) => {
     const own = await BrowserProxy.start(silentLogger());
     const s = await own.openSession();
