@@ -60,6 +60,8 @@ const readOne = createRoute({
 const patch = createRoute({
   method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
   summary: 'Change name, interval_s, target, config (replaced whole), tags, group_id or node_count; checked as on create',
+  description: 'Secret request header values (every header but Accept*, Cache-Control, Content-Language, Content-Type, Pragma and User-Agent) are stored encrypted and read back masked (`••••abcd`); '
+    + 'send a mask back unchanged to keep the stored secret, or a new value to replace it (docs/api/monitors.md "Secrets in headers").',
   request: { params: monitorIdParam, body: bodyWithExample(monitorPatchSchema, EXAMPLES.patch) },
   responses: { 200: okWithExample(monitorSchema, 'the updated monitor', EXAMPLES.monitor), ...INVALID, ...NOT_FOUND, ...AUTH_ERRORS },
 });
