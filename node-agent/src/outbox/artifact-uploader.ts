@@ -94,6 +94,7 @@ export class ArtifactUploader {
       const [next] = this.#o.outbox.pendingArtifacts(1);
       if (!next) return;
       const out = await this.#upload(next);
+      if (this.#stopped) return; // aborted by stop(): it goes again at the next start
       if (out.kind === 'retry') {
         const wait_ms = Math.max(out.after_ms ?? 0, this.#delay_ms);
         this.#o.log.info({ sha256: next.sha256, why: out.why, retry_in_ms: wait_ms }, 'artifact upload failed; retrying');
