@@ -96,6 +96,13 @@ t.test('target proxy', async (t) => {
     t.equal(plain.text, '', 'no HTTP status the target never sent');
     t.equal(plain.reset, true, 'the connection is reset');
     t.match(s.failures, [{ refused: false, reason: /ECONNREFUSED/ }, { refused: false, reason: /ECONNREFUSED/ }]);
+    // A 64-character label: the resolver fails it at once, without asking a server (RFC 1035 2.3.4).
+    const nowhere = `${'a'.repeat(64)}.test`;
+    const unknown = await rawExchange(portOf(s.server), `CONNECT ${nowhere}:443 HTTP/1.1\r\n\r\n`, { bound_ms: 60_000 });
+    t.match(unknown.text, new RegExp(`^HTTP/1\\.1 502 Bad Gateway\\r\\n[^]*cannot resolve ${nowhere}`), 'a name that does not resolve: 502, not a refusal');
+    const unknownPlain = await rawExchange(portOf(s.server), `GET http://${nowhere}/ HTTP/1.1\r\nHost: x\r\n\r\n`, { bound_ms: 60_000 });
+    t.equal(unknownPlain.reset, true, 'and a reset to a plain request');
+    t.match(s.failures.slice(2), [{ refused: false, reason: /cannot resolve/ }, { refused: false, reason: /cannot resolve/ }]);
   });
 
   t.test('garbage input gets an answer and the proxy keeps serving', async (t) => {

@@ -134,8 +134,8 @@ interface Listener { server: http.Server; sockets: Set<net.Socket>; session: Pro
 /**
  * The forwarding proxy of one browser: HTTP/1.1 on 127.0.0.1, CONNECT tunnels (https, ws, wss)
  * and absolute-URI plain HTTP requests. Refusals are `403` with the reason in the body and the
- * {@link PROXY_ERROR_HEADER} header; a target that cannot be reached is `502` to a CONNECT
- * (Chromium: ERR_TUNNEL_CONNECTION_FAILED) and a reset connection to a plain request
+ * {@link PROXY_ERROR_HEADER} header; a target that cannot be resolved or reached is `502` to a
+ * CONNECT (Chromium: ERR_TUNNEL_CONNECTION_FAILED) and a reset connection to a plain request
  * (ERR_CONNECTION_RESET), so it shows as a network error, not as an HTTP status of the target;
  * malformed requests get `400` (oversized headers `431`, Node's parser). Never throws on input;
  * closing it ends every connection.
@@ -219,7 +219,8 @@ export class BrowserProxy {
     const target = `${to.host}:${to.port}`;
     void this.admit(l, to.host, target).then((verdict) => {
       if (client.destroyed) return;
-      if (!verdict.ok) { answer(client, 403, verdict.error); return; }
+      // A policy refusal is the proxy's answer (403); a name that does not resolve is a network failure (502).
+      if (!verdict.ok) { answer(client, verdict.error_class === 'blocked' ? 403 : 502, verdict.error); return; }
       const upstream = net.connect({ host: verdict.address, port: to.port, noDelay: true, timeout: CONNECT_TIMEOUT_MS });
       track(upstream);
       l.session?.route(target, verdict.address);
@@ -261,6 +262,7 @@ export class BrowserProxy {
     const target = `${url.hostname}:${port}`;
     void this.admit(l, url.hostname, target).then((verdict) => {
       if (res.destroyed) return;
+      if (!verdict.ok && verdict.error_class !== 'blocked') { req.socket.resetAndDestroy(); return; }
       if (!verdict.ok || !l.session) { req.resume(); refuse(403, verdict.ok ? 'refused' : verdict.error); return; }
       const headers = forwardable(req.rawHeaders);
       if (!headers.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'host')) headers.push('Host', url.host);
