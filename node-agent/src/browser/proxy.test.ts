@@ -136,6 +136,31 @@ t.test('target proxy', async (t) => {
     t.ok(true, 'a good CONNECT still works afterwards');
   });
 
+  t.test('random bytes, abandoned requests and clients that vanish mid-tunnel do not take it down', async (t) => {
+    const s = await session();
+    const port = portOf(s.server);
+    let seed = 0x5eed;
+    const random = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed; };
+    const junk = Array.from({ length: 200 }, (_, i) => {
+      const bytes = Buffer.from(Array.from({ length: 1 + (random() % 4096) }, () => random() & 255));
+      // Every other one starts like a request, so the parser gets past the method.
+      return i % 2 ? Buffer.concat([Buffer.from(`CONNECT 127.0.0.1:${allowed.port} HTTP/1.1\r\n`), bytes]) : bytes;
+    });
+    const replies = await Promise.all(junk.map((bytes) => rawExchange(port, bytes, { until: headEnd, bound_ms: 20_000 })));
+    t.ok(replies.every((r) => r.text === '' || /^HTTP\/1\.1 [2-5]\d\d /.test(r.text)), 'each answered with a status line or closed');
+    for (let i = 0; i < 20; i++) {
+      const c = net.connect(port, '127.0.0.1', () => { c.write(`CONNECT localhost:${allowed.port} HTTP/1.1\r\n\r\n`); c.destroy(); });
+      c.on('error', () => undefined);
+    }
+    const tunnels = await Promise.all(Array.from({ length: 20 }, () => connectTunnel(port, `127.0.0.1:${allowed.port}`)));
+    for (const tunnel of tunnels) tunnel.destroy();
+    const tunnel = await connectTunnel(port, `127.0.0.1:${allowed.port}`);
+    const echoed = new Promise<string>((resolve) => tunnel.once('data', (d) => resolve(d.toString())));
+    tunnel.write('still here');
+    t.equal(await echoed, 'still here', 'the proxy still tunnels');
+    tunnel.destroy();
+  });
+
   t.test('one check resolves at most 1000 distinct hosts; each host once', async (t) => {
     const s = await session();
     const first = await s.admit('localhost');
