@@ -203,6 +203,8 @@ async function run(t: Test): Promise<void> {
     }, (GRACE_S + 120) * 1000, 2000);
     const took_s = (Date.now() - lost_ms) / 1000;
     t.comment(`re-placed ${took_s.toFixed(0)} s after the node was lost (grace ${GRACE_S} s)`);
+    // Kept through the grace (a node that comes back keeps its monitors), moved soon after it.
+    t.ok(took_s >= GRACE_S - 5 && took_s <= GRACE_S + 60, `moved after the grace and within a minute of its end (${took_s.toFixed(0)} s)`);
     for (const x of moved) t.ok(x.node_ids.includes(spare.id), `${x.name} now runs on the spare node`);
     const from = new Date().toISOString();
     await until('checks from the spare node', async () => {
