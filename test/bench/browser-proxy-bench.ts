@@ -44,6 +44,7 @@ function get(request: string, open: () => Promise<net.Socket>): Promise<number> 
       else reject(new Error(`unexpected answer: ${text.split('\r\n')[0]}`));
     });
     socket.on('error', reject);
+    socket.resume();
     socket.write(request);
   }));
 }
@@ -73,7 +74,9 @@ line('direct', direct);
 line('through a CONNECT tunnel', tunnel);
 line('as an absolute-URI request', absolute);
 
-if (!existsSync(CHROMIUM_PATH)) {
+if (LOADS <= 0) {
+  console.log('page loads: none asked (--loads 0)');
+} else if (!existsSync(CHROMIUM_PATH)) {
   console.log(`page loads: skipped, no Chromium at ${CHROMIUM_PATH}`);
 } else {
   const facts = async (ctx: BrowserContext) => {

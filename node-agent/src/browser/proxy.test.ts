@@ -44,10 +44,26 @@ t.test('target proxy', async (t) => {
     const s = await session();
     const tunnel = await connectTunnel(portOf(s.server), `localhost:${allowed.port}`);
     const echoed = new Promise<string>((resolve) => tunnel.once('data', (d) => resolve(d.toString())));
+    tunnel.resume();
     tunnel.write('ping');
     t.equal(await echoed, 'ping');
     tunnel.destroy();
     t.same(s.routes, [{ target: `localhost:${allowed.port}`, address: '127.0.0.1' }], 'localhost resolved once, to the checked address');
+  });
+
+  t.test('a target that sends its last bytes and closes at once: the client gets them all', async (t) => {
+    const s = await session();
+    const body = Buffer.alloc(4 * 1024 * 1024, 'x');
+    const burst = net.createServer((c) => { c.on('error', () => undefined); c.end(body); });
+    await new Promise<void>((resolve) => burst.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => burst.close(() => resolve())));
+    const tunnel = await connectTunnel(portOf(s.server), `127.0.0.1:${(burst.address() as net.AddressInfo).port}`);
+    let received = 0;
+    tunnel.on('data', (d: Buffer) => { received += d.length; });
+    tunnel.resume();
+    await new Promise<void>((resolve) => tunnel.once('end', () => resolve()));
+    tunnel.destroy();
+    t.equal(received, body.length, 'nothing cut off by the close');
   });
 
   t.test('CONNECT to a refused address: 403 with the probes\' reason, nothing reaches it', async (t) => {
@@ -156,6 +172,7 @@ t.test('target proxy', async (t) => {
     for (const tunnel of tunnels) tunnel.destroy();
     const tunnel = await connectTunnel(port, `127.0.0.1:${allowed.port}`);
     const echoed = new Promise<string>((resolve) => tunnel.once('data', (d) => resolve(d.toString())));
+    tunnel.resume();
     tunnel.write('still here');
     t.equal(await echoed, 'still here', 'the proxy still tunnels');
     tunnel.destroy();
@@ -176,6 +193,7 @@ t.test('target proxy', async (t) => {
     s.setPolicy(ONLY_127_0_0_1);
     const tunnel = await connectTunnel(portOf(s.server), `127.0.0.1:${allowed.port}`);
     const ended = new Promise<void>((resolve) => tunnel.once('close', () => resolve()));
+    tunnel.resume();
     await own.closeSession(s);
     await ended;
     t.ok(tunnel.destroyed, 'the open tunnel was closed with its session');

@@ -241,7 +241,8 @@ export class BrowserProxy {
         this.log.debug({ target, reason }, 'proxy could not reach a target');
         answer(client, 502, reason);
       });
-      upstream.once('close', () => { if (open) client.destroy(); });
+      // A clean end is passed on by pipe() (the client's write side is ended after its last bytes); only a broken one cuts it.
+      upstream.once('close', (had_error: boolean) => { if (open && had_error) client.destroy(); });
       client.once('close', () => upstream.destroy());
     });
   }

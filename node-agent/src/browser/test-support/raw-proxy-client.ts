@@ -26,7 +26,8 @@ export const portOf = (server: string): number => Number(new URL(server).port);
 
 /**
  * Open a CONNECT tunnel to `target` through the proxy on `port`; resolves with the socket once
- * the proxy answered 200, or rejects with the proxy's status line.
+ * the proxy answered 200 (paused, so no byte is lost: attach listeners, then `resume()`), or
+ * rejects with the proxy's status line.
  */
 export function connectTunnel(port: number, target: string): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
@@ -37,6 +38,7 @@ export function connectTunnel(port: number, target: string): Promise<net.Socket>
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
       socket.off('data', onData);
+      socket.pause();
       if (!head.startsWith('HTTP/1.1 200')) { socket.destroy(); reject(new Error(head.split('\r\n')[0])); return; }
       const rest = Buffer.from(head.slice(end + 4), 'latin1');
       if (rest.length) socket.unshift(rest);
