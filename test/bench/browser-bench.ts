@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CHROMIUM_PATH, check, testPool } from '../../node-agent/src/browser/test-support/harness.js';
 import { startPageServer } from '../../node-agent/src/browser/test-support/pages.js';
+import { sampleMemory } from './lib/browser-memory.js';
 
 const { values } = parseArgs({ options: { checks: { type: 'string', default: '60' }, concurrency: { type: 'string', default: '2' } } });
 const checks = Number(values.checks);
@@ -26,17 +27,7 @@ const pool = testPool({ concurrency });
 await check(pool, pages.url('/ok')); // launch outside the measurement
 
 async function round(label: string, config: object): Promise<void> {
-  let peak_node = 0;
-  let peak_browser = 0;
-  let peak_total = 0;
-  const sample = () => {
-    const node = process.memoryUsage().rss;
-    const browser = pool.rssBytes();
-    peak_node = Math.max(peak_node, node);
-    peak_browser = Math.max(peak_browser, browser);
-    peak_total = Math.max(peak_total, node + browser);
-  };
-  const timer = setInterval(sample, 100);
+  const stop = sampleMemory(pool);
   let next = 0;
   let failed = 0;
   const started = performance.now();
@@ -49,10 +40,9 @@ async function round(label: string, config: object): Promise<void> {
     }
   }));
   const elapsed_s = (performance.now() - started) / 1000;
-  clearInterval(timer);
-  sample();
+  const peak = stop();
   console.log(`${label}: ${checks} checks in ${elapsed_s.toFixed(1)} s = ${(checks / elapsed_s * 60).toFixed(0)} checks/min (${failed} failed); `
-    + `peak RSS node ${mb(peak_node)} MB, browser ${mb(peak_browser)} MB (PSS), together ${mb(peak_total)} MB; launches ${pool.launches}`);
+    + `peak RSS node ${mb(peak.node)} MB, browser ${mb(peak.browser)} MB (PSS), together ${mb(peak.total)} MB; launches ${pool.launches}`);
 }
 
 console.log(`browser-bench: ${checks} checks per round, concurrency ${concurrency}, ${CHROMIUM_PATH}`);

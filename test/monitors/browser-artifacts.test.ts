@@ -157,9 +157,27 @@ t.test('browser artifacts: uploaded per result, stored content-addressed, served
     t.equal(bad.status, 401);
   });
 
+  t.test('uploads are idempotent, bounded per round, and checked for their format', async (t) => {
+    const q = { monitor_id, scheduled_at: first!.scheduled_at, kind: 'screenshot' };
+    const png = Buffer.from(await (await fetch(output.screenshot_url)).arrayBuffer());
+    const again = await upload(sha256(png), png, node_credential, q);
+    t.equal(again.status, 200, 'the same file for the same check again');
+    t.same(((await again.json()) as any).data, { sha256: sha256(png), size_bytes: png.length, created: false });
+    const second = Buffer.concat([tinyPng(), randomBytes(16)]);
+    t.equal((await upload(sha256(second), second, node_credential, q)).status, 201, 'a second screenshot for the round (a re-run)');
+    const third = Buffer.concat([tinyPng(), randomBytes(16)]);
+    const refused = await upload(sha256(third), third, node_credential, q);
+    t.equal(refused.status, 409, 'no third');
+    t.equal(((await refused.json()) as any).error.code, 'CONFLICT');
+    const text = Buffer.from('not a png');
+    t.equal((await upload(sha256(text), text, node_credential, { ...q, scheduled_at: new Date().toISOString() })).status, 400, 'a screenshot must be a PNG');
+    t.notOk(store.has(sha256(text)));
+  });
+
   t.test('an oversized upload is refused with 413 and nothing is stored', async (t) => {
     const big = Buffer.concat([tinyPng(), randomBytes(MAX_BYTES)]);
-    const q = { monitor_id, scheduled_at: first!.scheduled_at, kind: 'screenshot' };
+    // A round of its own: the one above holds as many screenshots as a round may.
+    const q = { monitor_id, scheduled_at: new Date(Date.now() - 3_600_000).toISOString(), kind: 'screenshot' };
     const before = await files();
     const declared = await upload(sha256(big), big, node_credential, q);
     t.equal(declared.status, 413, 'Content-Length over the bound');
