@@ -70,13 +70,15 @@ export interface MonitorAssignments {
 
 /**
  * Where monitor check results go (the checks feature implements it: checks/ingest.ts). The result
- * sink hands it all monitor results of a batch inside its own transaction, so they commit (and are
- * acked) with the rest of the batch.
+ * sink hands it all monitor results of a batch inside its own transaction when the batch also
+ * holds task results, so they commit (and are acked) with the rest of the batch; a batch of
+ * monitor results only is handed the plain client, so the store must write it atomically (in one
+ * statement) and resolve only after that statement committed.
  */
 export interface MonitorResultStore {
   /**
-   * Store `results` of `node_id` in `tx`, idempotently by (monitor, node, scheduled_at), checking
-   * the node's assignment itself (placements, as MonitorAssignments does).
+   * Store `results` of `node_id` in `tx` (a transaction or the client), idempotently by (monitor,
+   * node, scheduled_at), checking the node's assignment itself (its placements).
    * @returns ids now durably stored (including ones stored before) and the refused ones with a reason
    */
   store(tx: SqlExecutor, node_id: string, results: MonitorResultEnvelope[]): Promise<{ stored: string[]; rejected: Array<{ result_id: string; reason: string }> }>;

@@ -5,6 +5,7 @@
  *
  *   npx tsx test/bench/checks-bench.ts [--monitors 10000] [--nodes 100] [--rounds 7] [--batch 100]
  *       [--concurrency 8] [--steady-s 60] [--history-days 90] [--others 200]
+ *       [--phases ingest,decide,bytes,steady,queries]
  *
  * Prints JSON figures:
  * - ingest_results_per_s: sustained ingest of ping results, `rounds` rounds of `monitors`
@@ -22,6 +23,7 @@
  * - query_*: uptime and stats over `history-days` days of one monitor's history (raw checks for
  *   the last 30, rollups before), among `others` monitors' rollups: p50/p99 ms through the routes
  *   (goal p99 < 50 ms).
+ * `--phases` runs only the named parts (decide and bytes need ingest); figures of the others are left out.
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -39,7 +41,9 @@ const { values } = parseArgs({ options: {
   monitors: { type: 'string', default: '10000' }, nodes: { type: 'string', default: '100' }, rounds: { type: 'string', default: '7' },
   batch: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' }, 'steady-s': { type: 'string', default: '60' },
   'history-days': { type: 'string', default: '90' }, others: { type: 'string', default: '200' },
+  phases: { type: 'string', default: 'ingest,decide,bytes,steady,queries' },
 } });
+const PHASES = new Set(values.phases.split(',').map((x) => x.trim()));
 const MONITORS = Number(values.monitors);
 const NODES = Number(values.nodes);
 const ROUNDS = Number(values.rounds);
@@ -107,41 +111,51 @@ try {
     const phase = roundPhaseMs(m, 60);
     return new Date(phase + (Math.floor((now - phase) / 60_000) + k) * 60_000).toISOString();
   };
-  const built_at = Date.now();
-  const batches: Array<{ node_id: string; text: string; n: number }> = [];
-  for (let k = -ROUNDS; k < 0; k++) {
-    for (const [node_id, ms] of byNode) {
-      for (let i = 0; i < ms.length; i += BATCH) {
-        const results = ms.slice(i, i + BATCH).map((m) => pingResult(m, roundStart(m, k, built_at), 10 + Math.random() * 30));
-        batches.push({ node_id, n: results.length, text: JSON.stringify({ type: 'result.batch', batch_id: batches.length, results }) });
-      }
-    }
-  }
-  const total = batches.reduce((n, b) => n + b.n, 0);
-  log(`${total} results in ${batches.length} batches`);
   const ingestOne = async (b: { node_id: string; text: string }) => {
     const msg = JSON.parse(b.text) as { results: unknown[] };
     const valid = msg.results.map((r) => resultEnvelopeSchema.parse(r));
     const out = await deps.results.ingest(b.node_id, valid);
     if (out.rejected.length > 0) throw new Error(`rejected: ${JSON.stringify(out.rejected[0])}`);
   };
-  let next = 0;
-  const ingest = await measured(() => Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < batches.length) await ingestOne(batches[next++]!);
-  })));
-  const ingest_per_s = total / ingest.wall_s;
-  log(`ingest: ${Math.round(ingest_per_s)} results/s`);
-
-  // The verdict job on that backlog.
-  const decide = await measured(async () => {
-    let n = 0;
-    for (;;) {
-      const r = await decidePass({ sql }, 200);
-      n += r.rounds;
-      if (r.rounds === 0) return n;
+  const figures: Record<string, unknown> = { monitors: MONITORS, nodes: NODES, batch: BATCH, concurrency: CONCURRENCY, phases: [...PHASES] };
+  if (PHASES.has('ingest')) {
+    const built_at = Date.now();
+    const batches: Array<{ node_id: string; text: string; n: number }> = [];
+    for (let k = -ROUNDS; k < 0; k++) {
+      for (const [node_id, ms] of byNode) {
+        for (let i = 0; i < ms.length; i += BATCH) {
+          const results = ms.slice(i, i + BATCH).map((m) => pingResult(m, roundStart(m, k, built_at), 10 + Math.random() * 30));
+          batches.push({ node_id, n: results.length, text: JSON.stringify({ type: 'result.batch', batch_id: batches.length, results }) });
+        }
+      }
     }
-  });
-  log(`decide: ${Math.round(decide.value / decide.wall_s)} rounds/s`);
+    const total = batches.reduce((n, b) => n + b.n, 0);
+    log(`${total} results in ${batches.length} batches`);
+    let next = 0;
+    const ingest = await measured(() => Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < batches.length) await ingestOne(batches[next++]!);
+    })));
+    const ingest_per_s = total / ingest.wall_s;
+    log(`ingest: ${Math.round(ingest_per_s)} results/s`);
+
+    Object.assign(figures, {
+      ingest_results: total, ingest_results_per_s: Math.round(ingest_per_s), ingest_node_cpu_pct: ingest.node_cpu_pct, ingest_pg_cpu_pct: ingest.pg_cpu_pct,
+    });
+
+    // The verdict job on that backlog.
+    if (PHASES.has('decide')) {
+      const decide = await measured(async () => {
+        let n = 0;
+        for (;;) {
+          const r = await decidePass({ sql }, 200);
+          n += r.rounds;
+          if (r.rounds === 0) return n;
+        }
+      });
+      log(`decide: ${Math.round(decide.value / decide.wall_s)} rounds/s`);
+      Object.assign(figures, { decide_rounds_per_s: Math.round(decide.value / decide.wall_s), decide_node_cpu_pct: decide.node_cpu_pct, decide_pg_cpu_pct: decide.pg_cpu_pct });
+    }
+  }
 
   // 2. Bytes on disk per stored ping check and per round: as written (after VACUUM: dead row
   // versions of judged rounds still take room) and compacted (VACUUM FULL: the floor autovacuum
@@ -157,12 +171,19 @@ try {
       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'check_rounds'::regclass`;
     return { check: c!.bytes / c!.n, heap: c!.heap / c!.n, toast: c!.toast / c!.n, idx: c!.idx / c!.n, round: r!.bytes / r!.n };
   };
-  await sql`VACUUM ANALYZE checks, check_rounds`;
-  const written = await sizes();
-  await sql`VACUUM FULL checks, check_rounds`;
-  const compact = await sizes();
-  const per_check = written.check;
-  const per_round = written.round;
+  let written: Awaited<ReturnType<typeof sizes>> | null = null;
+  let compact: Awaited<ReturnType<typeof sizes>> | null = null;
+  if (PHASES.has('bytes') && PHASES.has('ingest')) {
+    await sql`VACUUM ANALYZE checks, check_rounds`;
+    written = await sizes();
+    await sql`VACUUM FULL checks, check_rounds`;
+    compact = await sizes();
+    Object.assign(figures, {
+      bytes_per_ping_check: Math.round(written.check), bytes_heap_per_check: Math.round(written.heap),
+      bytes_toast_per_check: Math.round(written.toast), bytes_index_per_check: Math.round(written.idx), bytes_per_round: Math.round(written.round),
+      compacted_bytes_per_ping_check: Math.round(compact.check), compacted_bytes_per_round: Math.round(compact.round),
+    });
+  }
   /** Bytes per row of the hourly rollups (per series, per monitor). */
   const rollupRowBytes = async () => {
     const [r] = await sql<{ series: number; monitor: number }[]>`
@@ -182,82 +203,83 @@ try {
   const kuma_checks = 200 * 90 * 1440;
 
   // 3. Steady state: every monitor's round k's 3 results sent when round k starts, for STEADY_S seconds.
-  const jobs = startCheckJobs({ ...deps, hooks: undefined });
-  t.teardown(() => jobs.stop());
-  const phaseS = new Map(monitors.map((m) => [m, Math.floor(roundPhaseMs(m, 60) / 1000)]));
-  const bySecond = new Map<number, Array<[string, string]>>();
-  for (const p of placements) bySecond.set(phaseS.get(p.monitor_id)!, [...(bySecond.get(phaseS.get(p.monitor_id)!) ?? []), [p.node_id, p.monitor_id]]);
-  let sent = 0;
-  const steady = await measured(async () => {
-    const until = Date.now() + STEADY_S * 1000;
-    let second = Math.floor(Date.now() / 1000);
-    const inFlight = new Set<Promise<unknown>>();
-    while (Date.now() < until) {
-      const due = bySecond.get(second % 60) ?? [];
-      const perNode = new Map<string, ReturnType<typeof pingResult>[]>();
-      for (const [node_id, m] of due) perNode.set(node_id, [...(perNode.get(node_id) ?? []), pingResult(m, roundStart(m, 0, (second + 1) * 1000 - 1), 10 + Math.random() * 30)]);
-      for (const [node_id, results] of perNode) {
-        const p = ingestOne({ node_id, text: JSON.stringify({ results }) }).finally(() => inFlight.delete(p));
-        inFlight.add(p);
-        sent += results.length;
+  if (PHASES.has('steady')) {
+    const jobs = startCheckJobs({ ...deps, hooks: undefined });
+    t.teardown(() => jobs.stop());
+    const phaseS = new Map(monitors.map((m) => [m, Math.floor(roundPhaseMs(m, 60) / 1000)]));
+    const bySecond = new Map<number, Array<[string, string]>>();
+    for (const p of placements) bySecond.set(phaseS.get(p.monitor_id)!, [...(bySecond.get(phaseS.get(p.monitor_id)!) ?? []), [p.node_id, p.monitor_id]]);
+    let sent = 0;
+    const steady = await measured(async () => {
+      const until = Date.now() + STEADY_S * 1000;
+      let second = Math.floor(Date.now() / 1000);
+      const inFlight = new Set<Promise<unknown>>();
+      while (Date.now() < until) {
+        const due = bySecond.get(second % 60) ?? [];
+        const perNode = new Map<string, ReturnType<typeof pingResult>[]>();
+        for (const [node_id, m] of due) perNode.set(node_id, [...(perNode.get(node_id) ?? []), pingResult(m, roundStart(m, 0, (second + 1) * 1000 - 1), 10 + Math.random() * 30)]);
+        for (const [node_id, results] of perNode) {
+          const p = ingestOne({ node_id, text: JSON.stringify({ results }) }).finally(() => inFlight.delete(p));
+          inFlight.add(p);
+          sent += results.length;
+        }
+        second++;
+        await new Promise((r) => setTimeout(r, Math.max(0, second * 1000 - Date.now())));
       }
-      second++;
-      await new Promise((r) => setTimeout(r, Math.max(0, second * 1000 - Date.now())));
-    }
-    await Promise.all(inFlight);
-  });
-  log(`steady: ${sent} results in ${round(steady.wall_s)} s, node ${steady.node_cpu_pct} %, postgres ${steady.pg_cpu_pct} %`);
-  await jobs.stop();
+      await Promise.all(inFlight);
+    });
+    log(`steady: ${sent} results in ${round(steady.wall_s)} s, node ${steady.node_cpu_pct} %, postgres ${steady.pg_cpu_pct} %`);
+    await jobs.stop();
+    Object.assign(figures, { steady_results: sent, steady_results_per_s: round(sent / steady.wall_s), steady_node_cpu_pct: steady.node_cpu_pct, steady_pg_cpu_pct: steady.pg_cpu_pct });
+  }
 
   // 4. History queries over HISTORY_DAYS days.
-  const owner = await registerUser(app);
-  const [target] = await bulkMonitors(sql, owner.user_id, nodes.slice(0, 3), 1);
-  await sql`UPDATE monitors SET state = 'up' WHERE id = ${target!}`;
-  await pastPartitions(sql, HISTORY_DAYS + 1);
-  await monitorHistory(sql, target!, nodes.slice(0, 3), HISTORY_DAYS, log);
-  await otherRollups(sql, user_id, nodes, OTHERS, HISTORY_DAYS);
-  await sql.begin((tx) => dropExpiredPartitions(tx, { raw_days: 30, rounds_days: 8, rollup_days: 730 }));
-  const rollup_row = await rollupRowBytes();
-  await sql`VACUUM ANALYZE`;
-  log('history ready');
-  const time = async (path: string, n = 200) => {
-    const ms: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      const res = await call(app, 'GET', `/v1/monitors/${target}${path}`, { token: owner.access_token });
-      ms.push(performance.now() - t0);
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-    }
-    return { p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)) };
-  };
-  const queries = {
-    uptime_90d: await time('/uptime?period=90d'),
-    uptime_30d: await time('/uptime?period=30d'),
-    stats_90d_daily: await time(`/stats?from=-${HISTORY_DAYS}d&bucket_s=86400`),
-    stats_90d_daily_by_node: await time(`/stats?from=-${HISTORY_DAYS}d&bucket_s=86400&group_by=node`),
-    stats_24h_5min_raw: await time('/stats?from=-24h&bucket_s=300'),
-    checks_24h_page1: await time('/checks?from=-24h'),
-    state_changes: await time('/state-changes'),
-    monitor_read: await time(''),
-  };
-  const u = await call(app, 'GET', `/v1/monitors/${target}/uptime?period=90d`, { token: owner.access_token });
+  if (PHASES.has('queries')) {
+    const owner = await registerUser(app);
+    const [target] = await bulkMonitors(sql, owner.user_id, nodes.slice(0, 3), 1);
+    await sql`UPDATE monitors SET state = 'up' WHERE id = ${target!}`;
+    await pastPartitions(sql, HISTORY_DAYS + 1);
+    await monitorHistory(sql, target!, nodes.slice(0, 3), HISTORY_DAYS, log);
+    await otherRollups(sql, user_id, nodes, OTHERS, HISTORY_DAYS);
+    await sql.begin((tx) => dropExpiredPartitions(tx, { raw_days: 30, rounds_days: 8, rollup_days: 730 }));
+    const rollup_row = await rollupRowBytes();
+    await sql`VACUUM ANALYZE`;
+    log('history ready');
+    const time = async (path: string, n = 200) => {
+      const ms: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        const res = await call(app, 'GET', `/v1/monitors/${target}${path}`, { token: owner.access_token });
+        ms.push(performance.now() - t0);
+        if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+      }
+      return { p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)) };
+    };
+    const queries = {
+      uptime_90d: await time('/uptime?period=90d'),
+      uptime_30d: await time('/uptime?period=30d'),
+      stats_90d_daily: await time(`/stats?from=-${HISTORY_DAYS}d&bucket_s=86400`),
+      stats_90d_daily_by_node: await time(`/stats?from=-${HISTORY_DAYS}d&bucket_s=86400&group_by=node`),
+      stats_24h_5min_raw: await time('/stats?from=-24h&bucket_s=300'),
+      checks_24h_page1: await time('/checks?from=-24h'),
+      state_changes: await time('/state-changes'),
+      monitor_read: await time(''),
+    };
+    const u = await call(app, 'GET', `/v1/monitors/${target}/uptime?period=90d`, { token: owner.access_token });
+    Object.assign(figures, {
+      rollup_bytes_per_series_hour: Math.round(rollup_row.series), rollup_bytes_per_monitor_hour: Math.round(rollup_row.monitor),
+      ...(written && compact ? {
+        projection_200_monitors_90d_1_node_gb: round(projection(written.check, written.round, rollup_row, 1), 2),
+        projection_200_monitors_90d_3_nodes_gb: round(projection(written.check, written.round, rollup_row, 3), 2),
+        compacted_projection_200_monitors_90d_1_node_gb: round(projection(compact.check, compact.round, rollup_row, 1), 2),
+        compacted_projection_200_monitors_90d_3_nodes_gb: round(projection(compact.check, compact.round, rollup_row, 3), 2),
+        reference_uptime_kuma_gb: 6, reference_uptime_kuma_bytes_per_check: Math.round(6e9 / kuma_checks),
+      } : {}),
+      history_days: HISTORY_DAYS, others: OTHERS, uptime_90d: u.body.data, queries,
+    });
+  }
 
-  console.log(JSON.stringify({
-    monitors: MONITORS, nodes: NODES, batch: BATCH, concurrency: CONCURRENCY, load_average: loadavg().map((x) => round(x)),
-    ingest_results: total, ingest_results_per_s: Math.round(ingest_per_s), ingest_node_cpu_pct: ingest.node_cpu_pct, ingest_pg_cpu_pct: ingest.pg_cpu_pct,
-    decide_rounds_per_s: Math.round(decide.value / decide.wall_s), decide_node_cpu_pct: decide.node_cpu_pct, decide_pg_cpu_pct: decide.pg_cpu_pct,
-    steady_results: sent, steady_results_per_s: round(sent / steady.wall_s), steady_node_cpu_pct: steady.node_cpu_pct, steady_pg_cpu_pct: steady.pg_cpu_pct,
-    bytes_per_ping_check: Math.round(per_check), bytes_heap_per_check: Math.round(written.heap),
-    bytes_toast_per_check: Math.round(written.toast), bytes_index_per_check: Math.round(written.idx), bytes_per_round: Math.round(per_round),
-    compacted_bytes_per_ping_check: Math.round(compact.check), compacted_bytes_per_round: Math.round(compact.round),
-    rollup_bytes_per_series_hour: Math.round(rollup_row.series), rollup_bytes_per_monitor_hour: Math.round(rollup_row.monitor),
-    projection_200_monitors_90d_1_node_gb: round(projection(per_check, per_round, rollup_row, 1), 2),
-    projection_200_monitors_90d_3_nodes_gb: round(projection(per_check, per_round, rollup_row, 3), 2),
-    compacted_projection_200_monitors_90d_1_node_gb: round(projection(compact.check, compact.round, rollup_row, 1), 2),
-    compacted_projection_200_monitors_90d_3_nodes_gb: round(projection(compact.check, compact.round, rollup_row, 3), 2),
-    reference_uptime_kuma_gb: 6, reference_uptime_kuma_bytes_per_check: Math.round(6e9 / kuma_checks),
-    history_days: HISTORY_DAYS, uptime_90d: u.body.data, queries,
-  }, null, 2));
+  console.log(JSON.stringify({ ...figures, load_average: loadavg().map((x) => round(x)) }, null, 2));
 } catch (err) {
   console.error(err);
   process.exitCode = 1;

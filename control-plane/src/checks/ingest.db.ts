@@ -19,50 +19,48 @@ export interface IngestMonitorRow {
   placed: number;
   /** The monitor is placed on the reporting node, or was until less than the placement history ago. */
   assigned: boolean;
+  /** The series of (monitor, reporting node), null before its first stored check. */
+  series_id: number | null;
+  /** The monitor's config (defaults filled), only when its revision is not the one the caller knows; else null. */
+  config: Record<string, unknown> | null;
 }
 
 /**
  * The monitors `ids` that exist, with whether each is assigned to `node_id` (monitor_placements:
  * placed now, or ended less than `history_ms` ago, so results the node buffered while it ran the
- * monitor still count) and how many nodes it is placed on.
+ * monitor still count), how many nodes it is placed on, the node's series of it, and its config
+ * when `known_revisions` (same order as `ids`; -1 for none) does not hold its current revision.
  */
-export async function ingestMonitors(tx: SqlExecutor, node_id: string, ids: string[], history_ms: number): Promise<IngestMonitorRow[]> {
+export async function ingestMonitors(tx: SqlExecutor, node_id: string, ids: string[], known_revisions: number[], history_ms: number): Promise<IngestMonitorRow[]> {
   return tx<IngestMonitorRow[]>`
     SELECT m.id, m.type, m.interval_s, m.revision::int AS revision,
       (SELECT count(*) FROM monitor_placements a WHERE a.monitor_id = m.id AND a.ended_at IS NULL)::int AS placed,
       EXISTS (SELECT 1 FROM monitor_placements p WHERE p.monitor_id = m.id AND p.node_id = ${node_id}
-        AND (p.ended_at IS NULL OR p.ended_at > now() - make_interval(secs => ${history_ms / 1000}))) AS assigned
-    FROM monitors m WHERE m.id = ANY(${ids}::text[])`;
+        AND (p.ended_at IS NULL OR p.ended_at > now() - make_interval(secs => ${history_ms / 1000}))) AS assigned,
+      (SELECT s.id FROM check_series s WHERE s.monitor_id = m.id AND s.node_id = ${node_id}) AS series_id,
+      CASE WHEN m.revision IS DISTINCT FROM k.revision THEN m.config END AS config
+    FROM unnest(${ids}::text[], ${known_revisions}::bigint[]) AS k(id, revision)
+    JOIN monitors m ON m.id = k.id`;
 }
 
-/** The configs of monitors `ids` (defaults filled), for their round deadlines. */
-export async function monitorConfigs(tx: SqlExecutor, ids: string[]): Promise<Array<{ id: string; revision: number; config: Record<string, unknown> }>> {
-  return tx`SELECT id, revision::int AS revision, config FROM monitors WHERE id = ANY(${ids}::text[])`;
-}
-
-/** Series ids of (monitor, `node_id`) for `monitor_ids`, creating the missing ones. @returns monitor id → series id */
-export async function seriesIds(tx: SqlExecutor, node_id: string, monitor_ids: string[]): Promise<{ ids: Map<string, number>; created: Set<string> }> {
+/**
+ * Create the series of (monitor, `node_id`) for `missing` (monitors the node has no series of yet).
+ * @returns monitor id → series id (made now, or by a concurrent batch meanwhile)
+ */
+export async function createSeries(tx: SqlExecutor, node_id: string, missing: string[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
-  const created = new Set<string>();
-  const found = await tx<{ id: number; monitor_id: string }[]>`
-    SELECT id, monitor_id FROM check_series WHERE node_id = ${node_id} AND monitor_id = ANY(${monitor_ids}::text[])`;
-  for (const r of found) ids.set(r.monitor_id, r.id);
-  const missing = monitor_ids.filter((m) => !ids.has(m)).sort();
-  if (missing.length === 0) return { ids, created };
+  missing = [...missing].sort();
   const made = await tx<{ id: number; monitor_id: string }[]>`
     INSERT INTO check_series (monitor_id, node_id) SELECT m, ${node_id} FROM unnest(${missing}::text[]) AS m
     ON CONFLICT (monitor_id, node_id) DO NOTHING RETURNING id, monitor_id`;
-  for (const r of made) {
-    ids.set(r.monitor_id, r.id);
-    created.add(r.monitor_id);
-  }
+  for (const r of made) ids.set(r.monitor_id, r.id);
   if (made.length < missing.length) {
     // Created meanwhile by a concurrent batch (ON CONFLICT waited for it to commit): now visible.
     const again = await tx<{ id: number; monitor_id: string }[]>`
       SELECT id, monitor_id FROM check_series WHERE node_id = ${node_id} AND monitor_id = ANY(${missing}::text[])`;
     for (const r of again) ids.set(r.monitor_id, r.id);
   }
-  return { ids, created };
+  return ids;
 }
 
 /** One check row to insert (0025_checks.sql `checks`). */
@@ -134,8 +132,62 @@ export async function addToRounds(tx: SqlExecutor, adds: RoundAdd[]): Promise<vo
       WHERE NOT r.dirty OR (NOT r.late AND r.deadline_at < now())`;
 }
 
-/** Mark hours (ISO, truncated) that got checks after they ended, so the rollup job rolls them up again. */
-export async function markRollupDirty(tx: SqlExecutor, hours: string[]): Promise<void> {
-  if (hours.length === 0) return;
-  await tx`INSERT INTO check_rollup_dirty (hour) SELECT DISTINCT h FROM unnest(${hours}::timestamptz[]) AS h ON CONFLICT (hour) DO NOTHING`;
+/** A node check to store with what its round needs (see {@link storeNodeChecks}). */
+export interface NodeCheckInsert extends CheckInsert {
+  monitor_id: string;
+  /** The round's deadline (ISO). */
+  deadline_at: string;
+  interval_s: number;
+  /** Nodes placed now (the round's expected reports when it is new). */
+  expected: number;
+  /** The hour (ISO, truncated) the round starts in when that hour has ended (the rollup job rolls it up again), else null. */
+  past_hour: string | null;
+}
+
+/**
+ * Store a batch of node checks in ONE statement (one round trip, atomic on its own, so a batch
+ * needs no transaction around it): the checks are inserted in key order, skipping those stored
+ * before (same series and scheduled_at); the rounds of those inserted now get their reports as
+ * {@link addToRounds} does (from the rows actually inserted, counted in SQL); hours that had ended
+ * are marked for the rollup job. Row order and lock order are the same as in the separate
+ * statements, so concurrent batches of different nodes for the same rounds do not deadlock.
+ * @returns how many checks were inserted now
+ */
+export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const col = <K extends keyof NodeCheckInsert>(k: K) => rows.map((r) => r[k] ?? null);
+  const [out] = await tx<{ inserted: number }[]>`
+    WITH input AS MATERIALIZED (
+      SELECT * FROM unnest(${col('scheduled_at')}::timestamptz[], ${col('series_id')}::int[], ${col('start_offset_ms')}::int[],
+        ${col('duration_ms')}::int[], ${col('response_ms')}::real[], ${bools(rows.map((r) => r.success))}::text[]::boolean[],
+        ${col('error_class')}::text[], ${col('error')}::text[], ${col('assertions')}::text[]::jsonb[], ${col('output')}::text[]::jsonb[],
+        ${col('output_z')}::text[]::bytea[], ${col('monitor_id')}::text[], ${col('deadline_at')}::timestamptz[], ${col('interval_s')}::int[],
+        ${col('expected')}::int[], ${col('past_hour')}::timestamptz[])
+        AS u(at, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z,
+          monitor_id, deadline_at, interval_s, expected, past_hour)
+    ),
+    ins AS (
+      INSERT INTO checks (scheduled_at, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z)
+      SELECT at, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z
+      FROM input ORDER BY series_id, at
+      ON CONFLICT (series_id, scheduled_at) DO NOTHING
+      RETURNING series_id, scheduled_at
+    ),
+    added AS MATERIALIZED (
+      SELECT i.* FROM ins JOIN input i ON i.series_id = ins.series_id AND i.at = ins.scheduled_at
+    ),
+    rounds AS (
+      INSERT INTO check_rounds AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
+      SELECT at, deadline_at, monitor_id, interval_s, expected::smallint, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, deadline_at < now()
+      FROM added GROUP BY monitor_id, at, deadline_at, interval_s, expected
+      ORDER BY monitor_id, at
+      ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true, late = r.late OR r.deadline_at < now()
+        WHERE NOT r.dirty OR (NOT r.late AND r.deadline_at < now())
+    ),
+    hours AS (
+      INSERT INTO check_rollup_dirty (hour) SELECT DISTINCT past_hour FROM added WHERE past_hour IS NOT NULL
+      ON CONFLICT (hour) DO NOTHING
+    )
+    SELECT count(*)::int AS inserted FROM added`;
+  return out!.inserted;
 }

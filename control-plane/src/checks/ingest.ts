@@ -2,7 +2,7 @@ import type { MonitorResultEnvelope, MonitorType } from '@vantage/shared-protoco
 import type { Config } from '../config/index.js';
 import type { MonitorResultStore, SqlExecutor } from '../contracts.js';
 import { PLACEMENT_HISTORY_MS } from '../monitors/placement-job.js';
-import { addToRounds, ingestMonitors, insertChecks, markRollupDirty, monitorConfigs, seriesIds, type CheckInsert, type RoundAdd } from './ingest.db.js';
+import { createSeries, ingestMonitors, storeNodeChecks, type IngestMonitorRow, type NodeCheckInsert } from './ingest.db.js';
 import { encodeOutput } from './output-codec.js';
 import { checkRetention } from './retention.js';
 import { CHECK_TRAITS, roundDeadlineMs } from './traits.js';
@@ -21,10 +21,11 @@ const HOUR_MS = 3_600_000;
 
 /**
  * The check store (contracts.ts MonitorResultStore; docs/architecture/checks.md "Ingest"): what the
- * result sink hands every monitor result to, inside its transaction. Per batch, a fixed handful of
- * statements whatever its size: the monitors and the node's placements, the series ids (cached),
- * one multi-row insert of the checks (ON CONFLICT DO NOTHING on (series, scheduled_at)), one
- * multi-row upsert of their rounds.
+ * result sink hands every monitor result to. Per batch, two statements whatever its size: one
+ * reads the monitors, the node's placements and series (and a monitor's config only when its
+ * revision changed), one stores the checks (ON CONFLICT DO NOTHING on (series, scheduled_at)),
+ * adds them to their rounds and marks ended hours for the rollup job (ingest.db.ts
+ * storeNodeChecks). A node's first result of a monitor costs one more, creating its series.
  *
  * A result is refused ({@link CHECK_REJECT}) when its monitor is not placed on the node (nor was
  * within the placement history: monitors/placement-job.ts PLACEMENT_HISTORY_MS), when its type is
@@ -32,27 +33,23 @@ const HOUR_MS = 3_600_000;
  * when it started more than a day from its round. Everything else counts as stored: newly, or
  * already (the same node's result for the same round, whatever its result id), so the node can
  * drop it. Rounds get the new reports and become due for judging (checks/decide.ts).
+ *
+ * The stored `success` and `error` are the node's, as sent (validated by the hub with the shared
+ * result schema: a failed result carries an error, a successful one none).
  */
 export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms'> }): MonitorResultStore {
   const retention_ms = checkRetention(deps.config).rounds_days * DAY_MS;
   const grace_ms = deps.config.checks_round_grace_ms;
-  // (monitor, node) → series id, only for series seen committed (found by a SELECT): an id made
-  // by a batch whose transaction then rolled back would point nowhere.
-  const series = new Map<string, number>();
   // monitor id → its revision and round deadline offset (ms after the round's start).
   const deadlines = new Map<string, { revision: number; ms: number }>();
 
-  async function deadlineMs(tx: SqlExecutor, monitors: Array<{ id: string; type: MonitorType; interval_s: number; revision: number }>): Promise<Map<string, number>> {
-    const stale = monitors.filter((m) => deadlines.get(m.id)?.revision !== m.revision);
-    if (stale.length > 0) {
-      const byId = new Map(monitors.map((m) => [m.id, m]));
-      for (const row of await monitorConfigs(tx, stale.map((m) => m.id))) {
-        const m = byId.get(row.id)!;
-        if (deadlines.size > 100_000) deadlines.clear();
-        deadlines.set(row.id, { revision: row.revision, ms: roundDeadlineMs(m.type, row.config, m.interval_s, grace_ms) });
-      }
+  /** The round deadline offset of `m`, ms, remembered per revision (its config comes with a new revision only). */
+  function deadlineMs(m: IngestMonitorRow): number {
+    if (m.config !== null) {
+      deadlines.set(m.id, { revision: m.revision, ms: roundDeadlineMs(m.type, m.config, m.interval_s, grace_ms) });
     }
-    return new Map(monitors.map((m) => [m.id, deadlines.get(m.id)?.ms ?? m.interval_s * 1000 + grace_ms]));
+    const known = deadlines.get(m.id);
+    return known?.revision === m.revision ? known.ms : m.interval_s * 1000 + grace_ms;
   }
 
   async function store(tx: SqlExecutor, node_id: string, results: MonitorResultEnvelope[]) {
@@ -60,7 +57,11 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     const rejected: Array<{ result_id: string; reason: string }> = [];
     if (results.length === 0) return { stored, rejected };
     const now = Date.now();
-    const monitors = new Map((await ingestMonitors(tx, node_id, [...new Set(results.map((r) => r.monitor_id))], PLACEMENT_HISTORY_MS)).map((m) => [m.id, m]));
+    const ids = [...new Set(results.map((r) => r.monitor_id))];
+    // Forgotten before the read, so the configs of this batch's monitors all come with it.
+    if (deadlines.size > 100_000) deadlines.clear();
+    const rows = await ingestMonitors(tx, node_id, ids, ids.map((id) => deadlines.get(id)?.revision ?? -1), PLACEMENT_HISTORY_MS);
+    const monitors = new Map(rows.map((m) => [m.id, m]));
 
     const accepted: MonitorResultEnvelope[] = [];
     for (const r of results) {
@@ -76,72 +77,36 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     }
     if (accepted.length === 0) return { stored, rejected };
 
-    const used = [...new Set(accepted.map((r) => r.monitor_id))];
-    const ids = new Map<string, number>();
-    const unknown = used.filter((m) => {
-      const id = series.get(`${m}\n${node_id}`);
-      if (id !== undefined) ids.set(m, id);
-      return id === undefined;
-    });
-    if (unknown.length > 0) {
-      const got = await seriesIds(tx, node_id, unknown);
-      for (const [m, id] of got.ids) {
-        ids.set(m, id);
-        if (!got.created.has(m)) {
-          if (series.size > 500_000) series.clear();
-          series.set(`${m}\n${node_id}`, id);
-        }
-      }
-    }
+    const series = new Map<string, number>();
+    for (const m of monitors.values()) if (m.series_id !== null) series.set(m.id, m.series_id);
+    const missing = [...new Set(accepted.map((r) => r.monitor_id))].filter((id) => !series.has(id));
+    if (missing.length > 0) for (const [id, s] of await createSeries(tx, node_id, missing)) series.set(id, s);
 
     // One row per (series, round): a round sent twice in one batch is stored once.
-    const rows = new Map<string, { r: MonitorResultEnvelope; row: CheckInsert }>();
+    const inserts = new Map<string, NodeCheckInsert>();
+    const this_hour = Math.floor(now / HOUR_MS) * HOUR_MS;
     for (const r of accepted) {
       stored.push(r.result_id);
-      const series_id = ids.get(r.monitor_id)!;
+      const m = monitors.get(r.monitor_id)!;
+      const series_id = series.get(r.monitor_id)!;
       const scheduled = Date.parse(r.scheduled_at);
       const key = `${series_id}/${scheduled}`;
-      if (rows.has(key)) continue;
+      if (inserts.has(key)) continue;
       const started = Date.parse(r.started_at);
       const output = r.output as Record<string, unknown> | null;
-      rows.set(key, {
-        r,
-        row: {
-          series_id, scheduled_at: new Date(scheduled).toISOString(), start_offset_ms: started - scheduled,
-          duration_ms: Date.parse(r.finished_at) - started, response_ms: CHECK_TRAITS[r.type].responseMs(output),
-          success: r.success, error_class: r.error_class, error: r.error,
-          assertions: r.assertions.length > 0 ? JSON.stringify(r.assertions) : null,
-          output: null, output_z: output === null ? null : `\\x${encodeOutput(output).toString('hex')}`,
-        },
+      const hour = Math.floor(scheduled / HOUR_MS) * HOUR_MS;
+      const scheduled_at = new Date(scheduled).toISOString();
+      inserts.set(key, {
+        series_id, scheduled_at, start_offset_ms: started - scheduled,
+        duration_ms: Date.parse(r.finished_at) - started, response_ms: CHECK_TRAITS[r.type].responseMs(output),
+        success: r.success, error_class: r.error_class, error: r.error,
+        assertions: r.assertions.length > 0 ? JSON.stringify(r.assertions) : null,
+        output: null, output_z: output === null ? null : `\\x${encodeOutput(output).toString('hex')}`,
+        monitor_id: r.monitor_id, deadline_at: new Date(scheduled + deadlineMs(m)).toISOString(), interval_s: m.interval_s,
+        expected: m.placed, past_hour: hour < this_hour ? new Date(hour).toISOString() : null,
       });
     }
-    const inserted = await insertChecks(tx, [...rows.values()].map((x) => x.row));
-    if (inserted.size === 0) return { stored, rejected };
-
-    const deadline = await deadlineMs(tx, used.map((id) => monitors.get(id)!));
-    const rounds = new Map<string, RoundAdd>();
-    const past_hours = new Set<string>();
-    const this_hour = Math.floor(now / HOUR_MS) * HOUR_MS;
-    for (const [key, { r, row }] of rows) {
-      if (!inserted.has(key)) continue;
-      const m = monitors.get(r.monitor_id)!;
-      const scheduled = Date.parse(row.scheduled_at);
-      const rkey = `${r.monitor_id}/${scheduled}`;
-      let add = rounds.get(rkey);
-      if (!add) {
-        add = {
-          monitor_id: r.monitor_id, scheduled_at: row.scheduled_at, deadline_at: new Date(scheduled + deadline.get(r.monitor_id)!).toISOString(),
-          interval_s: m.interval_s, expected: m.placed, reported: 0, failed: 0,
-        };
-        rounds.set(rkey, add);
-      }
-      add.reported++;
-      if (!r.success) add.failed++;
-      const hour = Math.floor(scheduled / HOUR_MS) * HOUR_MS;
-      if (hour < this_hour) past_hours.add(new Date(hour).toISOString());
-    }
-    await addToRounds(tx, [...rounds.values()]);
-    await markRollupDirty(tx, [...past_hours]);
+    await storeNodeChecks(tx, [...inserts.values()]);
     return { stored, rejected };
   }
 

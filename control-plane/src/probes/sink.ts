@@ -106,6 +106,13 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
    */
   async function attempt(node_id: string, ordered: ResultEnvelope[], isolate: boolean): Promise<Outcome> {
     const out: Outcome = { stored: [], rejected: [], groups: [], unstorable: [] };
+    if (deps.checks && !isolate && ordered.every((r) => r.monitor_id !== null)) {
+      // Monitor results only (a node's usual batch): the check store writes them in one
+      // statement, atomic without a transaction around it (BEGIN and COMMIT would be two more
+      // round trips per batch).
+      const o = await deps.checks.store(sql, node_id, ordered as MonitorResultEnvelope[]);
+      return { ...out, stored: o.stored, rejected: o.rejected };
+    }
     await sql.begin(async (tx) => {
       // Task results stored before (redelivery); monitor results are idempotent by their round instead.
       const before = await storedResultIds(tx, ordered.flatMap((r) => (r.task_id !== null ? [r.result_id] : [])));
