@@ -1,10 +1,11 @@
 import t from 'tap';
+import { newId, type MonitorResultEnvelope } from '@vantage/shared-protocol';
 import { loadConfig } from '../config/index.js';
 import { createLogger } from '../log.js';
 import { createResultSink } from '../probes/sink.js';
 import { testDatabase } from '../test-support/db.js';
 import { decidePass } from './decide.js';
-import { CHECK_REJECT, createCheckStore } from './ingest.js';
+import { CHECK_REJECT, MISSING_ERROR, agreeingOutcome, createCheckStore } from './ingest.js';
 import { decodeOutput } from './output-codec.js';
 import { httpResult, pingResult, roundAt, seedMonitor } from './test-support.js';
 
@@ -87,4 +88,46 @@ t.test('a result after its round\'s deadline marks the round late', async (t) =>
   const old = roundAt(m, -10);
   await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, old)]);
   t.match(await round(m.monitor_id, old), { late: true, reported: 1 }, 'buffered for 10 rounds: late');
+});
+
+t.test('success and error always agree as stored: a successful tcp check has no error, a failure always has one', async (t) => {
+  const { sql, sink, round } = await setup(t);
+  const m = await seedMonitor(sql, { nodes: 3, type: 'tcp', config: { port: 443, expect: 'open', timeout_ms: 1000 } });
+  const at = roundAt(m);
+  const tcp = (over: Partial<MonitorResultEnvelope>): MonitorResultEnvelope => ({
+    result_id: newId('result'), task_id: null, monitor_id: m.monitor_id, type: 'tcp', scheduled_at: at,
+    started_at: new Date(Date.parse(at) + 1).toISOString(), finished_at: new Date(Date.parse(at) + 2).toISOString(),
+    success: true, error: null, error_class: null, assertions: [],
+    output: { resolved_address: '198.18.1.10', port: 443, connect_ms: 0.4, state: 'open', expected: 'open', banner: null, banner_matched: null },
+    ...over,
+  }) as MonitorResultEnvelope;
+  const [a, b, c] = m.node_ids as [string, string, string];
+  const sent: Array<[string, MonitorResultEnvelope]> = [
+    [a, tcp({})],
+    // Disagreeing results, as a node of another version (or a bug) could send them: the schema lets them through.
+    [b, tcp({ error: 'connection reset after connect', error_class: 'target' })],
+    [c, tcp({ success: false, output: { resolved_address: '198.18.1.10', port: 443, connect_ms: null, state: 'refused', expected: 'open', banner: null, banner_matched: null } })],
+  ];
+  for (const [node, r] of sent) t.same(await sink.ingest(node, [r]), { stored: [r.result_id], rejected: [] });
+  const rows = await sql<{ node_id: string; success: boolean; error: string | null; error_class: string | null }[]>`
+    SELECT s.node_id, c.success, c.error, c.error_class FROM checks c JOIN check_series s ON s.id = c.series_id
+    WHERE s.monitor_id = ${m.monitor_id} ORDER BY s.node_id = ${a} DESC, s.node_id = ${b} DESC`;
+  t.same(rows, [
+    { node_id: a, success: true, error: null, error_class: null },
+    { node_id: b, success: true, error: null, error_class: null },
+    { node_id: c, success: false, error: MISSING_ERROR, error_class: 'internal' },
+  ], 'the node\'s success kept; its error made to agree');
+  for (const r of rows) t.equal(r.success, r.error === null, `${r.node_id}: success ⇔ no error`);
+  await decidePass({ sql });
+  t.match(await round(m.monitor_id, at), { reported: 3, failed: 1, verdict: 'degraded' }, 'the verdict counts the node\'s success');
+
+  for (const r of [
+    { success: true, error: 'x', error_class: 'target' }, { success: true, error: null, error_class: null },
+    { success: false, error: null, error_class: null }, { success: false, error: '  ', error_class: 'timeout' },
+    { success: false, error: 'refused at 198.18.1.10:443', error_class: 'refused' },
+  ]) {
+    const o = agreeingOutcome(r);
+    t.equal(r.success, o.error === null, `agreeingOutcome(${JSON.stringify(r)}) = ${JSON.stringify(o)}`);
+    t.equal(r.success, o.error_class === null);
+  }
 });

@@ -19,6 +19,20 @@ export const CHECK_REJECT = {
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
+/** The error stored for a failed result that came without one. */
+export const MISSING_ERROR = 'the node reported a failure without a reason';
+
+/**
+ * `error` and `error_class` that agree with `success` (docs/api/checks.md "Result": `error` is null
+ * when up, else why): a success keeps no error; a failure without an error gets
+ * {@link MISSING_ERROR} (class `internal`, unless the node gave one). A node's `success` is never
+ * changed: it is what the verdict counts.
+ */
+export function agreeingOutcome(r: { success: boolean; error: string | null; error_class: string | null }): { error: string | null; error_class: string | null } {
+  if (r.success) return { error: null, error_class: null };
+  return { error: r.error === null || r.error.trim() === '' ? MISSING_ERROR : r.error, error_class: r.error_class ?? 'internal' };
+}
+
 /**
  * The check store (contracts.ts MonitorResultStore; docs/architecture/checks.md "Ingest"): what the
  * result sink hands every monitor result to. Per batch, two statements whatever its size: one
@@ -34,8 +48,8 @@ const HOUR_MS = 3_600_000;
  * already (the same node's result for the same round, whatever its result id), so the node can
  * drop it. Rounds get the new reports and become due for judging (checks/decide.ts).
  *
- * The stored `success` and `error` are the node's, as sent (validated by the hub with the shared
- * result schema: a failed result carries an error, a successful one none).
+ * `success` is stored as the node sent it; `error` and `error_class` are made to agree with it
+ * ({@link agreeingOutcome}): the shared result schema does not tie them together.
  */
 export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms'> }): MonitorResultStore {
   const retention_ms = checkRetention(deps.config).rounds_days * DAY_MS;
@@ -99,7 +113,7 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
       inserts.set(key, {
         series_id, scheduled_at, start_offset_ms: started - scheduled,
         duration_ms: Date.parse(r.finished_at) - started, response_ms: CHECK_TRAITS[r.type].responseMs(output),
-        success: r.success, error_class: r.error_class, error: r.error,
+        success: r.success, ...agreeingOutcome(r),
         assertions: r.assertions.length > 0 ? JSON.stringify(r.assertions) : null,
         output: null, output_z: output === null ? null : `\\x${encodeOutput(output).toString('hex')}`,
         monitor_id: r.monitor_id, deadline_at: new Date(scheduled + deadlineMs(m)).toISOString(), interval_s: m.interval_s,
