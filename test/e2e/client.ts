@@ -11,18 +11,32 @@ export class ApiError extends Error {
   }
 }
 
+/** How long {@link call} keeps retrying answers that ask to be retried (503 UNAVAILABLE, 429). */
+const RETRY_FOR_MS = 180_000;
+
 /**
  * `method path` against `api_url` with an optional JSON body and bearer token; resolves the
- * envelope's `data`. @throws ApiError on a non-2xx status
+ * envelope's `data`. A 503 UNAVAILABLE (load shedding) or 429 answer carrying Retry-After is
+ * retried after that many seconds, as a client of the API should (docs/api/errors.md: both are
+ * refused before any work is done, so a retried POST cannot apply twice), for up to 3 minutes: a
+ * busy test machine makes the control plane shed load. @throws ApiError on any other non-2xx status
  */
 export async function call<T = any>(api_url: string, method: string, path: string, body?: unknown, bearer?: string): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (bearer) headers.authorization = `Bearer ${bearer}`;
-  const res = await fetch(api_url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
-  const json = (await res.json().catch(() => null)) as { data?: T; error?: { code: string; message: string; details?: unknown } } | null;
-  if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? 'UNKNOWN', json?.error?.message ?? res.statusText, json?.error?.details);
-  return json!.data as T;
+  const give_up_at = Date.now() + RETRY_FOR_MS;
+  for (;;) {
+    const res = await fetch(api_url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    const json = (await res.json().catch(() => null)) as { data?: T; error?: { code: string; message: string; details?: unknown } } | null;
+    const retry_after_s = Number(res.headers.get('retry-after'));
+    if ((res.status === 503 || res.status === 429) && retry_after_s > 0 && Date.now() < give_up_at) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(retry_after_s, 10) * 1000));
+      continue;
+    }
+    if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? 'UNKNOWN', json?.error?.message ?? res.statusText, json?.error?.details);
+    return json!.data as T;
+  }
 }
 
 /**
