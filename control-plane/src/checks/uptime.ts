@@ -50,10 +50,14 @@ export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: 
   const edges: Array<[number, number]> = [];
   if (f < inner.from) edges.push([f, inner.from]);
   if (inner.to < t) edges.push([inner.to, t]);
-  const [sums, timeline, edgeRows] = await Promise.all([
+  // Partial hours still within the rounds retention are read from their rounds.
+  const rawEdges = edges.filter(([a, b]) => b > a && floorHour(a) >= raw_from.getTime());
+  // Every read at once: one round trip's wait, not one per read.
+  const [sums, timeline, edgeRows, edgeRounds] = await Promise.all([
     roundRollupSums(sql, monitor_id, new Date(inner.from), new Date(inner.to)),
     stateTimeline(sql, monitor_id, from, to),
     roundRollupHours(sql, monitor_id, edges.filter(([a]) => floorHour(a) < raw_from.getTime()).map(([a]) => new Date(floorHour(a)))),
+    Promise.all(rawEdges.map(([a, b]) => judgedRounds(sql, monitor_id, new Date(a), new Date(b)))),
   ]);
   const totals = zero();
   add(totals, sums);
@@ -62,9 +66,8 @@ export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: 
     const h = r.hour.getTime();
     add(totals, r, (Math.min(h + HOUR_MS, t) - Math.max(h, f)) / HOUR_MS);
   }
-  for (const [a, b] of edges) {
-    if (b <= a || floorHour(a) < raw_from.getTime()) continue;
-    for (const r of await judgedRounds(sql, monitor_id, new Date(a), new Date(b))) {
+  for (const rounds of edgeRounds) {
+    for (const r of rounds) {
       const start = r.scheduled_at.getTime();
       const s = Math.max(0, (Math.min(start + r.interval_s * 1000, t) - start) / 1000);
       const c = zero();
