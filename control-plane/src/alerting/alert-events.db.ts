@@ -92,21 +92,29 @@ export async function failingCandidates(ex: SqlExecutor, limit: number, after?: 
   });
 }
 
-/** The verdicts of the monitor's last `n` judged rounds, newest first. */
-export async function lastVerdicts(ex: SqlExecutor, monitor_id: string, n: number): Promise<string[]> {
-  const rows = await ex<Array<{ verdict: string }>>`
-    SELECT verdict FROM check_rounds WHERE monitor_id = ${monitor_id} AND verdict IS NOT NULL AND counted
-    ORDER BY scheduled_at DESC LIMIT ${n}`;
-  return rows.map((r) => r.verdict);
+/** The verdicts of each monitor's last `n` judged rounds, newest first (monitors without any: absent). */
+export async function lastVerdictsOf(ex: SqlExecutor, monitor_ids: string[], n: number): Promise<Map<string, string[]>> {
+  if (monitor_ids.length === 0) return new Map();
+  const rows = await ex<Array<{ id: string; verdicts: string[] }>>`
+    SELECT m.id, v.verdicts FROM unnest(${monitor_ids}::text[]) AS m(id) CROSS JOIN LATERAL (
+      SELECT array_agg(r.verdict ORDER BY r.scheduled_at DESC) AS verdicts FROM (
+        SELECT verdict, scheduled_at FROM check_rounds WHERE monitor_id = m.id AND verdict IS NOT NULL AND counted
+        ORDER BY scheduled_at DESC LIMIT ${n}) r) v
+    WHERE v.verdicts IS NOT NULL`;
+  return new Map(rows.map((r) => [r.id, r.verdicts]));
 }
 
-/** The reason and failing nodes of the monitor's last change into `state` (template data). */
-export async function lastFailure(ex: SqlExecutor, monitor_id: string): Promise<{ reason: string | null; failing_nodes: unknown[]; changed_at: Date } | null> {
-  const [row] = await ex<Array<{ reason: string | null; failing_nodes: unknown[]; changed_at: Date }>>`
-    SELECT reason, failing_nodes, changed_at FROM monitor_state_changes
-    WHERE monitor_id = ${monitor_id} AND superseded_at IS NULL AND to_state IN ('down', 'degraded')
-    ORDER BY changed_at DESC, id DESC LIMIT 1`;
-  return row ?? null;
+/** What a monitor's last change into down or degraded recorded (template data and the outage's start). */
+export interface LastFailure { reason: string | null; failing_nodes: unknown[]; changed_at: Date }
+
+/** The last change of each monitor into down or degraded (monitors without one: absent). */
+export async function lastFailuresOf(ex: SqlExecutor, monitor_ids: string[]): Promise<Map<string, LastFailure>> {
+  if (monitor_ids.length === 0) return new Map();
+  const rows = await ex<Array<LastFailure & { monitor_id: string }>>`
+    SELECT DISTINCT ON (monitor_id) monitor_id, reason, failing_nodes, changed_at FROM monitor_state_changes
+    WHERE monitor_id = ANY(${monitor_ids}::text[]) AND superseded_at IS NULL AND to_state IN ('down', 'degraded')
+    ORDER BY monitor_id, changed_at DESC, id DESC`;
+  return new Map(rows.map(({ monitor_id, ...f }) => [monitor_id, f]));
 }
 
 /** Insert an event unless one is open for (policy, monitor). @returns the row, or null */
@@ -135,16 +143,16 @@ export async function claimRecovered(ex: SqlExecutor, limit: number): Promise<Al
     ORDER BY e.started_at LIMIT ${limit} FOR UPDATE OF e SKIP LOCKED`;
 }
 
-/** A policy with its channels and levels (also a disabled one: its open events still resolve). */
-export async function policyById(ex: SqlExecutor, id: string): Promise<EnginePolicy | null> {
-  const [row] = await ex<EnginePolicy[]>`SELECT ${POLICY_COLUMNS(ex)} FROM alert_policies p WHERE p.id = ${id}`;
-  return row ?? null;
+/** Policies by id, with channels and levels (one read for a batch of steps; disabled ones too: their open events still resolve). */
+export async function policiesByIds(ex: SqlExecutor, ids: string[]): Promise<EnginePolicy[]> {
+  if (ids.length === 0) return [];
+  return ex<EnginePolicy[]>`SELECT ${POLICY_COLUMNS(ex)} FROM alert_policies p WHERE p.id = ANY(${ids}::text[])`;
 }
 
-/** A monitor as the engine reads it. */
-export async function monitorById(ex: SqlExecutor, id: string): Promise<EngineMonitor | null> {
-  const [row] = await ex<EngineMonitor[]>`SELECT ${MONITOR_COLUMNS(ex)} FROM monitors m WHERE m.id = ${id}`;
-  return row ?? null;
+/** Monitors by id as the engine reads them (one read for a batch of steps). */
+export async function monitorsByIds(ex: SqlExecutor, ids: string[]): Promise<EngineMonitor[]> {
+  if (ids.length === 0) return [];
+  return ex<EngineMonitor[]>`SELECT ${MONITOR_COLUMNS(ex)} FROM monitors m WHERE m.id = ANY(${ids}::text[])`;
 }
 
 /** Channels by id (type and owner, for queueing). */
@@ -158,6 +166,18 @@ export async function updateEvent(ex: SqlExecutor, id: string, p: Partial<Pick<A
   'status' | 'acknowledged_at' | 'acknowledged_by' | 'resolved_at' | 'resolved_by' | 'notified_at' | 'next_level' | 'next_due_at'>>): Promise<AlertEventRow> {
   const [row] = await ex<AlertEventRow[]>`UPDATE alert_events SET ${ex(p as never, Object.keys(p) as never)} WHERE id = ${id} RETURNING *`;
   return row!;
+}
+
+/** An event's next step after a step ran (`notified_at`: its first page). */
+export interface StepSchedule { id: string; notified_at: Date | null; next_level: number | null; next_due_at: Date | null }
+
+/** Set the schedules of many events in one statement. */
+export async function updateSchedules(ex: SqlExecutor, rows: StepSchedule[]): Promise<void> {
+  if (rows.length === 0) return;
+  await ex`
+    UPDATE alert_events e SET notified_at = u.notified_at, next_level = u.next_level, next_due_at = u.next_due_at
+    FROM jsonb_to_recordset(${ex.json(rows as never)}) AS u(id text, notified_at timestamptz, next_level integer, next_due_at timestamptz)
+    WHERE e.id = u.id`;
 }
 
 /** Record notifications (a repeat of one already recorded is ignored). */

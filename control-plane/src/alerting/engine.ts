@@ -5,19 +5,19 @@ import { createMailer } from '../delivery/mailer.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import {
-  channelsByIds, claimDueEvents, claimRecovered, failingCandidates, getEvent, insertEvent, lastFailure, lastVerdicts,
-  monitorById, pagedChannels, policyById, recordNotifications, updateEvent,
-  type AlertEventRow, type CandidateCursor, type EngineMonitor, type EnginePolicy, type EventNotificationRow,
+  claimDueEvents, claimRecovered, failingCandidates, getEvent, insertEvent, lastFailuresOf, lastVerdictsOf,
+  pagedChannels, updateEvent,
+  type AlertEventRow, type CandidateCursor, type EngineMonitor, type EnginePolicy,
 } from './alert-events.db.js';
-import { groupsOfUser, withdrawFromOpenBatches } from './alert-batches.db.js';
-import { liveSilences } from './alert-silences.db.js';
-import { levelChannels, nextStep, notificationKey, suppressionAt, thresholdReached } from './escalation.js';
+import { withdrawFromOpenBatches } from './alert-batches.db.js';
+import { levelChannels, nextStep, notificationKey, thresholdReached } from './escalation.js';
 import { alertWebhookEvent, buildNotification } from './events.js';
-import { flushDueBatches, gatherPage } from './group-batches.js';
+import { flushDueBatches } from './group-batches.js';
 import { collapses, groupOfMonitor } from './grouping.js';
 import { sendMaintenanceNotices } from './maintenance-notices.js';
-import { liveWindows } from './maintenance-windows.db.js';
-import { queueNotification } from './notify.js';
+import { stepReads, type StepReads } from './step-reads.js';
+import { notificationDelivery } from './notify.js';
+import { batchFor, stepWrites, writeSteps, type StepWrites } from './step-writes.js';
 
 /*
  * The alert engine (docs/api/alerting.md "Alert events"). One pass: open events for monitors
@@ -44,36 +44,28 @@ export interface AlertEngineDeps {
 type Kind = 'firing' | 'acknowledged' | 'resolved';
 const BATCH = 100;
 
-async function suppressionOf(tx: SqlExecutor, monitor: EngineMonitor, policy: EnginePolicy, at: Date) {
-  const [silences, windows] = await Promise.all([liveSilences(tx as Sql, monitor.user_id, at), liveWindows(tx as Sql, monitor.user_id, at)]);
-  return suppressionAt({ monitor, policy, silences, windows, owner_tz: monitor.owner_tz || 'UTC' }, at);
-}
-
 /**
- * Queue `kind` for `targets` (level and channel each) and record them; @returns how many were queued now.
- * A page (`firing`) of a monitor in an alert group goes to the group's batch for its channel
- * instead (group-batches.ts), except to channels that do not collapse (PagerDuty).
+ * Gather in `w` the notifications of `kind` for `targets` (level and channel each): a delivery
+ * and its record each. A page (`firing`) of a monitor in an alert group joins the group's batch
+ * for its channel instead (group-batches.ts), except on channels that do not collapse (PagerDuty).
  */
-async function notify(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventRow, policy: EnginePolicy, monitor: EngineMonitor,
-  kind: Kind, targets: Array<{ level: number; channel_id: string }>, at: Date): Promise<number> {
-  const channels = new Map((await channelsByIds(tx, targets.map((t) => t.channel_id))).map((c) => [c.id, c]));
-  const group = kind === 'firing' ? groupOfMonitor(await groupsOfUser(tx, monitor.user_id), monitor) : null;
-  const rows: EventNotificationRow[] = [];
-  let queued = 0;
+async function notify(tx: SqlExecutor, reads: StepReads, w: StepWrites, event: AlertEventRow, policy: EnginePolicy, monitor: EngineMonitor,
+  kind: Kind, targets: Array<{ level: number; channel_id: string }>, at: Date): Promise<void> {
+  const channels = await reads.channels(targets.map((t) => t.channel_id));
+  const group = kind === 'firing' ? groupOfMonitor(await reads.groups(monitor.user_id), monitor) : null;
   for (const t of targets) {
     const channel = channels.get(t.channel_id);
     if (!channel) continue;
+    const row = { event_id: event.id, level: t.level, channel_id: t.channel_id, kind, suppressed: null, created_at: at };
     if (group && collapses(channel.type)) {
-      await gatherPage(tx, monitor.user_id, group, { event_id: event.id, level: t.level, channel_id: t.channel_id }, at);
+      w.notifications.push({ ...row, delivery_id: null, batch_id: await batchFor(tx, w, monitor.user_id, group, channel.id, at) });
       continue;
     }
     const n = buildNotification(event, policy, monitor, kind, t.level, at);
-    const r = await queueNotification(tx, deps.config, { ...channel, type: channel.type as AlertChannelType }, n, notificationKey(event.id, t.level, t.channel_id, kind));
-    if (r.queued) queued++;
-    rows.push({ event_id: event.id, level: t.level, channel_id: t.channel_id, kind, delivery_id: r.delivery_id, suppressed: null, batch_id: null, created_at: at });
+    const delivery = notificationDelivery({ ...channel, type: channel.type as AlertChannelType }, n, notificationKey(event.id, t.level, t.channel_id, kind));
+    w.deliveries.push(delivery);
+    w.notifications.push({ ...row, delivery_id: delivery.id, batch_id: null });
   }
-  await recordNotifications(tx, rows);
-  return queued;
 }
 
 async function publish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventRow, at: Date): Promise<void> {
@@ -89,26 +81,37 @@ export async function openEvents(deps: AlertEngineDeps, now: Date): Promise<numb
   let after: CandidateCursor | undefined;
   for (;;) {
     const page = await failingCandidates(deps.sql, BATCH, after);
-    for (const candidate of page) opened += await openEvent(deps, candidate, now);
+    if (page.length > 0) opened += await openPage(deps, page, now);
     if (page.length < BATCH) return opened;
     after = page.at(-1)!.cursor;
   }
 }
 
-/** Open the event of one candidate when its threshold is reached (its own transaction). @returns 1 when opened */
-async function openEvent(deps: AlertEngineDeps, { policy, monitor }: { policy: EnginePolicy; monitor: EngineMonitor }, now: Date): Promise<number> {
+/**
+ * Open the events of a page of candidates whose threshold is reached, in one transaction (their
+ * rounds, failures and the owners' suppressions read once for the page). @returns how many opened
+ */
+async function openPage(deps: AlertEngineDeps, page: Array<{ policy: EnginePolicy; monitor: EngineMonitor }>, now: Date): Promise<number> {
   return deps.sql.begin(async (tx) => {
-    if (!thresholdReached(await lastVerdicts(tx, monitor.id, policy.recovery_n), policy.recovery_n, policy.fire_on_degraded)) return 0;
-    const failure = await lastFailure(tx, monitor.id);
-    const row = await insertEvent(tx, {
-      id: newId('alert_event'), user_id: monitor.user_id, policy_id: policy.id, monitor_id: monitor.id,
-      type: monitor.state === 'degraded' ? 'degraded' : 'down', status: 'firing', started_at: failure?.changed_at ?? monitor.state_changed_at,
-      fired_at: now, acknowledged_at: null, acknowledged_by: null, resolved_at: null, resolved_by: null, notified_at: null,
-      next_level: 0, next_due_at: new Date(now.getTime() + policy.delay_s * 1000),
-      suppressed: await suppressionOf(tx, monitor, policy, now),
-      metadata: { reason: failure?.reason ?? null, failing_nodes: failure?.failing_nodes ?? [] },
-    }, now);
-    return row ? 1 : 0;
+    const ids = [...new Set(page.map((c) => c.monitor.id))];
+    const verdicts = await lastVerdictsOf(tx, ids, Math.max(...page.map((c) => c.policy.recovery_n)));
+    const failures = await lastFailuresOf(tx, ids);
+    const reads = await stepReads(tx);
+    let opened = 0;
+    for (const { policy, monitor } of page) {
+      if (!thresholdReached(verdicts.get(monitor.id) ?? [], policy.recovery_n, policy.fire_on_degraded)) continue;
+      const failure = failures.get(monitor.id);
+      const row = await insertEvent(tx, {
+        id: newId('alert_event'), user_id: monitor.user_id, policy_id: policy.id, monitor_id: monitor.id,
+        type: monitor.state === 'degraded' ? 'degraded' : 'down', status: 'firing', started_at: failure?.changed_at ?? monitor.state_changed_at,
+        fired_at: now, acknowledged_at: null, acknowledged_by: null, resolved_at: null, resolved_by: null, notified_at: null,
+        next_level: 0, next_due_at: new Date(now.getTime() + policy.delay_s * 1000),
+        suppressed: await reads.suppression(monitor, policy, now),
+        metadata: { reason: failure?.reason ?? null, failing_nodes: failure?.failing_nodes ?? [] },
+      }, now);
+      if (row) opened++;
+    }
+    return opened;
   });
 }
 
@@ -117,27 +120,27 @@ async function openEvent(deps: AlertEngineDeps, { policy, monitor }: { policy: E
  * maintenance, silence or mute holds it back (then record it as suppressed), and schedule the
  * next level `after_seconds` after this step's due time.
  */
-async function runStep(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventRow, now: Date): Promise<void> {
-  const [policy, monitor] = await Promise.all([policyById(tx, event.policy_id), monitorById(tx, event.monitor_id)]);
+async function runStep(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads, w: StepWrites, event: AlertEventRow, now: Date): Promise<void> {
+  const [policy, monitor] = [await reads.policy(event.policy_id), await reads.monitor(event.monitor_id)];
   if (!policy || !monitor || event.next_level === null || event.next_due_at === null) {
-    await updateEvent(tx, event.id, { next_level: null, next_due_at: null });
+    w.schedules.push({ id: event.id, notified_at: event.notified_at, next_level: null, next_due_at: null });
     return;
   }
   const level = event.next_level;
   const channel_ids = levelChannels(policy, level);
-  const suppressed = await suppressionOf(tx, monitor, policy, now);
+  const suppressed = await reads.suppression(monitor, policy, now);
   let notified_at = event.notified_at;
   if (suppressed) {
-    await recordNotifications(tx, channel_ids.map((channel_id) => ({ event_id: event.id, level, channel_id, kind: 'firing' as const, delivery_id: null, suppressed, batch_id: null, created_at: now })));
+    w.notifications.push(...channel_ids.map((channel_id) => ({ event_id: event.id, level, channel_id, kind: 'firing' as const, delivery_id: null, suppressed, batch_id: null, created_at: now })));
   } else {
-    await notify(deps, tx, event, policy, monitor, 'firing', channel_ids.map((channel_id) => ({ level, channel_id })), now);
+    await notify(tx, reads, w, event, policy, monitor, 'firing', channel_ids.map((channel_id) => ({ level, channel_id })), now);
     if (!notified_at) {
       notified_at = now;
       await publish(deps, tx, event, now);
     }
   }
   const next = nextStep(policy, level, event.next_due_at);
-  await updateEvent(tx, event.id, { notified_at, next_level: next?.level ?? null, next_due_at: next?.due_at ?? null });
+  w.schedules.push({ id: event.id, notified_at, next_level: next?.level ?? null, next_due_at: next?.due_at ?? null });
 }
 
 /** Run the steps due at `now`, a batch per transaction. @returns how many steps ran */
@@ -146,7 +149,10 @@ export async function runDueSteps(deps: AlertEngineDeps, now: Date): Promise<num
   for (;;) {
     const n = await deps.sql.begin(async (tx) => {
       const due = await claimDueEvents(tx, now, BATCH);
-      for (const e of due) await runStep(deps, tx, e, now);
+      const reads = await stepReads(tx, due);
+      const w = stepWrites();
+      for (const e of due) await runStep(deps, tx, reads, w, e, now);
+      await writeSteps(tx, deps.config, w);
       return due.length;
     });
     total += n;
@@ -167,8 +173,11 @@ async function finish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventR
   await withdrawFromOpenBatches(tx, event.id);
   const paged = await pagedChannels(tx, event.id);
   if (paged.length > 0) {
-    const [policy, monitor] = await Promise.all([policyById(tx, event.policy_id), monitorById(tx, event.monitor_id)]);
-    if (policy && monitor) await notify(deps, tx, row, policy, monitor, kind, paged, now);
+    const reads = await stepReads(tx);
+    const [policy, monitor] = [await reads.policy(event.policy_id), await reads.monitor(event.monitor_id)];
+    const w = stepWrites();
+    if (policy && monitor) await notify(tx, reads, w, row, policy, monitor, kind, paged, now);
+    await writeSteps(tx, deps.config, w);
   }
   if (row.notified_at) await publish(deps, tx, row, now);
   return row;

@@ -1,31 +1,20 @@
 import type { AlertChannelType } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
-import type { SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
-import { batchMembers, claimDueBatches, closeBatch, openBatch } from './alert-batches.db.js';
-import { channelsByIds, recordNotifications, type EventNotificationRow } from './alert-events.db.js';
-import type { GroupRef } from './grouping.js';
+import { batchMembers, claimDueBatches, closeBatch } from './alert-batches.db.js';
+import { channelsByIds } from './alert-events.db.js';
 import { groupNotification } from './grouping.js';
 import { queueNotification } from './notify.js';
 
 /*
- * Alert-group collapsing (docs/api/alerting.md "Alert groups"), the stateful half: a page of a
- * grouped monitor joins its (group, channel) batch instead of being queued; a due batch becomes
- * one delivery. Both run inside the engine's transactions, so a restart loses nothing and a
- * flush replayed by another instance finds the batch closed (or the delivery's message id taken).
+ * Alert-group collapsing (docs/api/alerting.md "Alert groups"), the flush: a page of a grouped
+ * monitor joined its (group, channel) batch instead of being queued (engine.ts notify,
+ * step-writes.ts batchFor); a due batch becomes one delivery. Both run inside the engine's
+ * transactions, so a restart loses nothing and a flush replayed by another instance finds the
+ * batch closed (or the delivery's message id taken).
  */
 
 const BATCH = 100;
-
-/**
- * Gather one page (event, level, channel) in the open batch of (group, channel) at `at`: recorded
- * as a notification with the batch and no delivery yet. Runs in the transaction that holds the event.
- */
-export async function gatherPage(tx: SqlExecutor, user_id: string, group: GroupRef, page: { event_id: string; level: number; channel_id: string }, at: Date): Promise<void> {
-  const batch_id = await openBatch(tx, user_id, group, page.channel_id, at);
-  const row: EventNotificationRow = { ...page, kind: 'firing', delivery_id: null, suppressed: null, batch_id, created_at: at };
-  await recordNotifications(tx, [row]);
-}
 
 /** The message id of a batch's one delivery (the same whoever flushes it). */
 export const batchMessageId = (batch_id: string) => `alert-group:${batch_id}`;

@@ -1,7 +1,7 @@
 import { newId, type AlertChannelType, type AlertNotification } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { SqlExecutor } from '../contracts.js';
-import { insertDeliveries } from '../delivery/deliveries.db.js';
+import { insertDeliveries, type NewDelivery } from '../delivery/deliveries.db.js';
 
 /** The delivery channel (sender kind) of an alert channel type: `alert.slack`, `alert.email`… */
 export function deliveryChannel(type: AlertChannelType): string {
@@ -20,13 +20,21 @@ export async function queueNotification(
   channel: { id: string; type: AlertChannelType; user_id: string },
   notification: AlertNotification, message_id: string = newId('message'),
 ): Promise<{ delivery_id: string; queued: boolean }> {
-  const delivery_id = newId('delivery');
-  const n = await insertDeliveries(ex, [{
-    id: delivery_id, message_id, channel: deliveryChannel(channel.type), destination: channel.id,
+  const row = notificationDelivery(channel, notification, message_id);
+  const n = await insertDeliveries(ex, [row], config.delivery_notify_channel);
+  return { delivery_id: row.id, queued: n > 0 };
+}
+
+/**
+ * The delivery row of `notification` for one alert channel (a new delivery id; `message_id` as
+ * for queueNotification), for callers that queue many in one insertDeliveries.
+ */
+export function notificationDelivery(channel: { id: string; type: AlertChannelType; user_id: string }, notification: AlertNotification, message_id: string): NewDelivery {
+  return {
+    id: newId('delivery'), message_id, channel: deliveryChannel(channel.type), destination: channel.id,
     user_id: channel.user_id, event_type: notification.kind === 'test' ? 'alert.test' : `alert.${notification.event_action}`,
     payload: notification,
-  }], config.delivery_notify_channel);
-  return { delivery_id, queued: n > 0 };
+  };
 }
 
 /** The notification a channel test sends. */
