@@ -18,7 +18,9 @@ export const ALERT_SUPPRESSIONS = ['silence', 'mute', 'maintenance', 'late'] as 
 /**
  * One notification of an event: `level` 0 is the first notification, k the escalation level k;
  * `kind` firing (the page), acknowledged or resolved (told to the channels already paged);
- * `suppressed` names the silence, mute window or maintenance that held it back (then no delivery).
+ * `suppressed` names the silence, mute window or maintenance that held it back (then no delivery),
+ * or `withdrawn`: a page gathered by an alert group whose event was acknowledged or resolved before
+ * the group's message went out. A gathered page has no `delivery_id` until that message is queued.
  */
 export const alertEventNotificationSchema = z.object({
   level: z.number().int(),
