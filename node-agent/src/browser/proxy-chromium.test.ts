@@ -4,9 +4,11 @@
  * only checked addresses, with or without the request guard in front.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { WebSocketServer } from 'ws';
+import { makeTestPki } from '../probes/test-support/certs.js';
 import { guardRequests } from './guard.js';
 import { proxySessionOf } from './proxy.js';
 import { SKIP_WITHOUT_CHROMIUM, testPool } from './test-support/harness.js';
@@ -84,6 +86,26 @@ t.test('the target proxy with Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, async 
     t.same(other.hits, [], 'the refused HTTP server saw nothing');
     t.equal(wsOther.connections(), 0, 'the refused WebSocket server saw nothing');
     t.equal(ws.connections(), 1);
+  });
+
+  t.test('https goes through a CONNECT tunnel to the checked address; TLS stays end to end', async (t) => {
+    const pki = await makeTestPki();
+    const tls = https.createServer({ key: pki.leaf.key, cert: pki.leaf.cert }, (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<h1>over tls</h1>'); });
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => { tls.closeAllConnections(); tls.close(() => resolve()); }));
+    const port = (tls.address() as AddressInfo).port;
+    // Chromium does not know the test CA: the certificate check is waived here, in the test only.
+    await pool.use({ ignoreHTTPSErrors: true }, signal(), async (ctx) => {
+      await guardRequests(ctx, ONLY_127_0_0_1);
+      const session = proxySessionOf(ctx)!;
+      const page = await ctx.newPage();
+      const response = await page.goto(`https://localhost:${port}/`);
+      t.equal(response?.status(), 200);
+      t.equal(await page.textContent('h1'), 'over tls');
+      t.equal((await response!.serverAddr())?.port, portOf(session.server), 'through the proxy session');
+      t.ok(session.routes.length >= 1 && session.routes.every((r) => r.target === `localhost:${port}` && r.address === '127.0.0.1'), 'tunnels to the checked address only');
+      t.equal((await response!.securityDetails())?.subjectName, 'localhost', 'the target\'s own certificate: the proxy only tunnels');
+    });
   });
 
   t.test('without the guard the proxy alone refuses, with the probes\' reason', async (t) => {
