@@ -45,9 +45,10 @@ await check(pool, pages.url('/ok')); // launch outside the measurement
 const stop = sampleMemory(pool);
 const put_ms: number[] = [];
 const sizes = { har: [] as number[], png: [] as number[] };
-let samples: { har: Buffer; png: Buffer } | null = null;
+const kept: Array<{ har: Buffer; png: Buffer }> = [];
 let next = 0;
 let failed = 0;
+const reasons = new Map<string, number>();
 const started = performance.now();
 await Promise.all(Array.from({ length: 2 }, async () => {
   while (next < checks) {
@@ -55,6 +56,8 @@ await Promise.all(Array.from({ length: 2 }, async () => {
     const r = await check(pool, pages.url('/ok'), { screenshot: true, assertions: [{ kind: 'renderable' }] });
     if (!r.success || !r.artifacts.har || !r.artifacts.screenshot) {
       failed++;
+      const why = (r.error ?? 'no artifacts').slice(0, 80);
+      reasons.set(why, (reasons.get(why) ?? 0) + 1);
       continue;
     }
     const t0 = performance.now();
@@ -63,7 +66,7 @@ await Promise.all(Array.from({ length: 2 }, async () => {
     put_ms.push(performance.now() - t0);
     sizes.har.push(r.artifacts.har.length);
     sizes.png.push(r.artifacts.screenshot.length);
-    samples ??= { har: r.artifacts.har, png: r.artifacts.screenshot };
+    if (kept.length === 0) kept.push({ har: r.artifacts.har, png: r.artifacts.screenshot });
   }
 }));
 const elapsed_s = (performance.now() - started) / 1000;
@@ -73,8 +76,10 @@ await pages.close();
 rmSync(spool_dir, { recursive: true, force: true });
 console.log(`checks with HAR + screenshot kept: ${checks} in ${elapsed_s.toFixed(1)} s = ${(checks / elapsed_s * 60).toFixed(0)} checks/min (${failed} failed); `
   + `peak RSS node ${mb(peak.node)} MB, browser ${mb(peak.browser)} MB (PSS), together ${mb(peak.total)} MB`);
+if (failed > 0) console.log(`  failures: ${[...reasons].map(([why, n]) => `${n} x ${why}`).join('; ')}`);
 console.log(`  artifact sizes (median): HAR ${(median(sizes.har) / 1024).toFixed(1)} KiB, PNG ${(median(sizes.png) / 1024).toFixed(1)} KiB; `
   + `spool write of both p50 ${ms(median(put_ms))} ms, p99 ${ms(quantile(put_ms, 0.99))} ms`);
+const samples = kept[0];
 if (!samples) {
   console.log('no artifacts to upload (every check failed)');
   process.exit(1);
