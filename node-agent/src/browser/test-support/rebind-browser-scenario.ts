@@ -9,35 +9,20 @@
  * prints the outcome, the questions the resolver got and what reached the internal service as JSON.
  * Usage: ip netns exec <ns> node --import tsx rebind-browser-scenario.ts '<answers JSON>'
  */
-import dgram from 'node:dgram';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import dnsPacket, { type Answer } from 'dns-packet';
+import { startScriptedResolver } from '../../probes/test-support/scripted-resolver.js';
 import { check, testPool } from './harness.js';
 import { tinyPng } from './pages.js';
 
 const answers = JSON.parse(process.argv[2]!) as string[];
 
-const questions: string[] = [];
 let asked = 0;
-const resolver = dgram.createSocket('udp4');
-resolver.on('message', (msg, from) => {
-  let query;
-  try {
-    query = dnsPacket.decode(msg);
-  } catch {
-    return;
-  }
-  const q = query.questions?.[0];
-  if (!q) return;
-  questions.push(`${q.name} ${q.type}`);
-  const known = q.name === 'rebind.test';
-  const records: Answer[] = known && q.type === 'A' ? [{ name: q.name, type: 'A', ttl: 0, data: answers[Math.min(asked++, answers.length - 1)]! }] : [];
-  resolver.send(dnsPacket.encode({
-    id: query.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (known ? 0 : 3), questions: [q], answers: records,
-  }), from.port, from.address);
+const resolver = await startScriptedResolver((name, type) => {
+  if (name !== 'rebind.test') return null;
+  return type === 'A' ? [{ name, type: 'A', ttl: 0, data: answers[Math.min(asked++, answers.length - 1)]! }] : [];
 });
-await new Promise<void>((resolve) => resolver.bind(53, '127.0.0.1', resolve));
+const questions = resolver.questions;
 
 const PAGE = '<!doctype html><html><body><h1>Rebind</h1><img src="/a.png"><img src="/b.png"><img src="/c.png">'
   + '<script>fetch("/data").then((r) => r.text()).then((t) => { document.body.dataset.fetched = t; });</script></body></html>';

@@ -9,35 +9,20 @@
  * reached the internal services as JSON.
  * Usage: ip netns exec <ns> node --import tsx rebind-scenario.ts <state_dir> '<policy JSON>'
  */
-import dgram from 'node:dgram';
-import dnsPacket, { type Answer } from 'dns-packet';
 import type { TargetPolicy } from '@vantage/shared-protocol';
 import { runAgentTasks } from './agent-tasks.js';
 import { startHttpServer } from './http-server.js';
+import { startScriptedResolver } from './scripted-resolver.js';
 
 const [state_dir, policy_json] = process.argv.slice(2);
 const policy = JSON.parse(policy_json!) as TargetPolicy;
 
-const questions: string[] = [];
-const resolver = dgram.createSocket('udp4');
-resolver.on('message', (msg, from) => {
-  let query;
-  try {
-    query = dnsPacket.decode(msg);
-  } catch {
-    return;
-  }
-  const q = query.questions?.[0];
-  if (!q) return;
-  questions.push(`${q.name} ${q.type}`);
-  const answers: Answer[] = [];
-  if (q.name === 'rebind.test' && q.type === 'A') answers.push({ name: q.name, type: 'A', ttl: 0, data: '127.0.0.1' });
-  if (q.name === 'internal.test' && q.type === 'TXT') answers.push({ name: q.name, type: 'TXT', ttl: 60, data: ['internal-record'] });
-  const known = q.name === 'rebind.test' || q.name === 'internal.test';
-  const reply = dnsPacket.encode({ id: query.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (known ? 0 : 3), questions: [q], answers });
-  resolver.send(reply, from.port, from.address);
+const resolver = await startScriptedResolver((name, type) => {
+  if (name === 'rebind.test') return type === 'A' ? [{ name, type: 'A', ttl: 0, data: '127.0.0.1' }] : [];
+  if (name === 'internal.test') return type === 'TXT' ? [{ name, type: 'TXT', ttl: 60, data: ['internal-record'] }] : [];
+  return null;
 });
-await new Promise<void>((resolve) => resolver.bind(53, '127.0.0.1', resolve));
+const questions = resolver.questions;
 const internal = await startHttpServer({ host: '127.0.0.1' });
 
 const results = await runAgentTasks({
