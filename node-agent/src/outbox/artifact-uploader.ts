@@ -27,8 +27,15 @@ export interface UploaderOptions {
  * answer, 401 while a credential is being re-issued, 429, 5xx) is transient: tried again later.
  */
 const FATAL_STATUSES = new Set([400, 403, 404, 409, 413, 422]);
+/**
+ * Answers of 500 and other server errors (503 aside: overload, database away) one artifact may get
+ * before it is given up: a control plane that answers but cannot store it (its data folder not
+ * writable, say) must not hold the result back for good. Unanswered attempts (the control plane
+ * unreachable) never count.
+ */
+const SERVER_ERRORS_MAX = 8;
 
-type Outcome = { kind: 'stored' } | { kind: 'refused'; status: number; code: string } | { kind: 'retry'; why: string; after_ms?: number };
+type Outcome = { kind: 'stored' } | { kind: 'refused'; status: number; code: string } | { kind: 'retry'; why: string; after_ms?: number; server_error?: boolean };
 
 /**
  * Uploads the artifacts held results wait for (docs/architecture/node-agent.md "Artifacts"):
@@ -36,7 +43,8 @@ type Outcome = { kind: 'stored' } | { kind: 'refused'; status: number; code: str
  * node credential and the result's monitor, round and kind. Content-addressed, so re-sending
  * after a lost answer or a reconnect is harmless: an upload cut short is simply sent again whole.
  * Stored → the artifact is settled and its spool file deleted when no other result needs it;
- * refused for good → settled without its URL; otherwise retried with backoff.
+ * refused for good (or {@link SERVER_ERRORS_MAX} server errors) → settled without its URL;
+ * otherwise retried with backoff.
  */
 export class ArtifactUploader {
   readonly #o: Required<Omit<UploaderOptions, 'backoff'>> & { backoff: { min_ms: number; max_ms: number } };
@@ -46,6 +54,8 @@ export class ArtifactUploader {
   #delay_ms: number;
   #stopped = false;
   readonly #abort = new AbortController();
+  /** Server errors answered per artifact (`result_id:kind`), see SERVER_ERRORS_MAX. */
+  readonly #server_errors = new Map<string, number>();
 
   constructor(opts: UploaderOptions) {
     this.#o = { timeout_ms: 60_000, backoff: { min_ms: 1000, max_ms: 30_000 }, ...opts };
@@ -93,8 +103,15 @@ export class ArtifactUploader {
       if (this.#stopped) return;
       const [next] = this.#o.outbox.pendingArtifacts(1);
       if (!next) return;
-      const out = await this.#upload(next);
+      let out = await this.#upload(next);
       if (this.#stopped) return; // aborted by stop(): it goes again at the next start
+      const key = `${next.result_id}:${next.kind}`;
+      if (out.kind === 'retry' && out.server_error) {
+        const n = (this.#server_errors.get(key) ?? 0) + 1;
+        this.#server_errors.set(key, n);
+        if (n >= SERVER_ERRORS_MAX) out = { kind: 'refused', status: 500, code: `${n} server errors: ${out.why}` };
+      }
+      if (out.kind !== 'retry') this.#server_errors.delete(key);
       if (out.kind === 'retry') {
         const wait_ms = Math.max(out.after_ms ?? 0, this.#delay_ms);
         this.#o.log.info({ sha256: next.sha256, why: out.why, retry_in_ms: wait_ms }, 'artifact upload failed; retrying');
@@ -141,6 +158,9 @@ export class ArtifactUploader {
     try { code = String((JSON.parse(text) as { error?: { code?: string } }).error?.code ?? ''); } catch { /* not the envelope */ }
     if (FATAL_STATUSES.has(res.status)) return { kind: 'refused', status: res.status, code };
     const retry_after_s = Number(res.headers.get('retry-after'));
-    return { kind: 'retry', why: `HTTP ${res.status} ${code}`.trim(), ...(retry_after_s > 0 ? { after_ms: Math.min(retry_after_s, 300) * 1000 } : {}) };
+    return {
+      kind: 'retry', why: `HTTP ${res.status} ${code}`.trim(), server_error: res.status >= 500 && res.status !== 503,
+      ...(retry_after_s > 0 ? { after_ms: Math.min(retry_after_s, 300) * 1000 } : {}),
+    };
   }
 }
