@@ -24,6 +24,7 @@
  *   the last 30, rollups before), among `others` monitors' rollups: p50/p99 ms through the routes
  *   (goal p99 < 50 ms).
  * `--phases` runs only the named parts (decide and bytes need ingest); figures of the others are left out.
+ * `--explain` prints EXPLAIN (ANALYZE, BUFFERS) of every statement the uptime and stats reads send (stderr).
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -33,6 +34,7 @@ import { decidePass } from '../../control-plane/src/checks/decide.js';
 import { startCheckJobs } from '../../control-plane/src/checks/jobs.js';
 import { dropExpiredPartitions, ensurePartitions } from '../../control-plane/src/checks/partitions.js';
 import { monitorSeries } from '../../control-plane/src/checks/history.db.js';
+import { connect } from '../../control-plane/src/db/sql.js';
 import { rollupMarks } from '../../control-plane/src/checks/jobs.db.js';
 import { monitorStats } from '../../control-plane/src/checks/stats.js';
 import { monitorUptime } from '../../control-plane/src/checks/uptime.js';
@@ -46,6 +48,7 @@ const { values } = parseArgs({ options: {
   batch: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' }, 'steady-s': { type: 'string', default: '60' },
   'history-days': { type: 'string', default: '90' }, others: { type: 'string', default: '200' },
   phases: { type: 'string', default: 'ingest,decide,bytes,steady,queries' },
+  explain: { type: 'boolean', default: false },
 } });
 const PHASES = new Set(values.phases.split(',').map((x) => x.trim()));
 const MONITORS = Number(values.monitors);
@@ -284,6 +287,23 @@ try {
       uptime_90d_query_only: await direct(() => monitorUptime(sql, target!, new Date(Date.now() - 90 * 86_400_000), new Date(), '90d', new Date(Date.now() - 8 * 86_400_000))),
       stats_90d_daily_query_only: await direct(async () => monitorStats(sql, series, new Date(Date.now() - HISTORY_DAYS * 86_400_000), new Date(), 86_400, undefined, await rollupMarks(sql))),
     });
+    if (values.explain) {
+      // The statements the reads send, captured from a client of the same database, each explained.
+      const seen: Array<{ query: string; params: unknown[] }> = [];
+      const o = sql.options as unknown as { host: string[]; port: number[]; database: string; user: string };
+      const spy = connect(`postgres://${o.user}@${o.host[0]}:${o.port[0]}/${o.database}`, 1);
+      // `postgres` reads its options' debug hook on every query.
+      (spy.options as unknown as { debug: unknown }).debug = (_c: number, query: string, params: unknown[]) => {
+        if (!query.startsWith('EXPLAIN')) seen.push({ query, params });
+      };
+      t.teardown(() => spy.end());
+      await monitorUptime(spy as never, target!, new Date(Date.now() - 90 * 86_400_000), new Date(), '90d', new Date(Date.now() - 8 * 86_400_000));
+      await monitorStats(spy as never, series, new Date(Date.now() - HISTORY_DAYS * 86_400_000), new Date(), 86_400, undefined, await rollupMarks(spy as never));
+      for (const q of seen) {
+        const plan = await spy.unsafe(`EXPLAIN (ANALYZE, BUFFERS) ${q.query}`, q.params as never[]);
+        process.stderr.write(`\n${q.query.replace(/\s+/g, ' ').slice(0, 200)}\n${plan.map((r: Record<string, unknown>) => r['QUERY PLAN']).join('\n')}\n`);
+      }
+    }
     const u = await call(app, 'GET', `/v1/monitors/${target}/uptime?period=90d`, { token: owner.access_token });
     Object.assign(figures, {
       rollup_bytes_per_series_hour: Math.round(rollup_row.series), rollup_bytes_per_monitor_hour: Math.round(rollup_row.monitor),

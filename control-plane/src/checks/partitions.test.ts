@@ -128,5 +128,7 @@ t.test('the rollup job rolls up finished hours, and again when late checks arriv
   const fromDaily = await monitorStats(sql, series, range[0], range[1], 86_400, undefined, marks);
   const fromHourly = await monitorStats(sql, series, range[0], range[1], 86_400, undefined, { ...marks, days_from: null, days_until: null });
   t.same(fromDaily.overall, fromHourly.overall, 'daily and hourly rollups agree');
+  const fromRaw = await monitorStats(sql, series, range[0], range[1], 86_400, undefined, { hours_until: null, days_from: null, days_until: null });
+  t.same(fromDaily.overall, fromRaw.overall, 'and both agree with the raw checks, percentiles included');
   t.match(fromDaily.overall, { checks: 12, failures: 1 });
 });

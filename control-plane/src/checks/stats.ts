@@ -1,6 +1,6 @@
 import { STATS_BUCKET_STEPS_S, type Stats, type StatsBucket, type StatsSummary } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
-import { addToHistogram, histogramQuantile, mergeHistogram, type Histogram } from './histogram.js';
+import { addToHistogram, histogramQuantile, mergeHistogram, unpackHistogram, type Histogram } from './histogram.js';
 import { rawStatsCells, rollupStatsCells, type SeriesRow } from './history.db.js';
 import type { RollupMarks } from './jobs.db.js';
 
@@ -114,7 +114,8 @@ export async function monitorStats(
   for (const c of parts.flat()) {
     const acc = cell(grid, c.series_id, c.b);
     acc.add(c.checks, c.failures, c.rt_count, c.rt_sum_ms, c.rt_min_ms, c.rt_max_ms);
-    c.hist_idx.forEach((idx, i) => addToHistogram(acc.hist, idx, c.hist_n[i]!));
+    if ('rt_hist' in c) unpackHistogram(c.rt_hist, acc.hist);
+    else c.hist_idx.forEach((idx, i) => addToHistogram(acc.hist, idx, c.hist_n[i]!));
   }
 
   const first_b = Math.floor(from.getTime() / 1000 / bucket_s);
