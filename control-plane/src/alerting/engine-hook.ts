@@ -2,15 +2,28 @@ import { newId } from '@vantage/shared-protocol';
 import type { StatePassListener } from '../checks/hooks.js';
 import { enabledPolicies, hasOpenEvent, insertEvent } from './alert-events.db.js';
 
+/** The NOTIFY channel that wakes the alert engines (engine.ts startAlertEngine) when a monitor starts or stops failing. */
+export const ALERT_ENGINE_WAKE_CHANNEL = 'vantage_alert_engine';
+
 /**
- * The alert engine's state-change subscriber (checks/hooks.ts): outages learnt late. When results
- * buffered by nodes show the monitor was down (or degraded, for policies that fire on it) and is
- * already up again, paging now would be a stale storm: each enabled policy records the outage as
- * an event that is resolved already, marked `suppressed: late`, and nobody is paged. A late
- * outage still going on is left to the engine, which pages once for it.
+ * The alert engine's state-change subscriber (checks/hooks.ts).
+ *
+ * It wakes the engines: a pass that moved a monitor into or out of down or degraded NOTIFYs
+ * `ALERT_ENGINE_WAKE_CHANNEL` (delivered when the verdict transaction commits), so a page does
+ * not wait for the engine's next tick.
+ *
+ * It records outages learnt late. When results buffered by nodes show the monitor was down (or
+ * degraded, for policies that fire on it) and is already up again, paging now would be a stale
+ * storm: each enabled policy records the outage as an event that is resolved already, marked
+ * `suppressed: late`, and nobody is paged. A late outage still going on is left to the engine,
+ * which pages once for it.
  */
 export function lateOutageListener(): StatePassListener {
   return async (pass, tx) => {
+    const failing = (state: string) => state === 'down' || state === 'degraded';
+    if (pass.state !== pass.previous_state && (failing(pass.state) || failing(pass.previous_state))) {
+      await tx`SELECT pg_notify(${ALERT_ENGINE_WAKE_CHANNEL}, '')`;
+    }
     if (pass.state !== 'up') return;
     const changes = pass.changes;
     for (let i = 0; i < changes.length; i++) {

@@ -60,3 +60,14 @@ t.test('a degraded round pages only where the policy fires on degraded', async (
   t.equal((await p.ctx.sql`SELECT 1 FROM alert_events WHERE monitor_id = ${quiet.monitor_id}`).length, 0, 'fire_on_degraded false: no event');
   t.equal(of(p.receiver.received, quiet.monitor_id, 'alert.trigger').length, 0, 'and no page');
 });
+
+t.test('a monitor going down wakes the engine: the page does not wait for its next tick', async (t) => {
+  // After its first pass at start the engine would next run in 10 minutes: only the wake can page in time.
+  const p = await startAlertPipeline(t, { config: { checks_decide_interval_ms: 100, checks_round_grace_ms: 600_000, delivery_poll_interval_ms: 100 }, engine_interval_ms: 600_000 });
+  const m = await p.monitor({ nodes: 1, name: 'woken' });
+  await p.report(m, roundAt(m, -1), 1);
+  await eventually('the page', () => of(p.receiver.received, m.monitor_id, 'alert.trigger').length || null, 60_000);
+  await p.report(m, roundAt(m, 0), 0);
+  await eventually('the resolution', () => of(p.receiver.received, m.monitor_id, 'alert.resolve').length || null, 60_000);
+  t.pass('paged and resolved on wake-ups');
+});

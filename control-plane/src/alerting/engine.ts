@@ -14,6 +14,7 @@ import { levelChannels, nextStep, notificationKey, thresholdReached } from './es
 import { alertWebhookEvent, buildNotification } from './events.js';
 import { flushDueBatches } from './group-batches.js';
 import { collapses, groupOfMonitor } from './grouping.js';
+import { ALERT_ENGINE_WAKE_CHANNEL } from './engine-hook.js';
 import { sendMaintenanceNotices } from './maintenance-notices.js';
 import { stepReads, type StepReads } from './step-reads.js';
 import { notificationDelivery } from './notify.js';
@@ -240,25 +241,51 @@ export async function alertEnginePass(deps: AlertEngineDeps, now: Date): Promise
 
 /**
  * Run engine passes every `interval_ms` (default 1 s) until stopped; a failed pass is logged and
- * the next one runs on time. `clock` gives `now` (tests). Without `deps.mail` the notices go
- * through a Mailer built from the configuration (the delivery engine's `email` channel).
+ * the next one runs on time. With a database server (`config.database_url`) the engine also
+ * LISTENs on `ALERT_ENGINE_WAKE_CHANNEL`: a monitor starting or stopping to fail (engine-hook.ts)
+ * runs a pass at once (or right after the one under way). `clock` gives `now` (tests). Without
+ * `deps.mail` the notices go through a Mailer built from the configuration (the delivery engine's
+ * `email` channel).
  */
 export function startAlertEngine(engine: AlertEngineDeps & { config: Config; log: Logger }, opts: { interval_ms?: number; clock?: () => Date } = {}): { stop(): Promise<void> } {
   const deps: AlertEngineDeps = { ...engine, mail: engine.mail ?? createMailer(engine) };
   const interval_ms = opts.interval_ms ?? 1000;
   const clock = opts.clock ?? (() => new Date());
   let stopped = false;
+  let busy = false;
+  let again = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const tick = () => {
+    busy = true;
+    again = false;
     running = alertEnginePass(deps, clock()).then(() => undefined, (err) => deps.log?.error({ err }, 'alert engine pass failed'))
-      .finally(() => { if (!stopped) timer = setTimeout(tick, interval_ms); });
+      .finally(() => {
+        busy = false;
+        if (!stopped) timer = setTimeout(tick, again ? 0 : interval_ms);
+      });
   };
+  const wake = () => {
+    if (stopped) return;
+    if (busy) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(tick, 0);
+  };
+  const listening = engine.config.database_url
+    ? engine.sql.listen(ALERT_ENGINE_WAKE_CHANNEL, wake).catch((err: unknown) => {
+      engine.log.warn({ err }, 'alert engine cannot LISTEN: passes run on its interval only');
+      return null;
+    })
+    : Promise.resolve(null);
   timer = setTimeout(tick, 0);
   return {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      await (await listening)?.unlisten().catch(() => {});
       await running;
     },
   };
