@@ -39,15 +39,18 @@ export interface MonitoringNetwork {
  * private: the operator's list opens it, the check stays on), 10 s rounds allowed
  * (VANTAGE_MONITOR_EXTRA_INTERVALS_S), a 5 s round grace, and `env`.
  */
-export async function startMonitoringNetwork(t: Teardown, env: Record<string, string> = {}, opts: TestNetworkOptions = {}): Promise<MonitoringNetwork> {
+export async function startMonitoringNetwork(t: Teardown, env: Record<string, string> = {}, opts: TestNetworkOptions & { admin_url?: string } = {}): Promise<MonitoringNetwork> {
   const smtp = await startSmtpServer(t);
   const [webhook, slack, pagerduty] = await Promise.all([startReceiver(t, 'webhook'), startReceiver(t, 'slack'), startReceiver(t, 'pagerduty')]);
-  const db = await createDatabase();
+  // A fresh database on the test server, or on `opts.admin_url`'s (a test's own Postgres, which it may restart).
+  const db = await createDatabase(opts.admin_url);
   const sql = connect(db.url, 2);
   // DROP … WITH (FORCE) also ends the control plane's connections, whichever teardown runs first.
-  t.teardown(async () => { await sql.end({ timeout: 2 }); await db.drop(); });
+  // (A test's own Postgres may already be gone at teardown: nothing is left to drop then.)
+  t.teardown(async () => { await sql.end({ timeout: 2 }); await db.drop().catch(() => undefined); });
+  const { admin_url: _admin, ...network_opts } = opts;
   const net = await startTestNetwork(t, {
-    ...opts,
+    ...network_opts,
     database_url: db.url,
     control_plane_env: {
       VANTAGE_SMTP_URL: smtp.smtp_url, VANTAGE_DELIVERY_ALLOW_CIDRS: '127.0.0.1/32', VANTAGE_CHECKS_ROUND_GRACE_MS: '5000',
