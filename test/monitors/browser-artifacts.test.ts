@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import t from 'tap';
 import { artifactPath, type CheckItem } from '@vantage/shared-protocol';
@@ -193,6 +194,25 @@ t.test('browser artifacts: uploaded per result, stored content-addressed, served
     t.same(readdirSync(join(data_dir, 'artifacts', 'tmp')), [], 'no temp file left');
     const wrong = await upload(sha256(big), tinyPng(), node_credential, q);
     t.equal(wrong.status, 400, 'a body that does not hash to its name');
+  });
+
+  t.test('an upload cut off midway leaves nothing behind; sent again whole, it is stored', async (t) => {
+    const png = Buffer.concat([tinyPng(), randomBytes(200_000)]);
+    const sha = sha256(png);
+    const q = new URLSearchParams({ monitor_id, scheduled_at: new Date(Date.now() - 7_200_000).toISOString(), kind: 'screenshot' });
+    const req = request(`${url}/v1/nodes/artifacts/${sha}?${q}`, {
+      method: 'PUT', headers: { authorization: `Bearer ${node_credential}`, 'content-type': 'application/octet-stream', 'content-length': String(png.length) },
+    });
+    req.on('error', () => undefined);
+    req.write(png.subarray(0, 100_000));
+    await new Promise((r) => setTimeout(r, 200));
+    req.destroy();
+    const tmp = join(data_dir, 'artifacts', 'tmp');
+    await waitFor(async () => readdirSync(tmp).length === 0, 30_000);
+    t.notOk(store.has(sha), 'no file under the digest');
+    const again = await upload(sha, png, node_credential, Object.fromEntries(q));
+    t.equal(again.status, 201, 'the whole file, sent again');
+    t.ok(store.has(sha));
   });
 
   t.test('control plane unreachable: the result waits in the outbox with its artifacts, then goes with them', async (t) => {

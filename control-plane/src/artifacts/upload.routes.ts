@@ -96,7 +96,16 @@ export function artifactUploadRouter(deps: AppDeps) {
     if (refusal === 'too_many') throw new ApiError('CONFLICT', `${PER_ROUND_MAX} ${q.kind} artifacts are stored for this round of this node already`);
     const body = c.req.raw.body;
     if (!body) throw new ApiError('VALIDATION_FAILED', 'the request has no body');
-    const out = await store.write(sha256, body as unknown as AsyncIterable<Uint8Array>, max_bytes, FORMATS[q.kind]);
+    let out: Awaited<ReturnType<ArtifactStore['write']>>;
+    try {
+      out = await store.write(sha256, body as unknown as AsyncIterable<Uint8Array>, max_bytes, FORMATS[q.kind]);
+    } catch (err) {
+      // The node went away mid-body (a reconnect): nothing was kept; it sends the file again whole.
+      if (c.req.raw.signal.aborted || (err as NodeJS.ErrnoException)?.code === 'ECONNRESET' || (err as Error)?.name === 'AbortError') {
+        throw new ApiError('REQUEST_BODY_INVALID', 'the upload was cut off before its end; nothing was stored');
+      }
+      throw err;
+    }
     if ('refused' in out) {
       if (out.refused === 'too_large') throw tooLarge();
       if (out.refused === 'digest_mismatch') throw new ApiError('VALIDATION_FAILED', `the body's SHA-256 is ${out.sha256}, not the one in the path`);
