@@ -2,10 +2,12 @@ import t, { type Test } from 'tap';
 import { roundPhaseMs } from '@vantage/shared-protocol';
 import { allChecks, ROUND_S, startMonitoringNetwork, until, webhookSecret, type MonitoringNetwork } from '../e2e/monitoring.js';
 import { dedupe } from '../e2e/receivers.js';
+import { startOwnPostgres } from './postgres.js';
 
 /**
  * Monitoring under faults on the e2e test network (four installed agents, monitors on three of
- * them), each fault ending with its count: rounds expected from the schedule vs rounds stored,
+ * them; the control plane on a Postgres of the test's own, which the last fault restarts), each
+ * fault ending with its count: rounds expected from the schedule vs rounds stored,
  * notifications expected vs received, duplicates. docs/architecture/faults.md "Monitoring".
  *
  * Shortened for the suite's time budget (documented there): the control plane stays down 60 s
@@ -16,6 +18,7 @@ import { dedupe } from '../e2e/receivers.js';
 
 const CP_DOWN_S = Number(process.env.VANTAGE_FAULT_CP_DOWN_S ?? 60);
 const RECEIVER_DOWN_S = Number(process.env.VANTAGE_FAULT_RECEIVER_DOWN_S ?? 45);
+const POSTGRES_DOWN_S = 15;
 // Longer than the control plane's outage plus the agents' reconnect backoff (at most 60 s), so
 // the outage itself moves nothing; the node-lost fault waits it out.
 const GRACE_S = CP_DOWN_S + 90;
@@ -31,12 +34,15 @@ if (process.getuid?.() !== 0) {
 type Monitor = { id: string; name: string; node_ids: string[]; state: string };
 
 async function run(t: Test): Promise<void> {
+  // Postgres of the test's own (the fifth fault restarts it; the shared one serves everyone).
+  const pg = await startOwnPostgres();
+  t.teardown(() => pg.destroy());
   const m: MonitoringNetwork = await startMonitoringNetwork(t, {
     VANTAGE_PLACEMENT_GRACE_MS: String(GRACE_S * 1000),
     VANTAGE_DELIVERY_RETRY_DELAYS_MS: '1000,2000,3000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000',
     // No rebalancing onto the spare node: only a lost node may move a monitor.
     VANTAGE_PLACEMENT_REBALANCE_INTERVAL_MS: '0',
-  }, { agent_count: 4 });
+  }, { agent_count: 4, admin_url: pg.url });
   const { net, api } = m;
   const T = net.targets;
   const spare = net.nodes[3]!;
@@ -212,5 +218,24 @@ async function run(t: Test): Promise<void> {
       return got.every((cs) => cs.some((c) => c.node_id === spare.id && c.success));
     }, 120_000);
     t.pass('the spare node stores checks for every moved monitor');
+  });
+
+  await t.test(`Postgres restarted (down ${POSTGRES_DOWN_S} s) while monitors run: every round of every node stored once`, async (t) => {
+    const now_placed = (await api<Monitor>('GET', `/v1/monitors/${web.id}`)).node_ids;
+    const from_ms = Date.now();
+    await pg.stop();
+    await new Promise((r) => setTimeout(r, POSTGRES_DOWN_S * 1000));
+    await pg.start();
+    const to_ms = Date.now() + 2 * ROUND_S * 1000;
+    await until('the API to answer again', async () => (await api<Monitor>('GET', `/v1/monitors/${web.id}`)).id === web.id, 120_000, 1000);
+    const count = await until('every scheduled round stored', async () => {
+      if (Date.now() < to_ms + 15_000) return null;
+      const c = await countRounds(from_ms, to_ms, now_placed);
+      return c.missing.length === 0 ? c : null;
+    }, 240_000, 2000).catch(async () => countRounds(from_ms, to_ms, now_placed));
+    t.comment(`rounds: expected ${count.expected}, stored ${count.stored}, duplicates ${count.duplicates}`);
+    t.equal(count.stored, count.expected, `every round of every node stored (missing: ${count.missing.slice(0, 5).join('; ')})`);
+    t.equal(count.duplicates, 0, 'no round stored twice');
+    t.same((await Promise.all(monitors.map((x) => api<Monitor>('GET', `/v1/monitors/${x.id}`)))).map((x) => x.state), ['up', 'up', 'up'], 'every monitor up (the outage was the database, not the targets)');
   });
 }
