@@ -89,7 +89,7 @@ t.test('unreachable: retried until the control plane answers; then stored', asyn
   t.equal(cp.got.length, 1);
 });
 
-t.test('refused for good (413): released without the URL; repeated server errors give up too', async (t) => {
+t.test('refused for good (413): released without the URL; repeated server errors or 401 give up too', async (t) => {
   const too_big = await uploadServer(t, () => 413);
   const s = await setup(t, too_big.url);
   s.uploader.kick();
@@ -97,11 +97,14 @@ t.test('refused for good (413): released without the URL; repeated server errors
   t.equal(too_big.got.length, 1, 'not retried');
   t.equal(JSON.parse(s.outbox.readAfter(0, 10, 1e9)[0]!.body).output.har_url, '');
 
-  const broken = await uploadServer(t, () => 500);
-  const b = await setup(t, broken.url);
-  b.uploader.kick();
-  await until(() => b.released() === 1);
-  t.equal(broken.got.length, 8, 'given up after 8 server errors');
-  t.equal(JSON.parse(b.outbox.readAfter(0, 10, 1e9)[0]!.body).output.har_url, '');
-  t.equal(b.spool.used_bytes, 0);
+  // 500: cannot store; 401: a control plane without this route refuses the node credential on HTTP.
+  for (const status of [500, 401]) {
+    const broken = await uploadServer(t, () => status);
+    const b = await setup(t, broken.url);
+    b.uploader.kick();
+    await until(() => b.released() === 1);
+    t.equal(broken.got.length, 8, `given up after 8 answers of ${status}`);
+    t.equal(JSON.parse(b.outbox.readAfter(0, 10, 1e9)[0]!.body).output.har_url, '');
+    t.equal(b.spool.used_bytes, 0);
+  }
 });

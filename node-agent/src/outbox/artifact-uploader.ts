@@ -28,10 +28,12 @@ export interface UploaderOptions {
  */
 const FATAL_STATUSES = new Set([400, 403, 404, 409, 413, 422]);
 /**
- * Answers of 500 and other server errors (503 aside: overload, database away) one artifact may get
- * before it is given up: a control plane that answers but cannot store it (its data folder not
- * writable, say) must not hold the result back for good. Unanswered attempts (the control plane
- * unreachable) never count.
+ * Answers of 500 and other server errors (503 aside: overload, database away), 401 and 405 one
+ * artifact may get before it is given up: a control plane that answers but cannot store it (its
+ * data folder not writable, or a version without this route, which refuses the node credential
+ * on HTTP) must not hold the result back for good. A node whose credential is really revoked is
+ * stopped by its socket's close code anyway. Unanswered attempts (the control plane unreachable)
+ * never count.
  */
 const SERVER_ERRORS_MAX = 8;
 
@@ -159,7 +161,7 @@ export class ArtifactUploader {
     if (FATAL_STATUSES.has(res.status)) return { kind: 'refused', status: res.status, code };
     const retry_after_s = Number(res.headers.get('retry-after'));
     return {
-      kind: 'retry', why: `HTTP ${res.status} ${code}`.trim(), server_error: res.status >= 500 && res.status !== 503,
+      kind: 'retry', why: `HTTP ${res.status} ${code}`.trim(), server_error: (res.status >= 500 && res.status !== 503) || res.status === 401 || res.status === 405,
       ...(retry_after_s > 0 ? { after_ms: Math.min(retry_after_s, 300) * 1000 } : {}),
     };
   }
