@@ -78,9 +78,9 @@ export function artifactUploadRouter(deps: AppDeps) {
     const { sha256 } = c.req.valid('param');
     const q = c.req.valid('query');
     const length = c.req.header('content-length');
-    if (length !== undefined && (!/^\d{1,15}$/.test(length.trim()) || Number(length) > max_bytes)) {
+    if (length !== undefined) {
       if (!/^\d{1,15}$/.test(length.trim())) throw new ApiError('REQUEST_BODY_INVALID', 'bad Content-Length');
-      throw tooLarge();
+      if (Number(length) > max_bytes) throw tooLarge();
     }
     const claim: UploadClaim = { node_id: node.id, monitor_id: q.monitor_id, scheduled_at: new Date(q.scheduled_at), kind: q.kind };
     const at = claim.scheduled_at.getTime();
