@@ -1,6 +1,9 @@
 import type { MonitorType } from '@vantage/shared-protocol';
 import { ApiError } from '../errors.js';
+import { isSecretHeader } from '../secrets/header-rule.js';
 import { isSealed, sealedKeyId, SecretKeyError, type SecretBox } from '../secrets/secret-box.js';
+
+export { isSecretHeader, PUBLIC_HEADERS } from '../secrets/header-rule.js';
 
 /*
  * Secrets in the request headers of HTTP-like monitors (docs/api/monitors.md "Secrets in
@@ -11,26 +14,11 @@ import { isSealed, sealedKeyId, SecretKeyError, type SecretBox } from '../secret
 /** The monitor types whose config has request `headers`. */
 export const HEADER_TYPES: ReadonlySet<MonitorType> = new Set(['http', 'https', 'keyword', 'llm_endpoint', 'tool_api', 'rag']);
 
-/**
- * Headers that never carry a credential, stored and shown as sent. Every other header value is a
- * secret: credentials hide under many names (Authorization, Cookie, X-Api-Key, Private-Token,
- * X-Goog-Api-Key, vendor names), so the rule lists what is safe rather than guessing what is not.
- */
-export const PUBLIC_HEADERS: ReadonlySet<string> = new Set([
-  'accept', 'accept-charset', 'accept-encoding', 'accept-language', 'cache-control', 'content-language',
-  'content-type', 'pragma', 'user-agent',
-]);
-
 /** The mask shown for a secret of fewer than MASK_HINT_MIN_CHARS characters (and for one that cannot be opened). */
 export const MASK = '••••••••';
 /** A secret this long or longer is shown as `••••` and its last 4 characters (at most a quarter of it). */
 export const MASK_HINT_MIN_CHARS = 16;
 const MASK_MARK = '••••';
-
-/** True when header `name` is treated as a secret (any name not in PUBLIC_HEADERS, case-insensitive). */
-export function isSecretHeader(name: string): boolean {
-  return !PUBLIC_HEADERS.has(name.toLowerCase());
-}
 
 /** The masked form of a secret: `••••` + its last 4 characters when long enough, else MASK. */
 export function maskSecret(plaintext: string): string {

@@ -11,12 +11,14 @@ import type { CandidateNode } from './node-selection.db.js';
 import { failTask } from './failures.js';
 import { selectNodes, type NodeRequest } from './select.js';
 import { parseTarget, TargetSyntaxError, taskTimeoutMs } from './target.js';
+import { sealTaskCheck } from './task-secrets.js';
+import { secretBoxOf } from '../secrets/secret-box.js';
 
 /** What creating probes needs; built once per app by {@link probeCreator}. */
 export interface ProbeCreatorDeps {
   sql: Sql;
   log: Logger;
-  config: Pick<Config, 'probe_allow_cidrs' | 'task_grace_ms'>;
+  config: Pick<Config, 'probe_allow_cidrs' | 'task_grace_ms' | 'secrets_key' | 'secrets_keys_previous'>;
   hub: NodeHub;
   /** Host name resolver for the target check (default: the system resolver, 3 s bound; failing or slower = refused). */
   resolve?: HostResolver;
@@ -63,6 +65,7 @@ export function probeCreator(deps: ProbeCreatorDeps) {
   const allowed: (address: string) => AddressVerdict = compileAddressPolicy(deps.config.probe_allow_cidrs);
   const resolve = deps.resolve ?? systemResolver();
   const log = deps.log.child({ module: 'tasks.create' });
+  const box = secretBoxOf(deps.config);
 
   async function privateOwner(type: ProbeType, target: string, params: unknown, principal: Principal | null): Promise<string | null> {
     let hosts: string[];
@@ -113,7 +116,9 @@ export function probeCreator(deps: ProbeCreatorDeps) {
       id: ids[i]!, group_id: ids[0]!, ordinal: i, node_id: node.id, probe_type: type, target: body.target, check,
       timeout_ms, grace_ms: deps.config.task_grace_ms, requester_user_id: principal?.user_id ?? null, allow_private: ownsPrivately(node, principal),
     }));
-    await insertTasks(deps.sql, tasks);
+    // Stored with secret header values sealed; sent to the nodes as requested.
+    const stored_check = sealTaskCheck(box, ids[0]!, check);
+    await insertTasks(deps.sql, stored_check === check ? tasks : tasks.map((t) => ({ ...t, check: stored_check })));
     await Promise.all(tasks.map(dispatch));
     log.debug({ task_id: ids[0], type, nodes: ids.length }, 'probe created');
     return { task_id: ids[0]!, task_ids: ids, status: 'queued' };

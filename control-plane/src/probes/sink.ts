@@ -8,6 +8,8 @@ import type { MonitorResultStore, ResultSink } from '../contracts.js';
 import type { Logger } from '../log.js';
 import { failLostTasks, failTask } from './failures.js';
 import { signalGroups } from './signals.js';
+import { openTaskCheck } from './task-secrets.js';
+import { SecretKeyError, secretBoxOf } from '../secrets/secret-box.js';
 
 /** Reasons a result is refused (sent back to the node in the hub's `error` frame). */
 export const REJECT = {
@@ -182,10 +184,22 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
     await failTask(sql, ack.task_id, reason, 'rejected', { node_id, replaceable: false });
   }
 
+  const box = secretBoxOf(deps.config ?? {});
+
   async function pendingTasks(node_id: string) {
     const rows = await unackedTasks(sql, node_id);
     const allow_cidrs = deps.config?.probe_allow_cidrs ?? [];
-    return rows.map((r) => ({ type: 'task.run' as const, task_id: r.id, timeout_ms: r.timeout_ms, policy: { allow_private: r.allow_private, allow_cidrs }, check: r.check }));
+    return rows.flatMap((r) => {
+      let check: typeof r.check;
+      try {
+        check = openTaskCheck(box, r.group_id, r.check); // secret headers are stored sealed (task-secrets.ts)
+      } catch (err) {
+        if (!(err instanceof SecretKeyError)) throw err;
+        log.error({ task_id: r.id, err: err.message }, 'task held back: a sealed header does not open with the configured keys');
+        return [];
+      }
+      return [{ type: 'task.run' as const, task_id: r.id, timeout_ms: r.timeout_ms, policy: { allow_private: r.allow_private, allow_cidrs }, check }];
+    });
   }
 
   async function nodeReturned(node_id: string, tasks_held: string[]) {
