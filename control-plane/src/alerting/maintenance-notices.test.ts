@@ -47,7 +47,9 @@ t.test('one e-mail to the owner per occurrence, advance_notice_minutes before it
     const m = smtp.messages.filter((x) => x.parsed.subject?.startsWith('Maintenance'));
     return m.length >= n ? m : null;
   });
-  const mails = await notices_of(3);
+  // The delivery engine sends concurrently: order the e-mails by the occurrence they announce.
+  const startOf = (m: { parsed: { text?: string } }) => /\d{4}-\d\d-\d\dT[\d:.]+Z/.exec(m.parsed.text ?? '')?.[0] ?? '';
+  const mails = (await notices_of(3)).slice().sort((a, b) => startOf(a).localeCompare(startOf(b)));
   t.equal(mails.length, 3);
   t.same(mails.map((m) => m.to), [[owner.email], [owner.email], [owner.email]], 'to the owner');
   t.same(mails.map((m) => m.parsed.subject), ['Maintenance in 30 min: Database upgrade', 'Maintenance in 25 min: Database upgrade', 'Maintenance in 30 min: Database upgrade']);
@@ -67,7 +69,7 @@ t.test('one e-mail to the owner per occurrence, advance_notice_minutes before it
   t.equal(await pass('2026-04-01T10:00:00Z'), 0, 'an occurrence already started: no notice');
   await call(ctx.app, 'PATCH', `/v1/maintenance-windows/${late.body.data.id}`, { token: owner.access_token, body: { starts_at: '2026-04-01T10:30:00Z', ends_at: '2026-04-01T11:30:00Z' } });
   t.equal(await pass('2026-04-01T10:00:00Z'), 1, 'moved 30 minutes later: within its hour of notice');
-  t.match((await notices_of(4))[3]!.parsed.subject, /^Maintenance in 30 min: Maintenance$/);
+  t.ok((await notices_of(4)).some((m) => /^Maintenance in 30 min: Maintenance$/.test(m.parsed.subject ?? '')), 'the moved window is announced');
   // Every e-mail left through the delivery engine (one `email` delivery each, succeeded).
   const rows = await eventually('deliveries done', async () => {
     const r = await ctx.sql`SELECT status FROM deliveries WHERE channel = 'email' AND event_type = 'maintenance.notice'`;
