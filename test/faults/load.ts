@@ -26,7 +26,8 @@ export function startLoad(api: Api, type: string, body: () => Record<string, unk
       const started = Date.now();
       stats.posted++;
       try {
-        const created = await api.call<{ task_ids: string[] }>('POST', `/v1/probe/${type}`, body());
+        // No retry: the load counts what fails during a fault (Api.call retries 503/429 by default).
+        const created = await api.call<{ task_ids: string[] }>('POST', `/v1/probe/${type}`, body(), 0);
         stats.accepted++;
         stats.task_ids.push(...created.task_ids);
       } catch (err) {
