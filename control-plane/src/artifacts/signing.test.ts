@@ -18,6 +18,14 @@ t.test('signed artifact URLs: valid until their expiry, for their path only', as
   t.equal(signer.verify(artifactPath(newId('monitor'), sha), expires, signature, 0), 'bad_signature', 'another path');
   t.equal(signer.verify(path, expires, signature.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), 0), 'bad_signature', 'tampered');
   t.equal(artifactSigner(randomBytes(32)).verify(path, expires, signature, 0), 'bad_signature', 'another key');
+  // The last of 43 base64url characters holds 4 bits of the MAC and 2 unused ones: every other
+  // spelling of the same bytes is refused (it once decoded to the right MAC and was accepted).
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(signature.at(-1)!);
+  for (let unused = 0; unused < 4; unused++) {
+    const spelled = signature.slice(0, -1) + alphabet[(last & ~3) | unused];
+    if (spelled !== signature) t.equal(signer.verify(path, expires, spelled, 0), 'bad_signature', `same bytes, spelled ${spelled.at(-1)}`);
+  }
   t.equal(signer.verify(path, 'soon', signature, 0), 'bad_signature');
 });
 

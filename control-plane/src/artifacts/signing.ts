@@ -32,7 +32,8 @@ const message = (path: string, expires: string) => `GET\n${path}\n${expires}`;
 
 /**
  * A signer over `key`: HMAC-SHA256 of `GET\n<path>\n<expires>`, base64url (43 characters),
- * compared in constant time. An expired URL is refused even when its signature is right.
+ * compared in constant time as its canonical text. An expired URL is refused even when its
+ * signature is right.
  */
 export function artifactSigner(key: Buffer): ArtifactSigner {
   const mac = (path: string, expires: string) => createHmac('sha256', key).update(message(path, expires)).digest();
@@ -43,8 +44,10 @@ export function artifactSigner(key: Buffer): ArtifactSigner {
     },
     verify(path, expires, signature, now_ms = Date.now()) {
       if (!/^\d{1,12}$/.test(expires) || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return 'bad_signature';
-      const given = Buffer.from(signature, 'base64url');
-      const want = mac(path, expires);
+      // Compared as text, not decoded: the 43rd character carries 2 unused bits, so four spellings
+      // decode to the same bytes; only the canonical one (what sign() wrote) is accepted.
+      const given = Buffer.from(signature, 'ascii');
+      const want = Buffer.from(mac(path, expires).toString('base64url'), 'ascii');
       if (given.length !== want.length || !timingSafeEqual(given, want)) return 'bad_signature';
       return Number(expires) * 1000 <= now_ms ? 'expired' : 'ok';
     },
