@@ -1,6 +1,7 @@
 import type { MonitorState, MonitorType } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import type { Verdict } from './verdict.js';
+import type { RoundRollupRow } from './history.db.js';
 
 
 // Boolean arrays travel as text ('true'/'false') cast to boolean[]: the client does not serialise JS boolean arrays.
@@ -243,17 +244,9 @@ export async function writeChanges(tx: SqlExecutor, superseded: number[], change
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
 
-/** What one round adds to (or, negative, takes from) its monitor-hour uptime row. */
-export interface RollupDelta {
+/** What one round adds to (or, negative, takes from) its monitor-hour uptime row: the row's fields, per monitor. */
+export interface RollupDelta extends RoundRollupRow {
   monitor_id: string;
-  hour: Date;
-  up_s: number;
-  degraded_s: number;
-  down_s: number;
-  maintenance_s: number;
-  rounds_up: number;
-  rounds_degraded: number;
-  rounds_down: number;
 }
 
 /** Add `deltas` (already summed per monitor and hour) to round_rollups. */
