@@ -2,14 +2,38 @@
 // The whole test suite: the test environment (test/env/provision.sh: Debian packages and a Postgres
 // server on 127.0.0.1:5432, installed as root when missing; skip with VANTAGE_TEST_PROVISION=0),
 // the type check over every package, then every tap test file.
-// Prints each test file's outcome, the failures in full, and a last line `N passed, N failed`
-// (N counts tap's top-level test files plus the type check; assertions are reported beside it).
-// Full TAP output is kept in .tap/report.tap. Extra arguments are passed to tap (file filters).
+//
+// The files run in two streams at once, one file at a time in each: the network stream (the files
+// in NETWORK_FILES: each builds a routed test network with installed agents, its own control plane
+// and receivers, and counts rounds and deliveries against the clock, so two of them never share
+// the machine) and the unit stream (every other file: each makes its own database and, where it
+// needs one, its own network namespaces with a per-run prefix, so it can run beside anything). On
+// a 2-core machine that keeps both cores busy without pairing two heavy files; the type check runs
+// beside them. VANTAGE_TEST_STREAMS=1 runs everything in one stream, as before.
+//
+// Prints each test file's outcome as it finishes (tagged with its stream), the failures in full,
+// and a last line `N passed, N failed` (N counts tap's top-level test files plus the type check;
+// assertions are reported beside it). Full TAP output is kept in .tap/report-<stream>.tap. Extra
+// arguments are passed to tap (file filters) and run in one stream.
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
+/** Test files that build the routed test network (kept to one stream, one at a time). */
+const NETWORK_FILES = [
+  'test/faults/monitoring-faults.test.ts',
+  'test/e2e/monitoring.e2e.test.ts',
+  'test/faults/faults.test.ts',
+  'test/e2e/api.e2e.test.ts',
+  'test/demo.test.ts',
+  'test/installer.test.ts',
+];
+/** tap's own default exclusions, which an explicit --exclude replaces. */
+const DEFAULT_EXCLUDE = '**/@(fixture*(s)|dist)/**';
+
 const args = process.argv.slice(2);
+const started = Date.now();
+const seconds = () => ((Date.now() - started) / 1000).toFixed(0);
 let passed = 0;
 let failed = 0;
 
@@ -19,7 +43,7 @@ function run(cmd, cmdArgs, onLine) {
     const rl = createInterface({ input: child.stdout });
     rl.on('line', onLine);
     child.stderr.on('data', (d) => process.stderr.write(d));
-    child.on("close", (code) => { rl.close(); resolve(code ?? 1); });
+    child.on('close', (code) => { rl.close(); resolve(code ?? 1); });
   });
 }
 
@@ -29,33 +53,57 @@ if (process.env.VANTAGE_TEST_PROVISION !== '0') {
   if (code !== 0) { console.log('not ok - test environment: see above'); console.log('0 passed, 1 failed'); process.exit(1); }
 }
 
-console.log('▶ type check (tsc --noEmit over shared-protocol, control-plane, node-agent, test)');
-const tscStarted = Date.now();
-const tscCode = await run('node_modules/.bin/tsc', ['--noEmit', '-p', 'tsconfig.json'], (line) => console.log(line));
-if (tscCode === 0) { passed++; console.log(`ok - type check (${((Date.now() - tscStarted) / 1000).toFixed(1)} s)`); }
-else { failed++; console.log('not ok - type check'); }
+/** The type check; its output is held back and printed in one block when it ends. */
+async function typeCheck() {
+  const lines = [];
+  const code = await run('node_modules/.bin/tsc', ['--noEmit', '-p', 'tsconfig.json'], (line) => lines.push(line));
+  if (lines.length) console.log(lines.join('\n'));
+  if (code === 0) { passed++; console.log(`ok - type check (${seconds()} s)`); }
+  else { failed++; console.log('not ok - type check'); }
+}
+
+/**
+ * One tap process. Top-level results are printed as `ok N - file # time=..ms [stream, at S s]`,
+ * failing assertions in full before their file's line.
+ * @returns the assertion summary tap printed (`{ total: .., pass: .. }`) or null
+ */
+async function tapStream(name, tapArgs) {
+  const report = createWriteStream(`.tap/report-${name}.tap`);
+  let summary = null;
+  let failureBlock = null;
+  let failedHere = 0;
+  const code = await run('node_modules/.bin/tap', ['--reporter=tap', '--jobs=1', ...tapArgs], (line) => {
+    report.write(line + '\n');
+    const top = /^(not ok|ok) \d+ - (.*)$/.exec(line);
+    if (top) {
+      if (top[1] === 'ok') passed++; else { failed++; failedHere++; }
+      if (failureBlock) { console.log(failureBlock.join('\n')); failureBlock = null; }
+      console.log(`${line} [${name}, at ${seconds()} s]`);
+      return;
+    }
+    if (/^\s+not ok /.test(line)) failureBlock = (failureBlock ?? []).concat(line);
+    else if (failureBlock && failureBlock.length < 400) failureBlock.push(line);
+    const m = /^# \{ (total: .*) \}$/.exec(line);
+    if (m) summary = m[1];
+  });
+  report.end();
+  if (code !== 0 && failedHere === 0) { failed++; console.log(`not ok - tap (${name} stream) exited with ${code}`); }
+  return summary;
+}
 
 mkdirSync('.tap', { recursive: true });
-const report = createWriteStream('.tap/report.tap');
-let summary = null;
-let failureBlock = null;
-console.log('▶ tap');
-const tapCode = await run('node_modules/.bin/tap', ['--reporter=tap', ...args], (line) => {
-  report.write(line + '\n');
-  const top = /^(not ok|ok) \d+ - (.*)$/.exec(line);
-  if (top) {
-    if (top[1] === 'ok') passed++; else failed++;
-    if (failureBlock) { console.log(failureBlock.join('\n')); failureBlock = null; }
-    console.log(line);
-    return;
-  }
-  if (/^\s+not ok /.test(line)) failureBlock = (failureBlock ?? []).concat(line);
-  else if (failureBlock && failureBlock.length < 400) failureBlock.push(line);
-  const m = /^# (\{ total: .* \})$/.exec(line);
-  if (m) summary = m[1];
-});
-report.end();
-if (summary) console.log(`assertions: ${summary}`);
-if (tapCode !== 0 && failed === 0) { failed++; console.log(`not ok - tap exited with ${tapCode}`); }
+const oneStream = args.length > 0 || process.env.VANTAGE_TEST_STREAMS === '1';
+console.log(oneStream
+  ? '▶ type check and tap (one stream)'
+  : `▶ type check and tap in two streams: network (${NETWORK_FILES.length} files, one at a time) beside unit (every other file)`);
+const streams = oneStream
+  ? [tapStream('all', args)]
+  : [
+      tapStream('network', NETWORK_FILES),
+      tapStream('unit', [DEFAULT_EXCLUDE, ...NETWORK_FILES].map((f) => `--exclude=${f}`)),
+    ];
+const [, ...summaries] = await Promise.all([typeCheck(), ...streams]);
+for (const s of summaries) if (s) console.log(`assertions: { ${s} }`);
+console.log(`(tests took ${seconds()} s)`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
