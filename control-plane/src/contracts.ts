@@ -58,17 +58,6 @@ export interface ResultSink {
 }
 
 /**
- * Which monitors' results a node may deliver (the monitors feature implements it with its
- * placement). The result sink does not ask it: the check store (MonitorResultStore) checks the
- * placements itself, for a whole batch in one statement. A result for a monitor the node does
- * not run is refused: otherwise any enrolled node could write unlimited monitor results.
- */
-export interface MonitorAssignments {
-  /** True when `monitor_id` is assigned to `node_id` (or was, recently enough that its buffered results still count). */
-  mayReport(node_id: string, monitor_id: string): Promise<boolean>;
-}
-
-/**
  * Where monitor check results go (the checks feature implements it: checks/ingest.ts). The result
  * sink hands it all monitor results of a batch inside its own transaction when the batch also
  * holds task results, so they commit (and are acked) with the rest of the batch; a batch of

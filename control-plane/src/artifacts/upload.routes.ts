@@ -7,13 +7,12 @@ import { ApiError } from '../errors.js';
 import { BEARER, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
+import { PLACEMENT_HISTORY_MS } from '../monitors/placement-job.js';
 import { registerArtifact, registeredSize, uploadRefusal, type UploadClaim } from './artifacts.db.js';
 import { authenticateNode } from './node-auth.js';
 import { ArtifactStore } from './store.js';
 
 const DAY_MS = 86_400_000;
-/** Placements ended this recently still authorise uploads (as results are accepted at ingest). */
-const PLACEMENT_HISTORY_MS = 7 * DAY_MS;
 /** Artifacts of one kind one node may upload for one round: a re-run after a restart makes a second. */
 const PER_ROUND_MAX = 2;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

@@ -5,8 +5,8 @@ import { createLogger } from '../log.js';
 import { changeNodeStatus, removeNode } from '../nodes/nodes.db.js';
 import { addNode } from '../probes/test-support.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
-import { monitorAssignments } from './monitor-assignments.js';
-import { startPlacementJob } from './placement-job.js';
+import { wasPlaced } from './assignments.db.js';
+import { PLACEMENT_HISTORY_MS, startPlacementJob } from './placement-job.js';
 
 /*
  * Placement over real Postgres with simulated nodes (rows in `nodes`, no sockets): spread,
@@ -94,7 +94,7 @@ t.test('re-placement: a node offline past the grace, disabled or removed loses i
     t.equal(m.node_ids.length, 3, 'still on 3 nodes');
     t.notOk(m.node_ids.includes(victim));
   }
-  t.ok(await monitorAssignments(s.sql).mayReport(victim, held[0]!), 'results it buffered while it ran the monitor still count');
+  t.ok(await wasPlaced(s.sql, victim, held[0]!, PLACEMENT_HISTORY_MS), 'results it buffered while it ran the monitor still count');
 
   const second = nodes[1]!;
   const onSecond = (await s.sql`SELECT monitor_id FROM monitor_placements WHERE node_id = ${second} AND ended_at IS NULL`).map((r) => r.monitor_id as string);
