@@ -2,6 +2,7 @@ import net, { isIP } from 'node:net';
 import tls from 'node:tls';
 import { canonicalHost, splitHostPort, type SslExpiryCheckOutput } from '@vantage/shared-protocol';
 import { certificateFacts } from '../probes/http/certificate.js';
+import { secureContextWithCa } from '../probes/http/tls-context.js';
 import { ProbeInputError } from '../probes/input-error.js';
 import { resolveTarget } from '../probes/resolve.js';
 import { failed, passed, type Check } from './types.js';
@@ -26,20 +27,6 @@ export function sslTargetOf(target: string, config_port: number | undefined): { 
     ({ host, port } = hp);
   }
   return { host, port: port ?? config_port ?? 443 };
-}
-
-const contexts = new Map<string, tls.SecureContext>();
-
-/** A TLS context trusting the system roots plus `ca`, built once per CA set (costly to build). */
-function contextFor(ca: string | string[] | undefined): tls.SecureContext {
-  const extra = ca === undefined ? [] : Array.isArray(ca) ? ca : [ca];
-  const key = extra.join('\n');
-  let context = contexts.get(key);
-  if (!context) {
-    context = extra.length ? tls.createSecureContext({ ca: [...tls.rootCertificates, ...extra] }) : tls.createSecureContext();
-    contexts.set(key, context);
-  }
-  return context;
 }
 
 type Handshake = { ok: true; socket: tls.TLSSocket; handshake_ms: number } | { ok: false; error: string };
@@ -101,7 +88,7 @@ export function createSslExpiryCheck(options: { ca?: string | string[] } = {}): 
         const cls = connected.code === 'timeout' ? 'timeout' : connected.code === 'ECONNREFUSED' ? 'refused' : connected.code === 'EHOSTUNREACH' || connected.code === 'ENETUNREACH' ? 'unreachable' : 'target';
         return failed(output, connected.code === 'timeout' ? `no TCP answer from ${where} within ${config.timeout_ms} ms` : `cannot connect to ${where} (${connected.code})`, cls);
       }
-      const hs = await handshake(socket, servername, contextFor(options.ca), deadline);
+      const hs = await handshake(socket, servername, secureContextWithCa(options.ca), deadline);
       if (!hs.ok) {
         socket.destroy();
         return failed(output, `${hs.error} with ${where}`, deadline.aborted ? 'timeout' : 'target');

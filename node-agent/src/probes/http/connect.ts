@@ -2,6 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { buildConnector } from 'undici';
 import { certificateFacts, type CertificateFacts } from './certificate.js';
+import { secureContextWithCa } from './tls-context.js';
 
 /** Monotonic timestamps (ms, performance.now()) of one connection, null when not reached. */
 export interface ConnectMarks {
@@ -46,24 +47,6 @@ export class ConnectError extends Error {
 
 type Done = (err: Error | null, socket: net.Socket | null) => void;
 
-const contexts = new Map<string, tls.SecureContext>();
-
-/**
- * A TLS context trusting the system roots plus `ca`, built once per CA set: building one per
- * connection (what tls.connect does without `secureContext`) costs 0.1 ms with the system roots
- * and about 20 ms when `ca` makes it parse every root certificate again.
- */
-function contextWithCa(ca: string | string[] | undefined): tls.SecureContext {
-  const extra = ca === undefined ? [] : Array.isArray(ca) ? ca : [ca];
-  const key = extra.join('\n');
-  let context = contexts.get(key);
-  if (!context) {
-    context = extra.length ? tls.createSecureContext({ ca: [...tls.rootCertificates, ...extra] }) : tls.createSecureContext();
-    contexts.set(key, context);
-  }
-  return context;
-}
-
 /**
  * Build an undici connector that dials `plan.address` and records blackbox_exporter's connect and
  * tls boundaries in `marks` (mutated as the handshake proceeds). The URL's host stays in the Host
@@ -107,7 +90,7 @@ function dial(plan: ConnectPlan, marks: ConnectMarks, callback: Done): void {
   let socket: net.Socket;
   if (plan.protocol === 'https:') {
     // TCP first, then TLS over it (like curl): the TLS socket's own set-up stays out of tcp_ms.
-    const secureContext = contextWithCa(plan.ca);
+    const secureContext = secureContextWithCa(plan.ca);
     marks.tcp_start = performance.now();
     const tcp = net.connect({ host: plan.address, port: plan.port });
     socket = tcp;
