@@ -1,5 +1,5 @@
 import t from 'tap';
-import { splitHostPort } from './host-port.js';
+import { splitHostPort, splitSslTarget } from './host-port.js';
 
 t.test('splitHostPort: the tcp target and dns server grammar (docs/api/probes.md)', async (t) => {
   const cases: [string, ReturnType<typeof splitHostPort>][] = [
@@ -18,4 +18,16 @@ t.test('splitHostPort: the tcp target and dns server grammar (docs/api/probes.md
     ['host name:80', null],
   ];
   for (const [input, want] of cases) t.same(splitHostPort(input), want, input);
+});
+
+t.test('splitSslTarget: host, host:port, [v6]:port or an https:// URL', async (t) => {
+  t.same(splitSslTarget('example.com'), { host: 'example.com', port: null });
+  t.same(splitSslTarget('example.com:8443'), { host: 'example.com', port: 8443 });
+  t.same(splitSslTarget('[2001:db8::1]:443'), { host: '2001:db8::1', port: 443 });
+  t.same(splitSslTarget('https://example.com/path'), { host: 'example.com', port: null });
+  t.same(splitSslTarget('https://[2001:db8::1]:9443/'), { host: '2001:db8::1', port: 9443 });
+  t.same(splitSslTarget('http://example.com/'), { error: 'scheme' });
+  t.same(splitSslTarget('https://'), { error: 'syntax' });
+  t.same(splitSslTarget('a:b:c'), { error: 'syntax' });
+  t.same(splitSslTarget('example.com:0'), { error: 'syntax' });
 });

@@ -32,3 +32,22 @@ export function splitHostPort(target: string): { host: string; port: number | nu
   const port = Number(port_text);
   return port >= 1 && port <= 65535 ? { host, port } : null;
 }
+
+/**
+ * Split an ssl_expiry target (docs/api/monitors.md): `host`, `host:port`, `[v6]:port` or an
+ * https:// URL, so the control plane's check at creation and the node's check agree.
+ * @returns `{ host, port }` (brackets removed from IPv6, port null when absent), or
+ *   `{ error: 'syntax' }` when it is none of those forms, `{ error: 'scheme' }` for a URL that is
+ *   not https://
+ */
+export function splitSslTarget(target: string): { host: string; port: number | null } | { error: 'syntax' | 'scheme' } {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return splitHostPort(target) ?? { error: 'syntax' };
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return { error: 'syntax' };
+  }
+  if (url.protocol !== 'https:') return { error: 'scheme' };
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port ? Number(url.port) : null };
+}

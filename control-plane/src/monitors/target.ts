@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import type { MonitorConfig, MonitorType, ProbeParams } from '@vantage/shared-protocol';
-import { isHost, parseTarget, splitHostPort, TargetSyntaxError } from '../probes/target.js';
+import { splitSslTarget, type MonitorConfig, type MonitorType, type ProbeParams } from '@vantage/shared-protocol';
+import { isHost, parseTarget, TargetSyntaxError } from '../probes/target.js';
 
 /**
  * A monitor's target taken apart: `target` as stored (trimmed; null for heartbeat) and `hosts`,
@@ -37,23 +37,11 @@ function probeTarget(type: 'http' | 'ping' | 'dns' | 'tcp', target: string, para
 }
 
 function sslTarget(target: string, config: MonitorConfig<'ssl_expiry'>): MonitorTarget {
-  let host: string;
-  let port: number | null;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw new MonitorTargetError('target', 'target must be a host, host:port or an https:// URL');
-    }
-    if (url.protocol !== 'https:') throw new MonitorTargetError('target', 'an ssl_expiry URL target must use https://');
-    host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    port = url.port ? Number(url.port) : null;
-  } else {
-    const hp = splitHostPort(target);
-    if (!hp) throw new MonitorTargetError('target', 'target must be a host, host:port or an https:// URL');
-    ({ host, port } = hp);
+  const parts = splitSslTarget(target);
+  if ('error' in parts) {
+    throw new MonitorTargetError('target', parts.error === 'scheme' ? 'an ssl_expiry URL target must use https://' : 'target must be a host, host:port or an https:// URL');
   }
+  const { host, port } = parts;
   if (!isHost(host)) throw new MonitorTargetError('target', 'target has no valid host');
   if (port !== null && config.port !== undefined && port !== config.port) {
     throw new MonitorTargetError('config.port', `config.port ${config.port} disagrees with the port in target (${port})`);

@@ -1,6 +1,6 @@
 import net, { isIP } from 'node:net';
 import tls from 'node:tls';
-import { canonicalHost, splitHostPort, type SslExpiryCheckOutput } from '@vantage/shared-protocol';
+import { canonicalHost, splitSslTarget, type SslExpiryCheckOutput } from '@vantage/shared-protocol';
 import { certificateFacts } from '../probes/http/certificate.js';
 import { secureContextWithCa } from '../probes/http/tls-context.js';
 import { ProbeInputError } from '../probes/input-error.js';
@@ -9,24 +9,11 @@ import { failed, passed, type Check } from './types.js';
 
 /** Host and port of an ssl_expiry target: `host`, `host:port`, `[v6]:port` or an https:// URL. */
 export function sslTargetOf(target: string, config_port: number | undefined): { host: string; port: number } {
-  let host: string;
-  let port: number | null;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw new ProbeInputError(`not a host, host:port or https:// URL: ${target.slice(0, 200)}`);
-    }
-    if (url.protocol !== 'https:') throw new ProbeInputError('an ssl_expiry URL target must use https://');
-    host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    port = url.port ? Number(url.port) : null;
-  } else {
-    const hp = splitHostPort(target);
-    if (!hp) throw new ProbeInputError(`not a host, host:port or https:// URL: ${target.slice(0, 200)}`);
-    ({ host, port } = hp);
+  const parts = splitSslTarget(target);
+  if ('error' in parts) {
+    throw new ProbeInputError(parts.error === 'scheme' ? 'an ssl_expiry URL target must use https://' : `not a host, host:port or https:// URL: ${target.slice(0, 200)}`);
   }
-  return { host, port: port ?? config_port ?? 443 };
+  return { host: parts.host, port: parts.port ?? config_port ?? 443 };
 }
 
 type Handshake = { ok: true; socket: tls.TLSSocket; handshake_ms: number } | { ok: false; error: string };
