@@ -1,9 +1,15 @@
 /**
  * Simulated probe nodes for test/bench/hub-bench.ts, run as a child process (fork) so their CPU
  * and memory are not counted against the control plane. Each is a light ws client speaking the
- * real node protocol: `enroll` with its `ent_` token and `enroll.confirm`, then it answers heartbeats and answers every
- * `task.run` at once with `task.ack` and one tcp result in a `result.batch` (no probe traffic is
- * sent). Node i connects to `bases[i % bases.length]` (one URL per control-plane instance).
+ * real node protocol: `enroll` with its `ent_` token and `enroll.confirm`, then it answers heartbeats, acks
+ * `assignments.full`/`assignments.delta` with the version it holds (as node-agent does: an unacked set is
+ * sent again in full), and answers every `task.run` at once with `task.ack` and one tcp result in a
+ * `result.batch` (no probe traffic is sent). Node i connects to `bases[i % bases.length]` (one URL per
+ * control-plane instance).
+ *
+ * The simulator shares the machine's cores with the control plane, so it is kept cheap: frames are
+ * sent with an all-zero mask (ws then skips masking and the random mask per frame), incoming text is
+ * not UTF-8 validated, and a heartbeat is recognised by its first bytes and answered without JSON.
  *
  * IPC: receives `{ bases, tokens }`, replies `{ ready: node_ids }` once every node's enrollment is confirmed,
  * closes every socket and exits on `'stop'`.
@@ -20,22 +26,37 @@ process.once('disconnect', () => process.exit(0));
 const { bases, tokens } = await new Promise<{ bases: string[]; tokens: string[] }>((resolve) => process.once('message', resolve as never));
 const sockets: SimSocket[] = [];
 let batch = 0;
+// What the control plane sends as `{"type":"heartbeat","sent_at":…}` (hub/liveness.ts).
+const HEARTBEAT = Buffer.from('{"type":"heartbeat",');
+const isHeartbeat = (data: Buffer) => data.length < 64 && data.subarray(0, HEARTBEAT.length).equals(HEARTBEAT);
+// An all-zero mask: RFC 6455 still holds (the frame is masked), and ws skips the XOR and the random mask.
+const WS_OPTS = { generateMask: () => {}, skipUTF8Validation: true };
 
 function connectOne(token: string, i: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const base = bases[i % bases.length]!;
-    const ws = new WebSocket(base.replace(/^http/, 'ws') + NODE_WS_PATH, { headers: { authorization: `Bearer ${token}` } });
+    const ws = new WebSocket(base.replace(/^http/, 'ws') + NODE_WS_PATH, { ...WS_OPTS, headers: { authorization: `Bearer ${token}` } });
+    let assignments_version: number | null = null;
     sockets.push(ws);
     ws.on('error', reject);
     ws.on('close', (code: number, reason: Buffer) => reject(new Error(`node ${i} closed: ${code} ${reason.toString()}`)));
     ws.on('open', () => ws.send(JSON.stringify({ type: 'enroll', protocol_version: PROTOCOL_VERSION, agent_version: 'bench', hostname: `sim-${i}`, capabilities: ['tcp'] })));
     ws.on('message', (data: Buffer) => {
+      if (isHeartbeat(data)) {
+        ws.send(`{"type":"heartbeat","sent_at":${Date.now()}}`);
+        return;
+      }
       const m = JSON.parse(data.toString());
       // The enrollment is confirmed on its own connection (enroll.confirm with a proof of the
       // credential); the node counts as ready once the control plane answers enroll.confirmed.
       if (m.type === 'welcome') ws.send(JSON.stringify({ type: 'enroll.confirm', node_id: m.node_id, proof: enrollProof(m.credential, m.node_id) }));
       else if (m.type === 'enroll.confirmed') resolve(m.node_id);
       else if (m.type === 'heartbeat') ws.send(JSON.stringify({ type: 'heartbeat', sent_at: Date.now() }));
+      else if (m.type === 'assignments.full' || m.type === 'assignments.delta') {
+        // node-agent's rule: a full set is taken; a delta applies only from the version held.
+        if (m.type === 'assignments.full' || m.from_version === assignments_version) assignments_version = m.version;
+        if (assignments_version !== null) ws.send(JSON.stringify({ type: 'assignments.ack', version: assignments_version }));
+      }
       else if (m.type === 'task.run') {
         const now = new Date().toISOString();
         ws.send(JSON.stringify({ type: 'task.ack', task_id: m.task_id, accepted: true }));
