@@ -88,6 +88,14 @@ export interface UpgradeDeps {
 }
 
 /**
+ * The upgrade socket's error listener: closes it. A plain function, so the listener (which stays
+ * on a held node's socket) keeps no request or closure context alive.
+ */
+function destroySocket(this: Duplex): void {
+  this.destroy();
+}
+
+/**
  * The `upgrade` listener of the control plane's HTTP server. Every request carrying `Upgrade` is
  * answered and its socket closed unless it becomes a node WebSocket:
  * 1. counted per source IP in this instance's memory ({@link UpgradeCounter},
@@ -108,7 +116,7 @@ export function createUpgradeHandler(server: Server, deps: UpgradeDeps): (req: I
   const upgrades = new UpgradeCounter(window_s);
 
   return function onUpgrade(req, socket, head) {
-    socket.on('error', () => socket.destroy());
+    socket.on('error', destroySocket);
     afterPreviousResponse(socket, () => decideUpgrade(req, socket, head), UPGRADE_DECISION_MS);
   };
 
@@ -116,10 +124,14 @@ export function createUpgradeHandler(server: Server, deps: UpgradeDeps): (req: I
     const request_id = newId('request');
     const ip = pickClientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress, config.trust_proxy);
     let decided = false;
+    // Removed once decided: a listener left on the socket of a held node kept this request (its
+    // headers, this closure's context) alive for as long as the node stayed connected.
+    const onClose = (): void => void decide();
     const decide = (): boolean => {
       if (decided) return false;
       decided = true;
       clearTimeout(deadline);
+      socket.off('close', onClose);
       return true;
     };
     const refuse = (status: number, code: ErrorCode, message: string, headers?: Record<string, string>): void => {
@@ -127,7 +139,7 @@ export function createUpgradeHandler(server: Server, deps: UpgradeDeps): (req: I
     };
     const deadline = setTimeout(() => refuse(503, 'UNAVAILABLE', 'upgrade could not be decided in time', { 'Retry-After': RETRY_AFTER_S }), UPGRADE_DECISION_MS);
     deadline.unref();
-    socket.once('close', () => decide());
+    socket.once('close', onClose);
 
     (async () => {
       const limit = config.rate_limit_upgrades;
