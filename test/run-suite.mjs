@@ -92,6 +92,10 @@ async function tapStream(name, tapArgs) {
 }
 
 mkdirSync('.tap', { recursive: true });
+// tap rebuilds its plugin set on first use after a configuration change (package.json "tap":
+// plugins); two streams starting at once would both rebuild it, so it is built here first.
+const buildCode = await run('node_modules/.bin/tap', ['build'], (line) => console.log(line));
+if (buildCode !== 0) { console.log('not ok - tap build'); console.log('0 passed, 1 failed'); process.exit(1); }
 const oneStream = args.length > 0 || process.env.VANTAGE_TEST_STREAMS === '1';
 console.log(oneStream
   ? '▶ type check and tap (one stream)'
