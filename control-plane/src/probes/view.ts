@@ -20,6 +20,8 @@ interface Entry {
 /** Memory a {@link GroupViews} cache may hold, bytes; the least recently polled groups go first. */
 const CACHED_BYTES_MAX = 48 * 1024 * 1024;
 const ROW_BYTES = 300;
+/** Polled ids that are not their group's id, remembered so their polls take the versioned path. */
+const ALIASES_MAX = 10_000;
 
 const same = (a: GroupVersion, b: GroupVersion) => a.results === b.results && a.max_seq === b.max_seq && a.started === b.started;
 
@@ -36,17 +38,31 @@ const same = (a: GroupVersion, b: GroupVersion) => a.results === b.results && a.
 export class GroupViews {
   readonly #cache = new Map<string, Entry>();
   readonly #busy = new Map<string, Promise<unknown>>();
+  /** Ids other than the group id (a group's first task id) polled lately → their group id. */
+  readonly #aliases = new Map<string, string>();
   #bytes = 0;
 
   constructor(private readonly sql: Sql, private readonly max_bytes = CACHED_BYTES_MAX) {}
 
-  /** The polling answer's JSON (`data` of GET /v1/probe/tasks/{task_id}) for any id of a group; null when unknown. */
+  /**
+   * The polling answer's JSON (`data` of GET /v1/probe/tasks/{task_id}) for any id of a group;
+   * null when unknown. A group not in memory (its first poll, usually) is read whole at once: its
+   * version comes with it, so that poll is one statement, not two.
+   */
   async loadJson(task_id: string): Promise<string | null> {
+    const known = this.#cache.has(task_id) ? task_id : this.#aliases.get(task_id);
+    // One refresh of a group at a time: two polls must not both append the same new results.
+    const rest = known !== undefined && this.#cache.has(known)
+      ? await this.#versioned(task_id)
+      : await this.#serial(task_id, () => this.#build(this.#read(task_id), task_id));
+    return rest === null ? null : `{"task_id":${JSON.stringify(task_id)},${rest}`;
+  }
+
+  /** The answer of a group in memory: its version first, then only what changed. */
+  async #versioned(task_id: string): Promise<string | null> {
     const version = await groupVersion(this.sql, task_id);
     if (!version) return null;
-    // One refresh of a group at a time: two polls must not both append the same new results.
-    const rest = await this.#serial(version.group_id, () => this.#answer(task_id, version));
-    return rest === null ? null : `{"task_id":${JSON.stringify(task_id)},${rest}`;
+    return this.#serial(version.group_id, () => this.#answer(task_id, version));
   }
 
   /** The polling answer for `task_id` as an object (parsed from {@link loadJson}). */
@@ -61,9 +77,15 @@ export class GroupViews {
       this.#touch(version.group_id, cached);
       return cached.rest;
     }
-    const entry = (await this.#refresh(version)) ?? (await this.#read(task_id));
+    return this.#build((await this.#refresh(version)) ?? (await this.#read(task_id)), task_id);
+  }
+
+  /** Build (and keep) the answer of `entry`, the group of the polled `task_id`; null when there is none. */
+  async #build(pending: Entry | null | Promise<Entry | null>, task_id: string): Promise<string | null> {
+    const entry = await pending;
     if (!entry?.rows) return null;
     const { group, built } = entry.rows;
+    if (group.group_id !== task_id) this.#alias(task_id, group.group_id);
     const { task_id: _polled, ...rest } = aggregateGroup(group.group_id, group.tasks, group.results, group.nodes, built);
     entry.rest = JSON.stringify(rest).slice(1);
     const final = (rest.status === 'completed' || rest.status === 'failed') && !group.results.some(isReplaceable);
@@ -102,6 +124,13 @@ export class GroupViews {
       version: { group_id: group.group_id, results: group.results.length, max_seq, started: group.tasks.some((t) => t.status !== 'queued') },
       rest: null, rows: { group, built: new WeakMap() }, bytes: 0,
     };
+  }
+
+  /** Remember that `task_id` belongs to `group_id` (the latest ALIASES_MAX such ids). */
+  #alias(task_id: string, group_id: string): void {
+    this.#aliases.delete(task_id);
+    this.#aliases.set(task_id, group_id);
+    if (this.#aliases.size > ALIASES_MAX) this.#aliases.delete(this.#aliases.keys().next().value!);
   }
 
   /** Run `fn` after every earlier `fn` of `group_id` settled. */
