@@ -26,7 +26,7 @@ const nodeCountSchema = z.number().int().min(0).max(MONITOR_LIMITS.node_count_ma
 const groupIdSchema = z.string().max(64).nullable();
 
 /**
- * `POST /v1/monitors` ( create request). `target` is required except for heartbeat
+ * `POST /v1/monitors` (create request). `target` is required except for heartbeat
  * (ignored there); `config` is validated for `type` with defaults filled; `interval_s` 60, 300
  * or 1800 (default 300; browser at least 300; derived from the schedule for heartbeat);
  * `node_count` 0 or absent = the plan's default; `group_id` null or absent = ungrouped.
@@ -51,15 +51,7 @@ export type MonitorCreate = z.infer<typeof monitorCreateSchema>;
  * change.
  * @example { "name": "Checkout API (EU)", "interval_s": 300, "tags": ["prod"] }
  */
-export const monitorPatchSchema = z.strictObject({
-  name: monitorNameSchema.optional(),
-  target: targetSchema.optional(),
-  config: configSchema.optional(),
-  interval_s: intervalSchema.optional(),
-  node_count: nodeCountSchema.optional(),
-  group_id: groupIdSchema.optional(),
-  tags: monitorTagsSchema.optional(),
-});
+export const monitorPatchSchema = monitorCreateSchema.omit({ type: true }).partial();
 export type MonitorPatch = z.infer<typeof monitorPatchSchema>;
 
 /**
