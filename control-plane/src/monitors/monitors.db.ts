@@ -31,16 +31,7 @@ export interface MonitorRow {
 }
 
 /** What a monitor is made of, validated (monitors/spec.ts). */
-export interface MonitorFields {
-  name: string;
-  target: string | null;
-  config: Record<string, unknown>;
-  interval_s: number;
-  node_count: number;
-  group_id: string | null;
-  tags: string[];
-  private_target: boolean;
-}
+export type MonitorFields = Pick<MonitorRow, 'name' | 'target' | 'config' | 'interval_s' | 'node_count' | 'group_id' | 'tags' | 'private_target'>;
 
 // node_ids: the nodes of the monitor's live placement (monitor_placements, 0024), by id; uptime_24h
 // from the check history's hourly rollups (a few index rows per monitor).
