@@ -1,15 +1,5 @@
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-
-/** True for a valid IPv4/IPv6 CIDR string. */
-function isCidr(value: string): boolean {
-  try {
-    ipaddr.parseCIDR(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { cidrListSchema } from './cidr.js';
 
 /**
  * The retry schedule of docs/architecture/delivery.md: after the first attempt (immediately),
@@ -45,7 +35,7 @@ export const deliveryConfigSchema = z.object({
    * CIDRs outbound deliveries may reach although private or reserved (comma list), on top of
    * `probe_allow_cidrs`: e.g. an internal alert receiver. Default none: public addresses only.
    */
-  delivery_allow_cidrs: z.array(z.string().refine((c) => isCidr(c), 'must be a CIDR such as 10.0.0.0/8')).default([]),
+  delivery_allow_cidrs: cidrListSchema('10.0.0.0/8'),
   /** Finished deliveries and their attempt logs are deleted after this many days. */
   delivery_retention_days: z.coerce.number().int().min(1).max(3650).default(30),
   /** A webhook endpoint whose every attempt failed for this long is disabled and its owner e-mailed, s (5 days). */

@@ -1,15 +1,5 @@
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-
-/** True for a valid IPv4/IPv6 CIDR string (probe_allow_cidrs). */
-function isCidr(value: string): boolean {
-  try {
-    ipaddr.parseCIDR(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { cidrListSchema } from './cidr.js';
 
 /** Node hub and probe configuration. Each field is read once in main.ts (VANTAGE_<FIELD>). */
 export const nodesConfigSchema = z.object({
@@ -30,7 +20,7 @@ export const nodesConfigSchema = z.object({
   /** Geo: folder holding asn-ipv4-num.csv / asn-ipv6-num.csv (default: the @ip-location-db/asn package). */
   geoip_asn_dir: z.string().optional(),
   /** Probes: CIDRs anonymous probes may target although private/reserved (comma list; the test network sets 198.18.0.0/15). */
-  probe_allow_cidrs: z.array(z.string().refine((c) => isCidr(c), 'must be a CIDR such as 198.18.0.0/15')).default([]),
+  probe_allow_cidrs: cidrListSchema('198.18.0.0/15'),
   /** Probes: time after a task's own timeout before the sweeper records "no result" for a silent node. */
   task_grace_ms: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /** Probes: how often each instance's sweeper looks for overdue tasks. */
