@@ -38,15 +38,7 @@ export interface AttemptRow {
 }
 
 /** A delivery to queue. */
-export interface NewDelivery {
-  id: string;
-  message_id: string;
-  channel: string;
-  destination: string;
-  user_id: string | null;
-  event_type: string;
-  payload: unknown;
-}
+export type NewDelivery = Pick<DeliveryRow, 'id' | 'message_id' | 'channel' | 'destination' | 'user_id' | 'event_type' | 'payload'>;
 
 // Serialises claims of every instance (the per-destination cap counts live claims of all of them).
 const CLAIM_LOCK = 7261002;
