@@ -77,26 +77,68 @@ export async function onlineCandidates(sql: Sql, f: CandidateFilter): Promise<Ca
     SELECT ${COLUMNS(sql)}, false AS removed FROM nodes WHERE ${candidateWhere(sql, f)} ORDER BY id`;
 }
 
-/**
- * The countries that have at least one candidate ('' for unknown), found by skipping through
- * nodes_pick_idx: one index probe per country, however many nodes each holds.
- */
-export async function candidateCountries(sql: Sql, f: CandidateFilter): Promise<string[]> {
-  const rows = await sql<{ country: string }[]>`
-    WITH RECURSIVE c(country) AS (
-      (SELECT country_key FROM nodes WHERE ${candidateWhere(sql, f)} ORDER BY country_key LIMIT 1)
-      UNION ALL
-      SELECT n.country FROM c CROSS JOIN LATERAL (
-        SELECT country_key AS country FROM nodes
-        WHERE ${candidateWhere(sql, f)} AND country_key > c.country
-        ORDER BY country_key LIMIT 1) n
-    )
-    SELECT country FROM c`;
-  return rows.map((r) => r.country);
-}
-
 /** Nodes read past a country's random point per pick: the pick is the first that qualifies among them. */
 const PICK_WINDOW = 32;
+
+/**
+ * The window of candidates of country `c.country` at or after the pick key `c.r` (or, `wrap`,
+ * before it: the wrap-around), read in pick-key order straight from nodes_pick_idx. `c` is the
+ * outer row of the calling statement (columns country, r, used, picked).
+ */
+function pickWindow(sql: Sql, f: CandidateFilter, wrap: boolean) {
+  return sql`
+    (SELECT ${COLUMNS(sql)}, pick_key, ${wrap ? 1 : 0}::int AS wrapped FROM nodes
+     WHERE ${windowWhere(sql, f)} AND country_key = c.country AND ${wrap ? sql`pick_key < c.r` : sql`pick_key >= c.r`}
+     ORDER BY pick_key LIMIT ${PICK_WINDOW})`;
+}
+
+/** The pick of one row `c` among its window: the first able, not yet picked node, a new ASN first. */
+function pickOne(sql: Sql, f: CandidateFilter) {
+  return sql`
+    SELECT * FROM (${pickWindow(sql, f, false)} UNION ALL ${pickWindow(sql, f, true)}) w
+    WHERE (cardinality(w.capabilities) = 0 OR ${f.probe_type} = ANY(w.capabilities)) AND w.id <> ALL(c.picked)
+    ORDER BY coalesce(w.asn, -1) = ANY(c.used), w.wrapped, w.pick_key LIMIT 1`;
+}
+
+/** Random sort keys given to the countries of a first round: more than there are countries. */
+export const COUNTRY_KEYS = 256;
+
+/**
+ * The countries that have at least one candidate ('' for unknown), found by skipping through
+ * nodes_pick_idx (one index probe per country, however many nodes each holds), and the first
+ * round of picks, in ONE statement: the countries shuffled by `keys` (the i-th country in code order sorts by `keys[i]`; COUNTRY_KEYS
+ * of them), and, unless more than `rounds_max` picks per country are needed, one node for each of
+ * the first `count` of them as {@link pickInCountries} picks it, at the pick key `rs[position]`.
+ * @returns the countries in shuffled order, and `{ i, node }` for each pick made (`i` indexes the
+ *   countries; a country whose window had no node is missing)
+ */
+export async function countriesAndFirstPicks(sql: Sql, f: CandidateFilter, count: number, rounds_max: number, keys: number[], rs: number[]): Promise<{ countries: string[]; found: Array<{ i: number; node: CandidateNode }> }> {
+  const rows = await sql<Array<{ country_key: string; pos: number; id: string | null } & Omit<CandidateNode, 'id'>>>`
+    WITH RECURSIVE k(country) AS (
+      (SELECT country_key FROM nodes WHERE ${candidateWhere(sql, f)} ORDER BY country_key LIMIT 1)
+      UNION ALL
+      SELECT n.country FROM k CROSS JOIN LATERAL (
+        SELECT country_key AS country FROM nodes
+        WHERE ${candidateWhere(sql, f)} AND country_key > k.country
+        ORDER BY country_key LIMIT 1) n
+    ), numbered AS (
+      SELECT country, row_number() OVER (ORDER BY country) AS n FROM k
+    ), shuffled AS (
+      SELECT country, (row_number() OVER (ORDER BY (${keys}::float8[])[n], country))::int AS pos FROM numbered
+    ), c AS (
+      SELECT country, pos, (${rs}::float8[])[pos] AS r, '{}'::int[] AS used, '{}'::text[] AS picked FROM shuffled
+    )
+    SELECT s.country AS country_key, s.pos, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.capabilities, false AS removed
+    FROM c s LEFT JOIN (
+      SELECT c.pos, w.* FROM c CROSS JOIN LATERAL (${pickOne(sql, f)}) w
+      WHERE c.pos <= ${count} AND (SELECT count(*) FROM c) * ${rounds_max} >= ${count}
+    ) p ON p.pos = s.pos
+    ORDER BY s.pos`;
+  return {
+    countries: rows.map((r) => r.country_key),
+    found: rows.flatMap(({ country_key: _key, pos, id, ...node }) => (id === null ? [] : [{ i: pos - 1, node: { id, ...node } }])),
+  };
+}
 
 /**
  * One more node for each of `picks`, in one statement: among the first PICK_WINDOW candidates of
@@ -111,17 +153,9 @@ const PICK_WINDOW = 32;
 export async function pickInCountries(sql: Sql, f: CandidateFilter, picks: CountryPick[]): Promise<Array<{ i: number; node: CandidateNode }>> {
   if (picks.length === 0) return [];
   const rows = picks.map((p, i) => ({ i, country: p.country, r: p.r, used: p.used_asns, picked: p.picked }));
-  const window = (wrap: boolean) => sql`
-    (SELECT ${COLUMNS(sql)}, pick_key, ${wrap ? 1 : 0}::int AS wrapped FROM nodes
-     WHERE ${windowWhere(sql, f)} AND country_key = c.country AND ${wrap ? sql`pick_key < c.r` : sql`pick_key >= c.r`}
-     ORDER BY pick_key LIMIT ${PICK_WINDOW})`;
   const found = await sql<Array<CandidateNode & { i: number }>>`
     SELECT c.i, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.capabilities, false AS removed
     FROM jsonb_to_recordset(${sql.json(rows as never)}) AS c(i int, country text, r float8, used int[], picked text[])
-    CROSS JOIN LATERAL (
-      SELECT * FROM (${window(false)} UNION ALL ${window(true)}) w
-      WHERE (cardinality(w.capabilities) = 0 OR ${f.probe_type} = ANY(w.capabilities)) AND w.id <> ALL(c.picked)
-      ORDER BY coalesce(w.asn, -1) = ANY(c.used), w.wrapped, w.pick_key LIMIT 1
-    ) p`;
+    CROSS JOIN LATERAL (${pickOne(sql, f)}) p`;
   return found.map(({ i, ...node }) => ({ i, node }));
 }

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
-  idSchema, probeCreatedSchema, probeRequestSchema, probeTaskResultSchema, PROBE_TYPES, type ProbeType,
+  isId, probeCreatedSchema, probeRequestSchema, probeTaskResultSchema, PROBE_TYPES, type ProbeType,
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -63,8 +63,10 @@ const streamTask = createRoute({
   },
 });
 
+/** `task_id` when it has the shape of a probe task id. @throws PROBE_JOB_NOT_FOUND otherwise */
 function requireTaskId(task_id: string): string {
-  if (!idSchema('probe_task').safeParse(task_id).success) throw new ApiError('PROBE_JOB_NOT_FOUND', `no probe task ${task_id}`);
+  // isId, not idSchema(...).safeParse: building a zod schema per poll cost more than the poll's query.
+  if (!isId('probe_task', task_id)) throw new ApiError('PROBE_JOB_NOT_FOUND', `no probe task ${task_id}`);
   return task_id;
 }
 

@@ -1,5 +1,5 @@
 import { nodeSelectionSchema, type NodeSelection, type ProbeType } from '@vantage/shared-protocol';
-import { candidateCountries, nodesByIds, onlineCandidates, pickInCountries, type CandidateFilter, type CandidateNode } from './node-selection.db.js';
+import { COUNTRY_KEYS, countriesAndFirstPicks, nodesByIds, onlineCandidates, pickInCountries, type CandidateFilter, type CandidateNode } from './node-selection.db.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 
@@ -46,6 +46,9 @@ export function spreadPick<T extends { country: string | null; asn: number | nul
   return interleave(perCountry).slice(0, count);
 }
 
+/** `nodes` when a request names neither nodes nor a selection: `{count: 3}` and no filter (read-only). */
+const DEFAULT_SELECTION: NodeSelection = Object.freeze(nodeSelectionSchema.parse({}));
+
 /** The probe request's node fields (docs/api/probes.md `node_ids`, `node_id`, `nodes`). */
 export interface NodeRequest {
   node_ids?: string[] | undefined;
@@ -82,7 +85,7 @@ export async function selectNodes(sql: Sql, type: ProbeType, req: NodeRequest, p
     }
     return nodes;
   }
-  const selection = req.nodes ?? nodeSelectionSchema.parse({});
+  const selection = req.nodes ?? DEFAULT_SELECTION;
   const filter: CandidateFilter = { probe_type: type, sel: selection, private_owner };
   const picked = (await indexedPick(sql, filter, selection.count, random)) ?? spreadPick(await onlineCandidates(sql, filter), selection.count, random);
   if (picked.length === 0) {
@@ -101,14 +104,19 @@ const INDEXED_ROUNDS_MAX = 4;
  * countries and of picks, not of nodes; migration 0019): list the candidates' countries by
  * skipping through nodes_pick_idx, visit them in random order and give each its share of `count`
  * (round-robin), one round per pick: a country's node is the first candidate at or after a random
- * pick key, preferring an ASN that country has not given yet. The answer is ordered as
- * {@link spreadPick} orders its own (countries round-robin).
+ * pick key, preferring an ASN that country has not given yet. The countries and the first round
+ * come from one statement (countriesAndFirstPicks), so a pick of at most one node per country
+ * (3 nodes among 9 countries) is one round trip. The answer is ordered as {@link spreadPick}
+ * orders its own (countries round-robin).
  * @returns the nodes, [] when there is no candidate, or null when the pick needs every
  *   candidate: more than INDEXED_ROUNDS_MAX picks per country, or a country ran out of nodes
  *   before its share (then {@link spreadPick} hands the rest to the others)
  */
 async function indexedPick(sql: Sql, filter: CandidateFilter, count: number, random: () => number): Promise<CandidateNode[] | null> {
-  const countries = shuffle(await candidateCountries(sql, filter), random);
+  const keys = Array.from({ length: COUNTRY_KEYS }, () => random());
+  const rs = Array.from({ length: Math.min(count, COUNTRY_KEYS) }, () => random());
+  const first = await countriesAndFirstPicks(sql, filter, count, INDEXED_ROUNDS_MAX, keys, rs);
+  const { countries } = first;
   if (countries.length === 0) return [];
   const rounds = Math.ceil(count / countries.length);
   if (rounds > INDEXED_ROUNDS_MAX) return null;
@@ -116,9 +124,11 @@ async function indexedPick(sql: Sql, filter: CandidateFilter, count: number, ran
   const got: CandidateNode[][] = countries.map(() => []);
   for (let round = 0; round < rounds; round++) {
     const need = countries.flatMap((_, i) => (share[i]! > round ? [i] : []));
-    const found = await pickInCountries(sql, filter, need.map((i) => ({
-      country: countries[i]!, r: random(), used_asns: got[i]!.map((n) => n.asn ?? -1), picked: got[i]!.map((n) => n.id),
-    })));
+    const found = round === 0
+      ? first.found.map(({ i, node }) => ({ i: need.indexOf(i), node }))
+      : await pickInCountries(sql, filter, need.map((i) => ({
+        country: countries[i]!, r: random(), used_asns: got[i]!.map((n) => n.asn ?? -1), picked: got[i]!.map((n) => n.id),
+      })));
     if (found.length < need.length) return null;
     for (const { i, node } of found) got[need[i]!]!.push(node);
   }
