@@ -129,6 +129,8 @@ t.test('an unanswered task.run takes the node out of service at once, then its d
   t.ok(a.hub.localNodeIds().includes(node_id), 'taken out of service while its socket is still held');
   t.equal(await b.hub.sendTask(node_id, tcpRun(newId('probe_task'))), 'offline', 'other instances no longer route to it');
   await waitFor(async () => !a.hub.localNodeIds().includes(node_id));
+  // The close's row write follows the socket's removal from the local set (it is not atomic with it).
+  await waitFor(async () => (await sql`SELECT instance_id FROM nodes WHERE id = ${node_id}`)[0]!.instance_id === null);
   const [row] = await sql`SELECT status, instance_id FROM nodes WHERE id = ${node_id}`;
   t.match(row, { status: 'offline', instance_id: null }, 'then closed as dead');
   node.ws.terminate();
