@@ -100,19 +100,17 @@ function pickOne(sql: Sql, f: CandidateFilter) {
     ORDER BY coalesce(w.asn, -1) = ANY(c.used), w.wrapped, w.pick_key LIMIT 1`;
 }
 
-/** Random sort keys given to the countries of a first round: more than there are countries. */
-export const COUNTRY_KEYS = 256;
-
 /**
  * The countries that have at least one candidate ('' for unknown), found by skipping through
  * nodes_pick_idx (one index probe per country, however many nodes each holds), and the first
- * round of picks, in ONE statement: the countries shuffled by `keys` (the i-th country in code order sorts by `keys[i]`; COUNTRY_KEYS
- * of them), and, unless more than `rounds_max` picks per country are needed, one node for each of
- * the first `count` of them as {@link pickInCountries} picks it, at the pick key `rs[position]`.
+ * round of picks, in ONE statement: the countries shuffled by `seed` (sorted by a hash of the
+ * country and the seed: a random seed gives a random order, one parameter however many countries)
+ * and, unless more than `rounds_max` picks per country are needed, one node for each of the first
+ * `count` of them as {@link pickInCountries} picks it, at the pick key `rs[position]`.
  * @returns the countries in shuffled order, and `{ i, node }` for each pick made (`i` indexes the
  *   countries; a country whose window had no node is missing)
  */
-export async function countriesAndFirstPicks(sql: Sql, f: CandidateFilter, count: number, rounds_max: number, keys: number[], rs: number[]): Promise<{ countries: string[]; found: Array<{ i: number; node: CandidateNode }> }> {
+export async function countriesAndFirstPicks(sql: Sql, f: CandidateFilter, count: number, rounds_max: number, seed: string, rs: number[]): Promise<{ countries: string[]; found: Array<{ i: number; node: CandidateNode }> }> {
   const rows = await sql<Array<{ country_key: string; pos: number; id: string | null } & Omit<CandidateNode, 'id'>>>`
     WITH RECURSIVE k(country) AS (
       (SELECT country_key FROM nodes WHERE ${candidateWhere(sql, f)} ORDER BY country_key LIMIT 1)
@@ -121,10 +119,8 @@ export async function countriesAndFirstPicks(sql: Sql, f: CandidateFilter, count
         SELECT country_key AS country FROM nodes
         WHERE ${candidateWhere(sql, f)} AND country_key > k.country
         ORDER BY country_key LIMIT 1) n
-    ), numbered AS (
-      SELECT country, row_number() OVER (ORDER BY country) AS n FROM k
     ), shuffled AS (
-      SELECT country, (row_number() OVER (ORDER BY (${keys}::float8[])[n], country))::int AS pos FROM numbered
+      SELECT country, (row_number() OVER (ORDER BY hashtext(country || ':' || ${seed}::text), country))::int AS pos FROM k
     ), c AS (
       SELECT country, pos, (${rs}::float8[])[pos] AS r, '{}'::int[] AS used, '{}'::text[] AS picked FROM shuffled
     )

@@ -1,5 +1,5 @@
 import { nodeSelectionSchema, type NodeSelection, type ProbeType } from '@vantage/shared-protocol';
-import { COUNTRY_KEYS, countriesAndFirstPicks, nodesByIds, onlineCandidates, pickInCountries, type CandidateFilter, type CandidateNode } from './node-selection.db.js';
+import { countriesAndFirstPicks, nodesByIds, onlineCandidates, pickInCountries, type CandidateFilter, type CandidateNode } from './node-selection.db.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 
@@ -98,6 +98,8 @@ export async function selectNodes(sql: Sql, type: ProbeType, req: NodeRequest, p
 
 /** Rounds of {@link indexedPick} (picks per country) beyond which reading every candidate once is cheaper. */
 const INDEXED_ROUNDS_MAX = 4;
+/** More than the country codes there are (ISO 3166-1 has 249, and '' stands for unknown). */
+const COUNTRIES_MAX = 300;
 
 /**
  * The automatic pick without reading every online node (the work grows with the number of
@@ -113,9 +115,10 @@ const INDEXED_ROUNDS_MAX = 4;
  *   before its share (then {@link spreadPick} hands the rest to the others)
  */
 async function indexedPick(sql: Sql, filter: CandidateFilter, count: number, random: () => number): Promise<CandidateNode[] | null> {
-  const keys = Array.from({ length: COUNTRY_KEYS }, () => random());
-  const rs = Array.from({ length: Math.min(count, COUNTRY_KEYS) }, () => random());
-  const first = await countriesAndFirstPicks(sql, filter, count, INDEXED_ROUNDS_MAX, keys, rs);
+  const seed = String(Math.floor(random() * 2 ** 31));
+  // One pick key per country of the first round: at most `count`, and never more than the countries.
+  const rs = Array.from({ length: Math.min(count, COUNTRIES_MAX) }, () => random());
+  const first = await countriesAndFirstPicks(sql, filter, count, INDEXED_ROUNDS_MAX, seed, rs);
   const { countries } = first;
   if (countries.length === 0) return [];
   const rounds = Math.ceil(count / countries.length);
