@@ -71,10 +71,19 @@ function windowWhere(sql: Sql, f: CandidateFilter) {
     ${private_owner !== null ? sql`AND allow_private AND owner_user_id = ${private_owner}` : sql``}`;
 }
 
-/** Every candidate node (see {@link candidateWhere}), ordered by id: for picks as large as the directory. */
-export async function onlineCandidates(sql: Sql, f: CandidateFilter): Promise<CandidateNode[]> {
-  return sql<CandidateNode[]>`
-    SELECT ${COLUMNS(sql)}, false AS removed FROM nodes WHERE ${candidateWhere(sql, f)} ORDER BY id`;
+/** What a pick over every candidate needs of each: its id, country and ASN. */
+export interface SpreadCandidate { id: string; country: string | null; asn: number | null }
+
+/**
+ * Every candidate node (see {@link candidateWhere}) as id, country and ASN: for picks as large as
+ * the directory. The ids come as one string per country and ASN, so 10,000 candidates are a few
+ * hundred rows: as rows of their own, with every column, they cost ~50 ms of this process's CPU.
+ */
+export async function spreadCandidates(sql: Sql, f: CandidateFilter): Promise<SpreadCandidate[]> {
+  const rows = await sql<Array<{ country: string | null; asn: number | null; ids: string }>>`
+    SELECT country, asn, string_agg(id, ',' ORDER BY id) AS ids FROM nodes WHERE ${candidateWhere(sql, f)}
+    GROUP BY country, asn ORDER BY min(id)`;
+  return rows.flatMap(({ country, asn, ids }) => ids.split(',').map((id) => ({ id, country, asn })));
 }
 
 /** Nodes read past a country's random point per pick: the pick is the first that qualifies among them. */

@@ -1,5 +1,5 @@
 import { nodeSelectionSchema, type NodeSelection, type ProbeType } from '@vantage/shared-protocol';
-import { countriesAndFirstPicks, nodesByIds, onlineCandidates, pickInCountries, type CandidateFilter, type CandidateNode } from './node-selection.db.js';
+import { countriesAndFirstPicks, nodesByIds, pickInCountries, spreadCandidates, type CandidateFilter, type CandidateNode } from './node-selection.db.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 
@@ -87,13 +87,26 @@ export async function selectNodes(sql: Sql, type: ProbeType, req: NodeRequest, p
   }
   const selection = req.nodes ?? DEFAULT_SELECTION;
   const filter: CandidateFilter = { probe_type: type, sel: selection, private_owner };
-  const picked = (await indexedPick(sql, filter, selection.count, random)) ?? spreadPick(await onlineCandidates(sql, filter), selection.count, random);
+  const picked = (await indexedPick(sql, filter, selection.count, random)) ?? (await fullPick(sql, filter, selection.count, random));
   if (picked.length === 0) {
     throw private_owner !== null
       ? new ApiError('PROBE_TARGET_INVALID', 'the target is private and none of your online nodes allows private targets')
       : new ApiError('PROBE_TOO_FEW_NODES', `no online node matches the selection for ${type} probes`);
   }
   return picked;
+}
+
+/**
+ * {@link spreadPick} over every candidate (read as id, country and ASN only), then the picked
+ * nodes' rows; a node removed in between is left out.
+ */
+async function fullPick(sql: Sql, filter: CandidateFilter, count: number, random: () => number): Promise<CandidateNode[]> {
+  const picked = spreadPick(await spreadCandidates(sql, filter), count, random);
+  const rows = new Map((await nodesByIds(sql, picked.map((n) => n.id))).map((n) => [n.id, n]));
+  return picked.flatMap((n) => {
+    const row = rows.get(n.id);
+    return row && !row.removed ? [row] : [];
+  });
 }
 
 /** Rounds of {@link indexedPick} (picks per country) beyond which reading every candidate once is cheaper. */
