@@ -32,8 +32,8 @@ const same = (a: GroupVersion, b: GroupVersion) => a.results === b.results && a.
  * JSON built for it, new results are read alone (seq after the last one seen) and only they are
  * built into node results; anything else (a replaced result, a result committed out of seq order,
  * a task that started) reads the whole group again in one statement (readGroup), so every answer
- * is one consistent state of the group. Node names and facts are those of the group's last full
- * read.
+ * is one consistent state of the group. A group not in memory is read whole at once (one
+ * statement). Node names and facts are those of the group's last full read.
  */
 export class GroupViews {
   readonly #cache = new Map<string, Entry>();
