@@ -17,8 +17,12 @@ export interface ControlPlaneProcess {
   readonly log_file: string;
   /** The running process's pid, or null while stopped. */
   pid(): number | null;
-  /** Start it and resolve when GET /v1/nodes answers 200 (database migrated, hub up). @throws when it exits first or is not ready in 120 s */
-  start(): Promise<void>;
+  /**
+   * Start it and resolve when GET /v1/nodes answers 200 (database migrated, hub up). `env` is laid
+   * over the settings of this start and every later one (a restart with another setting).
+   * @throws when it exits first or is not ready in 120 s
+   */
+  start(env?: Record<string, string>): Promise<void>;
   /** Send `signal` (default SIGTERM: graceful; SIGKILL for crash tests) and resolve when it has exited. SIGTERM escalates to SIGKILL after 15 s. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -83,8 +87,9 @@ export function controlPlaneProcess(opts: { host: string; port: number; database
     url,
     log_file: opts.log_file,
     pid: () => (child && child.exitCode === null && child.signalCode === null ? child.pid ?? null : null),
-    async start() {
+    async start(overrides = {}) {
       if (child && child.exitCode === null && child.signalCode === null) throw new Error('control plane already running');
+      Object.assign(env, overrides);
       const fd = openSync(opts.log_file, 'a');
       const proc = spawn(process.execPath, [join(REPO, 'control-plane', 'bin', 'control-plane.mjs')], { cwd: REPO, env, stdio: ['ignore', fd, fd] });
       closeSync(fd);

@@ -126,9 +126,9 @@ export interface TestNetwork {
    * Start it again on the same address, database and instance id (so its crash recovery takes
    * the nodes it held offline). Unless `wait_nodes: false`, also waits until every node whose
    * agent runs has reconnected (online, seen since this start: a row left `online` by a killed
-   * instance does not count).
+   * instance does not count). `env` changes settings from this start on (ControlPlaneProcess.start).
    */
-  startControlPlane(opts?: { wait_nodes?: boolean }): Promise<void>;
+  startControlPlane(opts?: { wait_nodes?: boolean; env?: Record<string, string> }): Promise<void>;
   /**
    * Resolve when GET /v1/nodes shows every node (or those in `ids`) with `status` (online,
    * offline …) and, with `since_ms` (epoch ms), a `last_seen_at` not older than that.
@@ -324,9 +324,9 @@ export async function startTestNetwork(t: Teardown, opts: TestNetworkOptions = {
       cutLink: async (i) => { agentAt(i); for (const r of rules(i, 'add')) await topology.run('r1', ['ip', ...r]); },
       restoreLink: async (i) => { agentAt(i); for (const r of rules(i, 'del')) await topology.exec('r1', ['ip', ...r]); },
       stopControlPlane: (signal) => cp.stop(signal),
-      startControlPlane: async ({ wait_nodes = true } = {}) => {
+      startControlPlane: async ({ wait_nodes = true, env } = {}) => {
         const started_ms = Date.now();
-        await cp.start();
+        await cp.start(env);
         if (wait_nodes) await waitStatus('online', nodes.filter((n) => n.pid() !== null).map((n) => n.id), 120_000, started_ms);
       },
       waitOnline,

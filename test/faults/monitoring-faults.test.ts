@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { roundPhaseMs } from '@vantage/shared-protocol';
 import { allChecks, ROUND_S, startMonitoringNetwork, until, webhookSecret, type MonitoringNetwork } from '../e2e/monitoring.js';
-import { dedupe } from '../e2e/receivers.js';
+import { dedupe, startReceiver } from '../e2e/receivers.js';
 import { startOwnPostgres } from './postgres.js';
 
 /**
@@ -10,18 +10,24 @@ import { startOwnPostgres } from './postgres.js';
  * fault ending with its count: rounds expected from the schedule vs rounds stored,
  * notifications expected vs received, duplicates. docs/architecture/faults.md "Monitoring".
  *
- * Shortened for the suite's time budget (documented there): the control plane stays down 60 s
- * (VANTAGE_FAULT_CP_DOWN_S, default 60; the scenario's 3 minutes with 180) and the receiver 45 s
- * (VANTAGE_FAULT_RECEIVER_DOWN_S) instead of 10 minutes; delivery retries come every few seconds
- * (VANTAGE_DELIVERY_RETRY_DELAYS_MS) so the retry after the outage is not hours away.
+ * The control plane stays down 3 minutes (VANTAGE_FAULT_CP_DOWN_S). A second receiver is down
+ * for 10 minutes (VANTAGE_FAULT_RECEIVER_DOWN_S) while the other faults run, so what is queued for
+ * it goes through a crash, a restart and a database restart before it can be delivered; delivery
+ * retries (VANTAGE_DELIVERY_RETRY_DELAYS_MS) come every 30 s after the first few instead of hours
+ * apart, so the retry after the outage is not hours away.
  */
 
-const CP_DOWN_S = Number(process.env.VANTAGE_FAULT_CP_DOWN_S ?? 60);
-const RECEIVER_DOWN_S = Number(process.env.VANTAGE_FAULT_RECEIVER_DOWN_S ?? 45);
+const CP_DOWN_S = Number(process.env.VANTAGE_FAULT_CP_DOWN_S ?? 180);
+const RECEIVER_DOWN_S = Number(process.env.VANTAGE_FAULT_RECEIVER_DOWN_S ?? 600);
 const POSTGRES_DOWN_S = 15;
 // Longer than the control plane's outage plus the agents' reconnect backoff (at most 60 s), so
-// the outage itself moves nothing; the node-lost fault waits it out.
+// the outage itself moves nothing.
 const GRACE_S = CP_DOWN_S + 90;
+// The node-lost fault restarts the control plane with this grace rather than wait out GRACE_S.
+const LOST_GRACE_S = 60;
+// Quick retries first (the kill -9 fault), then every 30 s for well past the receiver's outage
+// (at most 50 retries: the setting's limit).
+const RETRY_DELAYS_MS = [1000, 2000, 3000, 5000, 10_000, 20_000, ...Array<number>(Math.min(44, Math.ceil((RECEIVER_DOWN_S + 300) / 30))).fill(30_000)];
 
 if (process.getuid?.() !== 0) {
   t.plan(0, 'monitoring fault tests need root (network namespaces, agents installed as nobody)');
@@ -39,7 +45,7 @@ async function run(t: Test): Promise<void> {
   t.teardown(() => pg.destroy());
   const m: MonitoringNetwork = await startMonitoringNetwork(t, {
     VANTAGE_PLACEMENT_GRACE_MS: String(GRACE_S * 1000),
-    VANTAGE_DELIVERY_RETRY_DELAYS_MS: '1000,2000,3000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000,5000',
+    VANTAGE_DELIVERY_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
     // No rebalancing onto the spare node: only a lost node may move a monitor.
     VANTAGE_PLACEMENT_REBALANCE_INTERVAL_MS: '0',
   }, { agent_count: 4, admin_url: pg.url });
@@ -54,6 +60,13 @@ async function run(t: Test): Promise<void> {
   const channel = await api<{ id: string }>('POST', '/v1/alert-channels', { name: 'hook', type: 'webhook', config: { url: `${m.webhook.origin}/channel`, secret } });
   const endpoint = await api<{ endpoint: { id: string }; secret: string }>('POST', '/v1/webhook-endpoints', { url: `${m.webhook.origin}/endpoint`, events: ['monitor.down', 'monitor.up', 'alert.firing', 'alert.resolved'] });
   m.webhook.setSecret('/endpoint', endpoint.secret);
+  // The receiver that is down through the other faults: a channel and an endpoint of its own.
+  const away = await startReceiver(t, 'webhook');
+  const away_secret = webhookSecret();
+  away.setSecret('/channel', away_secret);
+  const away_channel = await api<{ id: string }>('POST', '/v1/alert-channels', { name: 'hook away', type: 'webhook', config: { url: `${away.origin}/channel`, secret: away_secret } });
+  const away_endpoint = await api<{ endpoint: { id: string }; secret: string }>('POST', '/v1/webhook-endpoints', { url: `${away.origin}/endpoint`, events: ['monitor.down', 'monitor.up', 'alert.firing', 'alert.resolved'] });
+  away.setSecret('/endpoint', away_endpoint.secret);
 
   // Monitors on a0-a2 only: placed (node_count 3) while the spare a3's agent is stopped; with
   // rebalancing off, only a lost node can move them there later.
@@ -71,7 +84,11 @@ async function run(t: Test): Promise<void> {
   await net.waitOnline([spare.id]);
   await Promise.all(monitors.map((x) => until(`${x.name} up`, async () => (await api<Monitor>('GET', `/v1/monitors/${x.id}`)).state === 'up')));
   const web = monitors[2]!;
-  await api('POST', '/v1/alert-policies', { name: 'f-web pages', monitor_id: web.id, channel_ids: [channel.id], delay_s: 0, recovery_n: 1 });
+  await api('POST', '/v1/alert-policies', { name: 'f-web pages', monitor_id: web.id, channel_ids: [channel.id, away_channel.id], delay_s: 0, recovery_n: 1 });
+  /** Pages of alert event `id` queued for `channel_id` (not suppressed). */
+  const pagesQueued = async (id: string, channel_id: string) =>
+    (await api<{ notifications: Array<{ channel_id: string; delivery_id: string | null; suppressed: string | null }> }>('GET', `/v1/alert-events/${id}`))
+      .notifications.filter((n) => n.channel_id === channel_id && n.delivery_id && !n.suppressed).length;
 
   /** Rounds of `monitor_id` whose start is in [from_ms, to_ms), per the schedule. */
   const scheduled = (monitor_id: string, from_ms: number, to_ms: number) => {
@@ -104,6 +121,10 @@ async function run(t: Test): Promise<void> {
     }
     return { expected, stored, duplicates, missing };
   };
+
+  await away.stop();
+  const away_from_ms = Date.now();
+  t.comment(`receiver "away" down from now, for ${RECEIVER_DOWN_S} s`);
 
   await t.test(`control plane down ${CP_DOWN_S} s while monitors run: every round of every node stored, no stale pages`, async (t) => {
     const pages_before = m.webhook.calls.filter((c) => c.path === '/channel').length;
@@ -147,8 +168,7 @@ async function run(t: Test): Promise<void> {
     await until('f-web up', async () => (await api<Monitor>('GET', `/v1/monitors/${web.id}`)).state === 'up');
     const event = await until('its alert event resolved', async () => (await api<{ items: Array<{ id: string; status: string }> }>('GET', `/v1/alert-events?monitor_id=${web.id}&status=resolved&from=${encodeURIComponent(since_iso)}`)).items[0] ?? null);
     // Expected: what the control plane says it queued (the event's notifications and the endpoint's deliveries), each seen by the receiver.
-    const detail = await api<{ notifications: Array<{ delivery_id: string | null; suppressed: string | null }> }>('GET', `/v1/alert-events/${event.id}`);
-    const paged = detail.notifications.filter((n) => n.delivery_id && !n.suppressed).length;
+    const paged = await pagesQueued(event.id, channel.id);
     const channel_calls = await until('every page received', () => {
       const calls = m.webhook.calls.slice(since).filter((c) => c.path === '/channel');
       return dedupe(calls).unique.length >= paged ? calls : null;
@@ -168,49 +188,20 @@ async function run(t: Test): Promise<void> {
     t.ok([...channel_calls, ...endpoint_calls].every((c) => c.accepted), 'every delivery verified (standardwebhooks)');
   });
 
-  await t.test(`a receiver down ${RECEIVER_DOWN_S} s then back: everything delivered`, async (t) => {
-    const since = m.webhook.calls.length;
-    await m.webhook.stop();
-    const before = (await api<{ items: unknown[] }>('GET', `/v1/alert-events?monitor_id=${web.id}&page_size=200`)).items.length;
-    await net.switchTarget('/http/stop');
-    await until('f-web down', async () => (await api<Monitor>('GET', `/v1/monitors/${web.id}`)).state === 'down');
-    await new Promise((r) => setTimeout(r, RECEIVER_DOWN_S * 500));
-    await net.switchTarget('/http/start');
-    await until('f-web up', async () => (await api<Monitor>('GET', `/v1/monitors/${web.id}`)).state === 'up');
-    await new Promise((r) => setTimeout(r, RECEIVER_DOWN_S * 500));
-    t.equal(m.webhook.calls.length, since, 'nothing reached the receiver while it was down');
-    await m.webhook.start();
-    const events = (await api<{ items: Array<{ id: string; status: string }> }>('GET', `/v1/alert-events?monitor_id=${web.id}&page_size=200`)).items;
-    t.equal(events.length, before + 1, 'one new alert event');
-    const detail = await api<{ notifications: Array<{ delivery_id: string | null; suppressed: string | null }> }>('GET', `/v1/alert-events/${events[0]!.id}`);
-    const paged = detail.notifications.filter((n) => n.delivery_id && !n.suppressed).length;
-    const calls = await until('every page delivered after the outage', () => {
-      const c = m.webhook.calls.slice(since).filter((x) => x.path === '/channel');
-      return dedupe(c).unique.length >= paged ? c : null;
-    }, 120_000).catch(() => m.webhook.calls.slice(since).filter((x) => x.path === '/channel'));
-    const endpoint_expected = ['monitor.down', 'monitor.up', 'alert.firing', 'alert.resolved'];
-    const got = await until('the endpoint events delivered after the outage', () => {
-      const c = m.webhook.calls.slice(since).filter((x) => x.path === '/endpoint');
-      return endpoint_expected.every((type) => c.some((x) => x.json?.type === type && (x.json.data?.monitor?.id ?? x.json.data?.alert_event?.monitor_id) === web.id)) ? c : null;
-    }, 120_000).catch(() => m.webhook.calls.slice(since).filter((x) => x.path === '/endpoint'));
-    t.comment(`channel: expected ${paged}, received ${calls.length}, distinct ${dedupe(calls).unique.length}, duplicates ${dedupe(calls).repeats}`);
-    t.comment(`endpoint: expected ${endpoint_expected.length} event types for f-web, received ${got.length} deliveries, duplicates ${dedupe(got).repeats}`);
-    t.equal(dedupe(calls).unique.length, paged, 'every page delivered once the receiver was back');
-    t.ok(endpoint_expected.every((type) => got.some((x) => x.json?.type === type)), 'every endpoint event delivered');
-  });
-
-  await t.test('a node lost for good: its monitors are re-placed within the grace', async (t) => {
+  await t.test(`a node lost for good: its monitors are re-placed within the grace (${LOST_GRACE_S} s)`, async (t) => {
     const lost = net.nodes[0]!;
+    await net.stopControlPlane();
+    await net.startControlPlane({ env: { VANTAGE_PLACEMENT_GRACE_MS: String(LOST_GRACE_S * 1000) } });
     await net.killAgent(0);
     const lost_ms = Date.now();
     const moved = await until('the monitors to leave the lost node', async () => {
       const now = await Promise.all(monitors.map((x) => api<Monitor>('GET', `/v1/monitors/${x.id}`)));
       return now.every((x) => !x.node_ids.includes(lost.id) && x.node_ids.length === 3) ? now : null;
-    }, (GRACE_S + 120) * 1000, 2000);
+    }, (LOST_GRACE_S + 120) * 1000, 2000);
     const took_s = (Date.now() - lost_ms) / 1000;
-    t.comment(`re-placed ${took_s.toFixed(0)} s after the node was lost (grace ${GRACE_S} s)`);
+    t.comment(`re-placed ${took_s.toFixed(0)} s after the node was lost (grace ${LOST_GRACE_S} s)`);
     // Kept through the grace (a node that comes back keeps its monitors), moved soon after it.
-    t.ok(took_s >= GRACE_S - 5 && took_s <= GRACE_S + 60, `moved after the grace and within a minute of its end (${took_s.toFixed(0)} s)`);
+    t.ok(took_s >= LOST_GRACE_S - 5 && took_s <= LOST_GRACE_S + 60, `moved after the grace and within a minute of its end (${took_s.toFixed(0)} s)`);
     for (const x of moved) t.ok(x.node_ids.includes(spare.id), `${x.name} now runs on the spare node`);
     const from = new Date().toISOString();
     await until('checks from the spare node', async () => {
@@ -237,5 +228,33 @@ async function run(t: Test): Promise<void> {
     t.equal(count.stored, count.expected, `every round of every node stored (missing: ${count.missing.slice(0, 5).join('; ')})`);
     t.equal(count.duplicates, 0, 'no round stored twice');
     t.same((await Promise.all(monitors.map((x) => api<Monitor>('GET', `/v1/monitors/${x.id}`)))).map((x) => x.state), ['up', 'up', 'up'], 'every monitor up (the outage was the database, not the targets)');
+  });
+  await t.test(`a receiver down ${RECEIVER_DOWN_S} s through the faults above, then back: everything delivered`, async (t) => {
+    const wait_ms = away_from_ms + RECEIVER_DOWN_S * 1000 - Date.now();
+    t.comment(`receiver "away" down ${((Date.now() - away_from_ms) / 1000).toFixed(0)} s so far; ${Math.max(0, wait_ms / 1000).toFixed(0)} s to go`);
+    if (wait_ms > 0) await new Promise((r) => setTimeout(r, wait_ms));
+    t.equal(away.calls.length, 0, 'nothing reached it while it was down');
+    const down_s = (Date.now() - away_from_ms) / 1000;
+    await away.start();
+    // Expected: what the control plane queued for it since it went down (pages of every f-web
+    // alert event, the endpoint's deliveries), each seen once after de-duplication.
+    const events = (await api<{ items: Array<{ id: string; status: string }> }>('GET', `/v1/alert-events?monitor_id=${web.id}&from=${encodeURIComponent(new Date(away_from_ms).toISOString())}&page_size=200`)).items;
+    const paged = (await Promise.all(events.map((e) => pagesQueued(e.id, away_channel.id)))).reduce((a, b) => a + b, 0);
+    t.ok(events.length >= 1 && paged >= 2, `alert events while it was down: ${events.length}, pages queued for it: ${paged}`);
+    const pages = await until('every page delivered after the outage', () => {
+      const c = away.calls.filter((x) => x.path === '/channel');
+      return dedupe(c).unique.length >= paged ? c : null;
+    }, 180_000).catch(() => away.calls.filter((x) => x.path === '/channel'));
+    const deliveries = await until('endpoint deliveries settled', async () => {
+      const d = await api<{ items: Array<{ status: string }> }>('GET', `/v1/webhook-endpoints/${away_endpoint.endpoint.id}/deliveries?page_size=200`);
+      return d.items.length > 0 && d.items.every((x) => x.status === 'succeeded') ? d.items : null;
+    }, 180_000).catch(async () => (await api<{ items: Array<{ status: string }> }>('GET', `/v1/webhook-endpoints/${away_endpoint.endpoint.id}/deliveries?page_size=200`)).items);
+    const events_in = away.calls.filter((x) => x.path === '/endpoint');
+    t.comment(`down ${down_s.toFixed(0)} s; channel: expected ${paged}, received ${pages.length}, distinct ${dedupe(pages).unique.length}, duplicates ${dedupe(pages).repeats}`);
+    t.comment(`endpoint: expected ${deliveries.length}, received ${events_in.length}, distinct ${dedupe(events_in).unique.length}, duplicates ${dedupe(events_in).repeats}; statuses ${[...new Set(deliveries.map((d) => d.status))].join(', ')}`);
+    t.equal(dedupe(pages).unique.length, paged, 'every page delivered once the receiver was back');
+    t.ok(deliveries.every((d) => d.status === 'succeeded'), 'every endpoint delivery succeeded');
+    t.equal(dedupe(events_in).unique.length, deliveries.length, 'every endpoint event arrived');
+    t.ok([...pages, ...events_in].every((c) => c.accepted), 'every delivery verified (standardwebhooks)');
   });
 }
