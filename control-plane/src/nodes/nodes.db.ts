@@ -261,15 +261,9 @@ export interface NodeFilter {
   owner_user_id?: string;
 }
 
-/** What a directory listing shows of a node (GET /v1/nodes items). */
-export type NodeListRow = Pick<NodeRow, 'id' | 'name' | 'country' | 'region' | 'city' | 'asn' | 'provider' | 'status' | 'tags' | 'capabilities' | 'last_seen_at'>;
-
-/**
- * One page of the directory, ordered by id (creation order), with the total match count, in one
- * statement (one round trip; the count is an index-only scan) and with only the listed columns.
- */
-export async function listNodes(sql: Sql, f: NodeFilter, page: number, page_size: number): Promise<{ rows: NodeListRow[]; total: number }> {
-  const where = () => sql`
+/** The WHERE clause of a directory listing: not removed, and every given filter. */
+function listWhere(sql: Sql, f: NodeFilter) {
+  return sql`
     removed_at IS NULL
     ${f.country ? sql`AND country = ${f.country}` : sql``}
     ${f.region ? sql`AND lower(region) = lower(${f.region})` : sql``}
@@ -278,18 +272,32 @@ export async function listNodes(sql: Sql, f: NodeFilter, page: number, page_size
     ${f.asn !== undefined ? sql`AND asn = ${f.asn}` : sql``}
     ${f.tag ? sql`AND ${f.tag} = ANY(tags)` : sql``}
     ${f.owner_user_id ? sql`AND owner_user_id = ${f.owner_user_id}` : sql``}`;
-  const found = await sql<Array<NodeListRow & { total: number }>>`
-    SELECT c.total, p.* FROM (SELECT count(*)::int AS total FROM nodes WHERE ${where()}) c
-    LEFT JOIN LATERAL (
+}
+
+/**
+ * One page of the directory, ordered by id (creation order), with the total match count, in one
+ * statement (one round trip; the count is an index-only scan). The page comes as the JSON text of
+ * its items (GET /v1/nodes `items`: id, name, country, region, city, asn, provider, status, tags,
+ * capabilities, last_seen_at as an ISO 8601 UTC string with milliseconds, as Date#toISOString
+ * writes it), built by Postgres: reading 200 rows into objects and writing them out again cost
+ * this process ~2 ms per page.
+ */
+export async function listNodesJson(sql: Sql, f: NodeFilter, page: number, page_size: number): Promise<{ items_json: string; total: number }> {
+  const [found] = await sql<Array<{ total: number; items_json: string }>>`
+    SELECT c.total, coalesce((
       -- last_seen_at (the holder's lease for an online node) only for the page's rows, not for
       -- every row OFFSET skips: evaluated inside the scan it cost 14 ms on page 47 of 10,000 nodes.
-      SELECT n.id, n.name, n.country, n.region, n.city, n.asn, n.provider, n.status, n.tags, n.capabilities,
-        CASE WHEN n.status = 'online' THEN coalesce((SELECT h.lease_at FROM hub_instances h WHERE h.instance_id = n.instance_id), n.last_seen_at)
-          ELSE n.last_seen_at END AS last_seen_at
-      FROM (SELECT * FROM nodes WHERE ${where()} ORDER BY id LIMIT ${page_size} OFFSET ${(page - 1) * page_size}) n
-      ORDER BY n.id
-    ) p ON true`;
-  return { rows: found.filter((r) => r.id !== null).map(({ total: _total, ...row }) => row), total: found[0]?.total ?? 0 };
+      SELECT json_agg(json_build_object(
+          'id', n.id, 'name', n.name, 'country', n.country, 'region', n.region, 'city', n.city, 'asn', n.asn,
+          'provider', n.provider, 'status', n.status, 'tags', n.tags, 'capabilities', n.capabilities,
+          'last_seen_at', to_char((CASE WHEN n.status = 'online'
+              THEN coalesce((SELECT h.lease_at FROM hub_instances h WHERE h.instance_id = n.instance_id), n.last_seen_at)
+              ELSE n.last_seen_at END) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        ) ORDER BY n.id)
+      FROM (SELECT * FROM nodes WHERE ${listWhere(sql, f)} ORDER BY id LIMIT ${page_size} OFFSET ${(page - 1) * page_size}) n
+    ), '[]')::text AS items_json
+    FROM (SELECT count(*)::int AS total FROM nodes WHERE ${listWhere(sql, f)}) c`;
+  return { items_json: found!.items_json, total: found!.total };
 }
 
 /** Owner update (omitted fields unchanged). @returns the updated row, or null when not found. */

@@ -4,7 +4,7 @@ import {
   type NodeDetail, type NodeListItem,
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
-import { changeNodeStatus, getNode, listNodes, removeNode, updateNode, type NodeListRow, type NodeRow } from './nodes.db.js';
+import { changeNodeStatus, getNode, listNodesJson, removeNode, updateNode, type NodeRow } from './nodes.db.js';
 import { ApiError } from '../errors.js';
 import { canDisconnect, type DropReason } from '../contracts.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
@@ -53,7 +53,7 @@ const remove = createRoute({
   responses: { 200: jsonOk(z.null(), 'removed'), ...OWNER_ERRORS },
 });
 
-function toItem(row: NodeListRow): NodeListItem {
+function toItem(row: NodeRow): NodeListItem {
   return {
     id: row.id, name: row.name, country: row.country, region: row.region, city: row.city, asn: row.asn,
     provider: row.provider, status: row.status, tags: row.tags, capabilities: row.capabilities,
@@ -96,11 +96,13 @@ export function nodesRouter(deps: AppDeps) {
     const q = c.req.valid('query');
     const principal = c.get('principal');
     if (q.mine === 'true' && !principal) throw new ApiError('AUTH_REQUIRED', 'mine=true needs a credential');
-    const { rows, total } = await listNodes(deps.sql, {
+    const { items_json, total } = await listNodesJson(deps.sql, {
       country: q.country, region: q.region, provider: q.provider, status: q.status, asn: q.asn, tag: q.tag,
       owner_user_id: q.mine === 'true' ? principal!.user_id : undefined,
     }, q.page, q.page_size);
-    return ok(c, { items: rows.map(toItem), total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
+    // The success envelope around the items' JSON as the database wrote it (nodes.db.ts listNodesJson).
+    const rest = JSON.stringify({ total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }).slice(1);
+    return c.body(`{"data":{"items":${items_json},${rest},"request_id":${JSON.stringify(c.get('request_id'))}}`, 200, { 'content-type': 'application/json' }) as never;
   });
 
   r.openapi(read, async (c) => {
