@@ -8,7 +8,7 @@ import { changeNodeStatus, getNode, listNodesJson, removeNode, updateNode, type 
 import { ApiError } from '../errors.js';
 import { canDisconnect, type DropReason } from '../contracts.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
-import { ok } from '../http/respond.js';
+import { ok, okPage } from '../http/respond.js';
 import { requireAuth } from '../middleware/auth.js';
 import { createRouter } from '../http/router.js';
 
@@ -100,9 +100,8 @@ export function nodesRouter(deps: AppDeps) {
       country: q.country, region: q.region, provider: q.provider, status: q.status, asn: q.asn, tag: q.tag,
       owner_user_id: q.mine === 'true' ? principal!.user_id : undefined,
     }, q.page, q.page_size);
-    // The success envelope around the items' JSON as the database wrote it (nodes.db.ts listNodesJson).
-    const rest = JSON.stringify({ total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }).slice(1);
-    return c.body(`{"data":{"items":${items_json},${rest},"request_id":${JSON.stringify(c.get('request_id'))}}`, 200, { 'content-type': 'application/json' }) as never;
+    // The items' JSON as the database wrote it (nodes.db.ts listNodesJson), in the success envelope.
+    return okPage(c, items_json, { total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }) as never;
   });
 
   r.openapi(read, async (c) => {
