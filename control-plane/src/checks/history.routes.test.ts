@@ -3,6 +3,7 @@ import { makeToken, enrollNode, waitFor } from '../hub/test-harness.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
 import { decidePass } from './decide.js';
 import { expireRounds, httpResult, roundAt, seedMonitor, seedNodes } from './test-support.js';
+import { sseFrames } from '../test-support/sse.js';
 
 const { app, sql, url, deps } = await testApp(t, { config: { checks_round_grace_ms: 3_600_000, checks_stream_poll_ms: 50, checks_stream_settle_ms: 200 } });
 const owner = await registerUser(app);
@@ -98,27 +99,6 @@ t.test('another account\'s monitor, or a malformed id, is not found', async (t) 
   t.equal((await get('/v1/monitors/nope/checks')).status, 404);
   t.equal((await call(app, 'GET', `${base}/checks`)).status, 401, 'a credential is needed');
 });
-
-async function* sseFrames(res: Response): AsyncGenerator<{ event: string; id?: string; data: any }> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  for (;;) {
-    let cut: number;
-    while ((cut = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, cut);
-      buf = buf.slice(cut + 2);
-      const f: Record<string, string> = {};
-      for (const line of block.split('\n')) {
-        const m = /^(event|id|data): ?(.*)$/.exec(line);
-        if (m) f[m[1]!] = m[2]!;
-      }
-      if (f.event) yield { event: f.event, id: f.id, data: JSON.parse(f.data ?? 'null') };
-    }
-    const { value, done } = await reader.read();
-    if (done) return;
-    buf += value;
-  }
-}
 
 t.test('event stream: checks and state changes as they are stored; resume with Last-Event-ID', async (t) => {
   const open = (headers: Record<string, string> = {}) => {

@@ -6,6 +6,7 @@ import { REJECT, createResultSink } from './sink.js';
 import { startTaskSweeper, sweepOverdueTasks } from './sweeper.js';
 import { addNode, nodeResult, recordingHub } from './test-support.js';
 import { waitFor } from '../hub/test-harness.js';
+import { sseFrames } from '../test-support/sse.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
 
@@ -93,27 +94,6 @@ t.test('monitor results: only through the check store, never for a monitor not p
   const late = nodeResult(tb, 'tcp', 1);
   t.match(await deps.results.ingest(b, [late]), { rejected: [{ reason: REJECT.already_ended }] }, 'a result after the rejection is refused');
 });
-
-async function* sseFrames(res: Response): AsyncGenerator<{ event: string; id?: string; data: any }> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  for (;;) {
-    let cut: number;
-    while ((cut = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, cut);
-      buf = buf.slice(cut + 2);
-      const f: Record<string, string> = {};
-      for (const line of block.split('\n')) {
-        const m = /^(event|id|data): ?(.*)$/.exec(line);
-        if (m) f[m[1]!] = m[2]!;
-      }
-      if (f.event) yield { event: f.event, id: f.id, data: JSON.parse(f.data ?? 'null') };
-    }
-    const { value, done } = await reader.read();
-    if (done) return;
-    buf += value;
-  }
-}
 
 t.test('SSE delivers results as they are stored; the sweeper fails a silent node and ends the task', async (t) => {
   const { deps, url, sql, a, b, probe, poll } = await setup(t, { task_grace_ms: 0, task_sweep_interval_ms: 100 });
