@@ -3,13 +3,14 @@
 // server on 127.0.0.1:5432, installed as root when missing; skip with VANTAGE_TEST_PROVISION=0),
 // the type check over every package, then every tap test file.
 //
-// The files run in two streams at once, one file at a time in each: the network stream (the files
+// The files run in two streams at once: the network stream (the files
 // in NETWORK_FILES: each builds a routed test network with installed agents, its own control plane
 // and receivers, and counts rounds and deliveries against the clock, so two of them never share
 // the machine) and the unit stream (every other file: each makes its own database and, where it
 // needs one, its own network namespaces with a per-run prefix, so it can run beside anything). On
-// a 2-core machine that keeps both cores busy without pairing two heavy files; the type check runs
-// beside them. VANTAGE_TEST_STREAMS=1 runs everything in one stream, as before.
+// a 2-core machine, one file at a time in each keeps both cores busy without pairing two heavy
+// files (with more cores the unit stream runs cores - 1 files at once); the type check runs beside
+// them. VANTAGE_TEST_STREAMS=1 runs everything in one stream, as before.
 //
 // Prints each test file's outcome as it finishes (tagged with its stream), the failures in full,
 // and a last line `N passed, N failed` (N counts tap's top-level test files plus the type check;
@@ -17,6 +18,7 @@
 // arguments are passed to tap (file filters) and run in one stream.
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 
 /** Test files that build the routed test network (kept to one stream, one at a time). */
@@ -67,12 +69,12 @@ async function typeCheck() {
  * failing assertions in full before their file's line.
  * @returns the assertion summary tap printed (`{ total: .., pass: .. }`) or null
  */
-async function tapStream(name, tapArgs) {
+async function tapStream(name, tapArgs, jobs = 1) {
   const report = createWriteStream(`.tap/report-${name}.tap`);
   let summary = null;
   let failureBlock = null;
   let failedHere = 0;
-  const code = await run('node_modules/.bin/tap', ['--reporter=tap', '--jobs=1', ...tapArgs], (line) => {
+  const code = await run('node_modules/.bin/tap', ['--reporter=tap', `--jobs=${jobs}`, ...tapArgs], (line) => {
     report.write(line + '\n');
     const top = /^(not ok|ok) \d+ - (.*)$/.exec(line);
     if (top) {
@@ -104,7 +106,8 @@ const streams = oneStream
   ? [tapStream('all', args)]
   : [
       tapStream('network', NETWORK_FILES),
-      tapStream('unit', [DEFAULT_EXCLUDE, ...NETWORK_FILES].map((f) => `--exclude=${f}`)),
+      // Beside the network stream, the unit files use the other cores (one on a 2-core machine).
+      tapStream('unit', [DEFAULT_EXCLUDE, ...NETWORK_FILES].map((f) => `--exclude=${f}`), Math.max(1, availableParallelism() - 1)),
     ];
 const [, ...summaries] = await Promise.all([typeCheck(), ...streams]);
 for (const s of summaries) if (s) console.log(`assertions: { ${s} }`);
