@@ -15,6 +15,7 @@ import { createLogger } from './log.js';
 import { createResultSink } from './probes/sink.js';
 import { startTaskSweeper } from './probes/sweeper.js';
 import { startRateLimitPruner } from './jobs/prune-rate-limits.js';
+import { startSessionPruner } from './jobs/prune-sessions.js';
 import { trackSockets } from './http/track-sockets.js';
 import { createOutbound } from './outbound.js';
 import { createAssignmentFeed } from './monitors/assignment-feed.js';
@@ -102,6 +103,8 @@ void sweepHeaderSecrets(sql, secretBoxOf(config), log.child({ module: 'monitors.
 // Ends tasks whose nodes stayed silent past timeout + grace (claimed with SKIP LOCKED: any number of instances).
 const stopSweeper = startTaskSweeper(base);
 const stopPruner = startRateLimitPruner(base);
+// Ended sessions and their refresh-token history, a week after they end (any number of instances).
+const stopSessionPruner = startSessionPruner(base);
 // Places monitors on nodes and moves them off nodes gone past the grace (queue claimed with SKIP LOCKED: any number of instances).
 const placementJob = startPlacementJob(base);
 // Judges rounds and records monitor state changes (webhook events queued in the same transaction),
@@ -140,6 +143,7 @@ async function shutdown(signal: string): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   stopPruner();
+  stopSessionPruner();
   const cut = setTimeout(() => {
     server.closeAllConnections();
     for (const socket of sockets) socket.destroy();

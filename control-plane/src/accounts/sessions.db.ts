@@ -60,3 +60,13 @@ export async function rotateRefresh(sql: Sql, old_hash: string, new_hash: string
     RETURNING id`;
   return reused.length > 0 ? 'reused' : 'invalid';
 }
+
+/**
+ * Delete sessions that ended (expired or revoked) before `before`, with their refresh-token
+ * history (ON DELETE CASCADE). An ended session's tokens are refused whether its row exists or not
+ * (unknown token: 401), so nothing is lost but rows. @returns how many sessions were deleted
+ */
+export async function pruneEndedSessions(sql: Sql, before: Date): Promise<number> {
+  const rows = await sql`DELETE FROM sessions WHERE expires_at < ${before} OR revoked_at < ${before} RETURNING 1`;
+  return rows.length;
+}
