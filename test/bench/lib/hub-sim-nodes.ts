@@ -29,7 +29,9 @@ let batch = 0;
 // What the control plane sends as `{"type":"heartbeat","sent_at":…}` (hub/liveness.ts).
 const HEARTBEAT = Buffer.from('{"type":"heartbeat",');
 const isHeartbeat = (data: Buffer) => data.length < 64 && data.subarray(0, HEARTBEAT.length).equals(HEARTBEAT);
-// An all-zero mask: RFC 6455 still holds (the frame is masked), and ws skips the XOR and the random mask.
+// An all-zero mask: frames still carry the mask a server requires, but RFC 6455 (5.3) wants it
+// unpredictable (against proxy cache poisoning on real networks); a shortcut for a loopback bench
+// only, which lets ws skip the XOR and the random mask.
 const WS_OPTS = { generateMask: () => {}, skipUTF8Validation: true };
 
 function connectOne(token: string, i: number): Promise<string> {
