@@ -1,5 +1,5 @@
 import t from 'tap';
-import { CLOSE_CODES, PROTOCOL_VERSION, enrollProof } from '@vantage/shared-protocol';
+import { CLOSE_CODES, PROTOCOL_VERSION, enrollProof, nodeListItemSchema } from '@vantage/shared-protocol';
 import { TestNode } from '../test-support/test-node.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
 
@@ -121,6 +121,13 @@ t.test('node directory: public list with filters and paging; owner fields hidden
 
   const asOther = await call(app, 'GET', `/v1/nodes/${de.node_id}`, { token: bob.access_token });
   t.match(asOther.body.data, { is_owner: false, ip_address: null, allow_private: null });
+  // The list's items are written by Postgres, the read by the route: the same fields and values
+  // (last_seen_at moves with the lease between the two requests, so only its form is compared).
+  t.ok(nodeListItemSchema.safeParse(ber).success, 'a list item has the documented shape');
+  const { last_seen_at: listed_seen, ...listed } = ber;
+  const read = Object.fromEntries(Object.keys(listed).map((k) => [k, asOther.body.data[k]]));
+  t.same(listed, read, 'a list item carries the values of the node read alone');
+  t.equal(new Date(listed_seen).toISOString(), listed_seen, 'last_seen_at as Date#toISOString writes it');
   const asOwner = await call(app, 'GET', `/v1/nodes/${de.node_id}`, { token: alice.access_token });
   t.match(asOwner.body.data, { is_owner: true, ip_address: '127.0.0.1', allow_private: false, outbox: null });
   t.equal((await call(app, 'GET', '/v1/nodes/n_nope')).body.error.code, 'NODE_NOT_FOUND');
