@@ -10,6 +10,11 @@ import type { Logger } from './log.js';
 export interface AppDeps {
   config: Config;
   sql: Sql;
+  /**
+   * The client automatic node picks run on (db/sql.ts pickClient: generic plans); `sql` when
+   * absent (embedded Postgres takes one connection only; tests).
+   */
+  pick_sql?: Sql;
   log: Logger;
   /** The node hub (hub/hub.ts createHub): task delivery to nodes; node routes close sockets through it. */
   hub: NodeHub;

@@ -8,7 +8,7 @@ import { secretBoxOf } from './secrets/secret-box.js';
 import { sweepHeaderSecrets } from './monitors/secrets-sweep.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
-import { connect } from './db/sql.js';
+import { connect, pickClient } from './db/sql.js';
 import type { AppDeps } from './deps.js';
 import { createHub, LISTEN_BACKLOG } from './hub/hub.js';
 import { createLogger } from './log.js';
@@ -49,6 +49,9 @@ if (!config.database_url) {
 // single connection and queries queue in the client. A real server gets a pool.
 const POOL_SIZE = embedded ? 1 : 10;
 const sql = connect(config.database_url ?? embedded!.url, POOL_SIZE, log.child({ module: 'db' }));
+// Automatic node picks run on generic plans (db/sql.ts pickClient); embedded mode has one connection.
+const pick_sql = embedded ? sql : pickClient(config.database_url!, log.child({ module: 'db' }));
+const endDatabase = (timeout: number) => Promise.all([...new Set([sql, pick_sql])].map((client) => client.end({ timeout })));
 const applied = await migrate(sql);
 if (applied.length > 0) log.info({ applied }, 'migrations applied');
 // Check history partitions for today and the days ahead exist before the first result arrives (else
@@ -57,7 +60,7 @@ await ensurePartitions(sql).catch((err: unknown) => log.warn({ err }, 'check par
 
 // A stable instance id (host:port) lets a restarted instance release the nodes its previous run
 // held (hub crash recovery); hostname-pid, the hub's own default, would change on every restart.
-const base = { config: { ...config, instance_id: config.instance_id ?? `${hostname()}:${config.port}` }, sql, log };
+const base = { config: { ...config, instance_id: config.instance_id ?? `${hostname()}:${config.port}` }, sql, pick_sql, log };
 // Node hub and result sink (probe tasks), as contracts.ts defines them.
 // Outbound delivery (webhook events, e-mail): queue side for the app, worker started after listen.
 const outbound = createOutbound(base);
@@ -82,7 +85,7 @@ const sockets = trackSockets(server);
 
 server.on('error', (err) => {
   log.fatal({ err }, 'cannot listen');
-  void sql.end({ timeout: 1 }).finally(() => embedded?.close()).finally(() => process.exit(1));
+  void endDatabase(1).finally(() => embedded?.close()).finally(() => process.exit(1));
 });
 
 // WebSocket upgrades at /v1/nodes/connect; crash recovery and LISTEN start in ready().
@@ -162,7 +165,7 @@ async function shutdown(signal: string): Promise<void> {
   server.closeIdleConnections();
   await closed;
   clearTimeout(cut);
-  await sql.end({ timeout: 5 });
+  await endDatabase(5);
   await embedded?.close();
   log.info('stopped');
   process.exit(0);

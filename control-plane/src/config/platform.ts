@@ -29,6 +29,13 @@ export const platformConfigSchema = z.object({
   trust_proxy: flag.default(false),
   /** Fixed rate-limit window in seconds (docs/api/conventions.md: 429 with Retry-After and X-RateLimit-*). */
   rate_limit_window_s: z.coerce.number().int().min(1).max(3600).default(60),
+  /**
+   * Longest time a request's count is held in memory before it is written to the shared counter,
+   * ms (middleware/rate-counter.ts): one write per bucket per interval instead of one per request.
+   * Several instances may together admit what they counted in one interval beyond a limit; 0 =
+   * every request written at once (exact across instances).
+   */
+  rate_limit_sync_ms: z.coerce.number().int().min(0).max(10_000).default(200),
   /** Requests per window per source IP for anonymous callers. */
   rate_limit_anonymous: z.coerce.number().int().min(1).default(120),
   /** Requests per window per credential (session, API key, PAT). */

@@ -30,6 +30,29 @@ export async function hitRateLimit(sql: Sql, bucket: string, window_s: number): 
   return row!;
 }
 
+/**
+ * Add requests counted in memory to their buckets, for every bucket in one statement (committed
+ * asynchronously, as {@link hitRateLimit}). Each bucket's `hits` belong to the window starting at
+ * `window_start`: added when the stored row is in that window, stored as the row when there is
+ * none, dropped when the row has moved on to a later window (they no longer limit anything).
+ * @param batch one entry per bucket (a bucket at most once)
+ * @returns bucket → its stored count and window start after the write
+ */
+export async function addRateLimitHits(sql: Sql, batch: Array<{ bucket: string; window_start: Date; hits: number }>): Promise<Map<string, { count: number; window_start: Date }>> {
+  if (batch.length === 0) return new Map();
+  const rows = await sql<{ bucket: string; count: number; window_start: Date }[]>`
+    INSERT INTO rate_limit_counters AS r (bucket, window_start, count)
+    SELECT b.bucket, b.window_start, b.hits
+    FROM unnest(${batch.map((b) => b.bucket)}::text[], ${batch.map((b) => b.window_start.toISOString())}::timestamptz[], ${batch.map((b) => b.hits)}::int[])
+      AS b(bucket, window_start, hits), (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+    ON CONFLICT (bucket) DO UPDATE SET
+      count = CASE WHEN r.window_start = EXCLUDED.window_start THEN r.count + EXCLUDED.count
+                   WHEN r.window_start < EXCLUDED.window_start THEN EXCLUDED.count ELSE r.count END,
+      window_start = greatest(r.window_start, EXCLUDED.window_start)
+    RETURNING bucket, count, window_start`;
+  return new Map(rows.map((r) => [r.bucket, { count: r.count, window_start: r.window_start }]));
+}
+
 /** Delete counters of windows that ended before `before` (housekeeping). @returns rows deleted */
 export async function pruneRateLimits(sql: Sql, before: Date): Promise<number> {
   const rows = await sql`DELETE FROM rate_limit_counters WHERE window_start < ${before} RETURNING bucket`;

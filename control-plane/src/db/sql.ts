@@ -52,15 +52,34 @@ function logNotice(log: Pick<Logger, 'error' | 'debug'>, notice: postgres.Notice
  * makes hold even when BEGIN is the query that fills the pipeline (control-plane/patches).
  * @param max pool size
  * @param log logger for server notices; a plain `info` logger when not given
+ * @param opts.generic_plans every statement of this client runs on one generic plan per
+ *   connection (`plan_cache_mode = force_generic_plan`, sent at connection start) instead of
+ *   Postgres choosing per statement: for statements whose custom plans it keeps re-making
+ *   (see {@link pickClient})
  */
-export function connect(url: string, max = 10, log: Pick<Logger, 'error' | 'debug'> = createLogger('info').child({ module: 'db' })): Sql {
+export function connect(url: string, max = 10, log: Pick<Logger, 'error' | 'debug'> = createLogger('info').child({ module: 'db' }), opts: { generic_plans?: boolean } = {}): Sql {
   const pipeline = { max_pipeline: MAX_PIPELINE }; // read by `postgres`, missing from its types
   return postgres(url, {
     max,
     ...pipeline,
+    ...(opts.generic_plans ? { connection: { plan_cache_mode: 'force_generic_plan' } } : {}),
     backoff: RECONNECT_BACKOFF_S,
     onnotice: (notice) => logNotice(log, notice),
     types: { bigint: postgres.BigInt },
     transform: { undefined: null },
   }) as unknown as Sql;
+}
+
+/** Connections of the {@link pickClient}: a pick is one short statement, so two serve hundreds a second. */
+export const PICK_POOL_SIZE = 2;
+
+/**
+ * The client automatic node picks run on (probes/node-selection.db.ts): generic plans only.
+ * Postgres plans a prepared statement anew on every call while its estimate for the generic plan
+ * is above that of a plan for the given values; the pick statement (a skip scan over countries and
+ * a window per country) is such a statement, and was planned on every call (0.4-0.8 ms of the
+ * database's CPU, as much as running it). Its generic plan is the same plan, run at once.
+ */
+export function pickClient(url: string, log: Pick<Logger, 'error' | 'debug'>): Sql {
+  return connect(url, PICK_POOL_SIZE, log, { generic_plans: true });
 }

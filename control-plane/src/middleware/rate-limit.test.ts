@@ -10,7 +10,8 @@ const into_window_ms = Date.now() % (WINDOW_S * 1000);
 if (into_window_ms > (WINDOW_S - 30) * 1000) await new Promise((r) => setTimeout(r, WINDOW_S * 1000 - into_window_ms + 500));
 
 t.test('rate limit: per IP, per credential, shared by instances, docs/api/conventions.md headers', async (t) => {
-  const { app, deps, url } = await testApp(t, { config: { rate_limit_anonymous: 3, rate_limit_keyed: 4, rate_limit_window_s: WINDOW_S } });
+  // Every request written at once (rate_limit_sync_ms 0): instances agree on each count.
+  const { app, deps, url } = await testApp(t, { config: { rate_limit_anonymous: 3, rate_limit_keyed: 4, rate_limit_window_s: WINDOW_S, rate_limit_sync_ms: 0 } });
 
   t.test('anonymous callers are counted per source IP (real socket)', async (t) => {
     const statuses: number[] = [];
@@ -53,6 +54,32 @@ t.test('rate limit: per IP, per credential, shared by instances, docs/api/conven
     t.equal(res.status, 429, 'still the socket address, already over its limit');
     await res.arrayBuffer();
   });
+});
+
+t.test('counted in memory (rate_limit_sync_ms): one instance is exact; another learns the count within the interval', async (t) => {
+  const { app, deps } = await testApp(t, { config: { rate_limit_keyed: 4, rate_limit_window_s: WINDOW_S, rate_limit_sync_ms: 50 } });
+  const user = await registerUser(app);
+  const a = await createApiKey(app, user.access_token);
+  const statuses: number[] = [];
+  const remaining: Array<string | null> = [];
+  for (let i = 0; i < 5; i++) {
+    const res = await call(app, 'GET', '/v1/account/profile', { token: a.key });
+    statuses.push(res.status);
+    remaining.push(res.headers.get('x-ratelimit-remaining'));
+  }
+  t.same(statuses, [200, 200, 200, 200, 429], 'the fifth call on the same instance is refused');
+  t.same(remaining, ['3', '2', '1', '0', '0']);
+  // The counts reach the shared row within the interval; another instance then reads it.
+  const deadline = Date.now() + 30_000;
+  let row: { count: number } | undefined;
+  while (Date.now() < deadline) {
+    [row] = await deps.sql<{ count: number }[]>`SELECT count FROM rate_limit_counters WHERE bucket LIKE 'cred:%' AND count >= 5`;
+    if (row) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  t.equal(row?.count, 5, 'every request written, the refused one included');
+  const second = createApp({ ...deps });
+  t.equal((await call(second, 'GET', '/v1/account/profile', { token: a.key })).status, 429, 'another instance refuses it too');
 });
 
 t.test('trust_proxy: rightmost X-Forwarded-For is the client', async (t) => {

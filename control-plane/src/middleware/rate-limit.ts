@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 import { hitRateLimit, type RateCount } from '../db/rate-limit.js';
+import { RateCounter } from './rate-counter.js';
 import type { Sql } from '../db/sql.js';
 import { clientIp } from '../http/client-ip.js';
 
@@ -22,20 +23,22 @@ export function rateLimitHeaders(limit: number, { count, reset_at }: RateCount):
 }
 
 /**
- * Fixed-window rate limit kept in Postgres so all instances share it: per credential for
+ * Fixed-window rate limit kept in Postgres so all instances share it, counted in memory between
+ * writes of at most `config.rate_limit_sync_ms` ({@link RateCounter}): per credential for
  * authenticated calls (`config.rate_limit_keyed`), per source IP for anonymous ones
  * (`config.rate_limit_anonymous`), per `config.rate_limit_window_s`. Every response carries
  * X-RateLimit-Limit, X-RateLimit-Remaining (ints) and X-RateLimit-Reset (ISO date-time); over the
  * limit → 429 RATE_LIMIT_EXCEEDED with Retry-After in whole seconds (docs/api/errors.md).
  * Requests whose credential is refused never get here: {@link failedAuthLimit} counts them.
  */
-export function rateLimit(deps: Pick<AppDeps, 'config' | 'sql'>): MiddlewareHandler<AppEnv> {
+export function rateLimit(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>): MiddlewareHandler<AppEnv> {
   const { rate_limit_window_s: window_s, rate_limit_keyed: keyed, rate_limit_anonymous: anonymous, trust_proxy } = deps.config;
+  const counter = new RateCounter(deps.sql, window_s, deps.config.rate_limit_sync_ms, deps.log.child({ module: 'rate-limit' }));
   return async function rateLimitMiddleware(c, next) {
     const principal = c.get('principal');
     const bucket = principal ? `cred:${principal.credential_id}` : `ip:${clientIp(c, trust_proxy)}`;
     const limit = principal ? keyed : anonymous;
-    const counted = await hitRateLimit(deps.sql, bucket, window_s);
+    const counted = await counter.hit(bucket);
     const headers = rateLimitHeaders(limit, counted);
     if (counted.count > limit) {
       throw new ApiError('RATE_LIMIT_EXCEEDED', `rate limit of ${limit} requests per ${window_s} s exceeded`, { limit, window_s }, headers);

@@ -128,7 +128,7 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
   const plan = planLimits(deps.config);
   // Placement answers at once for the monitor a request changed; the job (main.ts) does the rest.
   const placement = createPlacementEngine({ sql: deps.sql, log: deps.log, config: deps.config });
-  const probe = probeCreator({ sql: deps.sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve });
+  const probe = probeCreator({ sql: deps.sql, pick_sql: deps.pick_sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve });
   const placed = async (row: MonitorRow): Promise<MonitorRow> => ({ ...row, node_ids: await placement.placeNow(row.id) });
   // Header secrets: sealed when stored, masked in every answer (header-secrets.ts).
   const box = secretBoxOf(deps.config);

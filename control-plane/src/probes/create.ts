@@ -17,6 +17,8 @@ import { secretBoxOf } from '../secrets/secret-box.js';
 /** What creating probes needs; built once per app by {@link probeCreator}. */
 export interface ProbeCreatorDeps {
   sql: Sql;
+  /** The client node picks run on (AppDeps.pick_sql); `sql` when absent. */
+  pick_sql?: Sql;
   log: Logger;
   config: Pick<Config, 'probe_allow_cidrs' | 'task_grace_ms' | 'secrets_key' | 'secrets_keys_previous'>;
   hub: NodeHub;
@@ -108,7 +110,7 @@ export function probeCreator(deps: ProbeCreatorDeps) {
 
   return async function create<T extends ProbeType>(type: T, body: ProbeBody<T>, principal: Principal | null): Promise<ProbeCreated> {
     const private_owner = await privateOwner(type, body.target, body.params, principal);
-    const nodes = await selectNodes(deps.sql, type, body, private_owner, deps.random);
+    const nodes = await selectNodes(deps.pick_sql ?? deps.sql, type, body, private_owner, deps.random);
     const check = { type, target: body.target, params: body.params } as CheckSpec;
     const timeout_ms = taskTimeoutMs(type, body.params);
     const ids = nodes.map(() => newId('probe_task'));
