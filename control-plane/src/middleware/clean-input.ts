@@ -3,6 +3,7 @@ import { findTextFault, textFault } from '@vantage/shared-protocol';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 import { paramAt, routeTable } from '../http/route-table.js';
+import { hasBody } from './body-limit.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const URL_PARTS = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)(?:\?([^#]*))?/i;
@@ -65,8 +66,7 @@ export function cleanInput(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
       const fault = eq < 0 ? null : componentFault(pair.slice(eq + 1), true);
       if (fault) throw fieldError('query', name, fault);
     }
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.req.raw.body && JSON_TYPE.test(c.req.header('content-type') ?? '')) {
-      // hono caches the bytes read here: the route's validator parses the same body, read once.
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && hasBody(c) && JSON_TYPE.test(c.req.header('content-type') ?? '')) {
       const bytes = await c.req.arrayBuffer();
       let text: string;
       try {
@@ -74,6 +74,10 @@ export function cleanInput(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
       } catch {
         throw new ApiError('REQUEST_BODY_INVALID', 'request body is not valid UTF-8');
       }
+      // The route's validator reads the body as text (hono's c.req.json): it gets this one, read
+      // and decoded once, instead of decoding the cached bytes again through a web Response.
+      // (hono keeps promises in bodyCache, whatever its type says.)
+      (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
       if (MAYBE_FAULT.test(text)) {
         let json: unknown;
         try {

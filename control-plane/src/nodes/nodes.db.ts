@@ -205,18 +205,31 @@ export async function reclaimNodes(sql: Sql, ids: string[], instance_id: string)
  * Instances whose lease is older than `stale_ms` (crashed, or cut from the database) lose their
  * nodes, in one statement any instance may run: the leases are deleted, their nodes go offline
  * with last_seen_at = the last lease, and so do online nodes whose holder has no lease at all.
+ * The holders are found by skipping through nodes_instance_idx (one index probe per instance, as
+ * many as there are instances), and only their nodes are visited: testing every online node for
+ * a lease took 15 ms of the database's CPU at 10,000 nodes on a quiet machine, 100-300 ms on a
+ * busy one, every heartbeat interval on every instance.
  * @returns the ids taken offline
  */
 export async function releaseDeadInstances(sql: Sql, stale_ms: number): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`
-    WITH dead AS (
+    WITH RECURSIVE dead AS (
       DELETE FROM hub_instances WHERE lease_at < now() - make_interval(secs => ${stale_ms / 1000})
-      RETURNING instance_id, lease_at)
+      RETURNING instance_id, lease_at
+    ), holders(instance_id) AS (
+      (SELECT instance_id FROM nodes WHERE instance_id IS NOT NULL ORDER BY instance_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT n.instance_id FROM nodes n WHERE n.instance_id > h.instance_id ORDER BY n.instance_id LIMIT 1)
+      FROM holders h WHERE h.instance_id IS NOT NULL
+    ), gone AS (
+      SELECT instance_id FROM dead
+      UNION
+      SELECT h.instance_id FROM holders h
+      WHERE h.instance_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM hub_instances i WHERE i.instance_id = h.instance_id)
+    )
     UPDATE nodes n SET status = 'offline', instance_id = NULL,
       last_seen_at = coalesce((SELECT d.lease_at FROM dead d WHERE d.instance_id = n.instance_id), n.last_seen_at)
-    WHERE n.status = 'online' AND (
-      n.instance_id IN (SELECT instance_id FROM dead)
-      OR NOT EXISTS (SELECT 1 FROM hub_instances h WHERE h.instance_id = n.instance_id))
+    WHERE n.status = 'online' AND n.instance_id IN (SELECT instance_id FROM gone)
     RETURNING n.id`;
   return rows.map((r) => r.id);
 }
