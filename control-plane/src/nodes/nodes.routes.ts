@@ -5,6 +5,7 @@ import {
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { changeNodeStatus, getNode, listNodesJson, removeNode, updateNode, type NodeRow } from './nodes.db.js';
+import { DirectoryCache } from './directory-cache.js';
 import { ApiError } from '../errors.js';
 import { canDisconnect, type DropReason } from '../contracts.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
@@ -20,6 +21,7 @@ const OWNER_ERRORS = { 404: jsonError('NODE_NOT_FOUND'), ...AUTH_ERRORS };
 const list = createRoute({
   method: 'get', path: '/', tags: ['nodes'],
   summary: 'Node directory: filters country, region, provider, status, asn, tag; mine=true lists the caller\'s nodes',
+  description: 'A public page (without mine) is served for up to 1 s after it was read (VANTAGE_NODE_LIST_CACHE_MS); mine=true is read afresh.',
   request: { query: nodeListQuerySchema },
   responses: { 200: jsonOk(nodeListSchema, '{items[], total, page, page_size, has_more}'), 400: jsonError('VALIDATION_FAILED'), 401: jsonError('mine=true without a credential') },
 });
@@ -78,6 +80,8 @@ function toDetail(row: NodeRow, user_id: string | undefined): NodeDetail {
 /** `/v1/nodes`: the public directory (docs/api/nodes.md) and owner management (docs/api/nodes.md). */
 export function nodesRouter(deps: AppDeps) {
   const r = createRouter();
+  // Public pages are the same for everyone: kept briefly, dropped when a node changes here.
+  const directory = new DirectoryCache<{ items_json: string; total: number }>(deps.config.node_list_cache_ms);
 
   /** The node `id` owned by the caller. @throws NODE_NOT_FOUND, FORBIDDEN (someone else's node) */
   async function owned(id: string, user_id: string): Promise<NodeRow> {
@@ -96,10 +100,9 @@ export function nodesRouter(deps: AppDeps) {
     const q = c.req.valid('query');
     const principal = c.get('principal');
     if (q.mine === 'true' && !principal) throw new ApiError('AUTH_REQUIRED', 'mine=true needs a credential');
-    const { items_json, total } = await listNodesJson(deps.sql, {
-      country: q.country, region: q.region, provider: q.provider, status: q.status, asn: q.asn, tag: q.tag,
-      owner_user_id: q.mine === 'true' ? principal!.user_id : undefined,
-    }, q.page, q.page_size);
+    const filter = { country: q.country, region: q.region, provider: q.provider, status: q.status, asn: q.asn, tag: q.tag };
+    const read = () => listNodesJson(deps.sql, { ...filter, owner_user_id: q.mine === 'true' ? principal!.user_id : undefined }, q.page, q.page_size);
+    const { items_json, total } = q.mine === 'true' ? await read() : await directory.get(JSON.stringify([filter, q.page, q.page_size]), read);
     // The items' JSON as the database wrote it (nodes.db.ts listNodesJson), in the success envelope.
     return okPage(c, items_json, { total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }) as never;
   });
@@ -116,6 +119,7 @@ export function nodesRouter(deps: AppDeps) {
     const user_id = c.get('principal')!.user_id;
     await owned(id, user_id);
     const row = await updateNode(deps.sql, id, c.req.valid('json'));
+    directory.clear();
     if (!row) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
     return ok(c, toDetail(row, user_id), 200);
   });
@@ -124,6 +128,7 @@ export function nodesRouter(deps: AppDeps) {
     const { id } = c.req.valid('param');
     const current = await owned(id, c.get('principal')!.user_id);
     const row = await changeNodeStatus(deps.sql, id, ['online', 'offline'], 'disabled');
+    directory.clear();
     if (!row) throw new ApiError('NODE_ALREADY_BANNED', `node is already ${current.status}`);
     await drop(id, 'node_disabled');
     return ok(c, { id, status: row.status }, 200);
@@ -134,6 +139,7 @@ export function nodesRouter(deps: AppDeps) {
     const current = await owned(id, c.get('principal')!.user_id);
     if (current.status === 'banned') throw new ApiError('FORBIDDEN', 'this node was banned by an operator; its owner cannot lift the ban');
     const row = await changeNodeStatus(deps.sql, id, ['disabled'], 'offline');
+    directory.clear();
     if (!row) throw new ApiError('NODE_NOT_BANNED', `node is ${current.status}, not disabled`);
     return ok(c, { id, status: row.status }, 200);
   });
@@ -141,7 +147,9 @@ export function nodesRouter(deps: AppDeps) {
   r.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
     await owned(id, c.get('principal')!.user_id);
-    if (!(await removeNode(deps.sql, id))) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
+    const removed = await removeNode(deps.sql, id);
+    directory.clear();
+    if (!removed) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
     await drop(id, 'node_removed');
     return ok(c, null, 200);
   });
