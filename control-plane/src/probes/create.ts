@@ -7,9 +7,9 @@ import { ApiError } from '../errors.js';
 import type { NodeHub } from '../contracts.js';
 import type { Logger } from '../log.js';
 import { compileAddressPolicy, firstBlockedAddress, systemResolver, type AddressVerdict, type HostResolver } from './address-policy.js';
-import type { CandidateNode } from './node-selection.db.js';
+import type { CandidateNode, FirstRoundTasks } from './node-selection.db.js';
 import { failTask } from './failures.js';
-import { selectNodes, type NodeRequest } from './select.js';
+import { selectNodesInserting, type NodeRequest } from './select.js';
 import { parseTarget, TargetSyntaxError, taskTimeoutMs } from './target.js';
 import { sealTaskCheck } from './task-secrets.js';
 import { secretBoxOf } from '../secrets/secret-box.js';
@@ -57,7 +57,8 @@ function ownsPrivately(node: CandidateNode, principal: Principal | null): boolea
  *    without the `write` scope; a write-capable caller is restricted to their own nodes that
  *    allow private targets;
  * 3. selects nodes (probes/select.ts; 404/503/422 there), inserts one task per node (one group,
- *    group id = first task id), then sends each `task.run` through the hub with the requester's
+ *    group id = first task id; a small automatic pick answered by its first round inserts them
+ *    in the pick statement itself), then sends each `task.run` through the hub with the requester's
  *    policy (public addresses and `probe_allow_cidrs`, plus `allow_private` on the caller's own
  *    nodes when the credential can write), which the node enforces on every address it
  *    connects to; a node the hub finds offline gets a failed result at once ("node offline").
@@ -110,19 +111,32 @@ export function probeCreator(deps: ProbeCreatorDeps) {
 
   return async function create<T extends ProbeType>(type: T, body: ProbeBody<T>, principal: Principal | null): Promise<ProbeCreated> {
     const private_owner = await privateOwner(type, body.target, body.params, principal);
-    const nodes = await selectNodes(deps.pick_sql ?? deps.sql, type, body, private_owner, deps.random);
     const check = { type, target: body.target, params: body.params } as CheckSpec;
     const timeout_ms = taskTimeoutMs(type, body.params);
-    const ids = nodes.map(() => newId('probe_task'));
+    // Stored with secret header values sealed (under the group id); sent to the nodes as requested.
+    const sealed = (ids: string[]) => sealTaskCheck(box, ids[0]!, check);
+    // A small automatic pick inserts its tasks in the pick statement when its first round is
+    // the whole answer (probes/select.ts): these are those tasks' ids and columns.
+    let first_ids: string[] = [];
+    const firstRound = (count: number): FirstRoundTasks => {
+      first_ids = Array.from({ length: count }, () => newId('probe_task'));
+      return {
+        ids: first_ids, probe_type: type, target: body.target, check: sealed(first_ids), timeout_ms, grace_ms: deps.config.task_grace_ms,
+        requester_user_id: principal?.user_id ?? null, private_user_id: canProbePrivate(principal) ? principal.user_id : null,
+      };
+    };
+    const { nodes, inserted } = await selectNodesInserting(deps.pick_sql ?? deps.sql, type, body, private_owner, deps.random, firstRound);
+    const ids = inserted ? first_ids : nodes.map(() => newId('probe_task'));
     const tasks: NewTask[] = nodes.map((node, i) => ({
       id: ids[i]!, group_id: ids[0]!, ordinal: i, node_id: node.id, probe_type: type, target: body.target, check,
       timeout_ms, grace_ms: deps.config.task_grace_ms, requester_user_id: principal?.user_id ?? null, allow_private: ownsPrivately(node, principal),
     }));
-    // Stored with secret header values sealed; sent to the nodes as requested.
-    const stored_check = sealTaskCheck(box, ids[0]!, check);
-    await insertTasks(deps.sql, stored_check === check ? tasks : tasks.map((t) => ({ ...t, check: stored_check })));
+    if (!inserted) {
+      const stored_check = sealed(ids);
+      await insertTasks(deps.sql, stored_check === check ? tasks : tasks.map((t) => ({ ...t, check: stored_check })));
+    }
     await Promise.all(tasks.map(dispatch));
-    log.debug({ task_id: ids[0], type, nodes: ids.length }, 'probe created');
+    log.debug({ task_id: ids[0], type, nodes: ids.length, inserted_with_pick: inserted }, 'probe created');
     return { task_id: ids[0]!, task_ids: ids, status: 'queued' };
   };
 }

@@ -110,17 +110,52 @@ function pickOne(sql: Sql, f: CandidateFilter) {
 }
 
 /**
+ * The tasks of a probe whose first round of picks is its whole answer, inserted by the pick
+ * statement itself (one round trip for a 3-node probe: pick and insert). Task `i` (ordinal i) goes
+ * to the pick at position i + 1; the group id is `ids[0]`. Columns as tasks.db.ts insertTasks
+ * writes them; `allow_private` is true on a node of `private_user_id` that allows private targets
+ * (probes/create.ts ownsPrivately).
+ */
+export interface FirstRoundTasks {
+  /** One task id per pick, by ordinal. */
+  ids: string[];
+  probe_type: ProbeType;
+  target: string;
+  /** The check as stored (secret header values sealed). */
+  check: unknown;
+  timeout_ms: number;
+  grace_ms: number;
+  requester_user_id: string | null;
+  /** The requester when its credential may reach private addresses through its own nodes, else null. */
+  private_user_id: string | null;
+}
+
+/**
  * The countries that have at least one candidate ('' for unknown), found by skipping through
  * nodes_pick_idx (one index probe per country, however many nodes each holds), and the first
  * round of picks, in ONE statement: the countries shuffled by `seed` (sorted by a hash of the
  * country and the seed: a random seed gives a random order, one parameter however many countries)
  * and, unless more than `rounds_max` picks per country are needed, one node for each of the first
  * `count` of them as {@link pickInCountries} picks it, at the pick key `rs[position]`.
+ * With `tasks`, the same statement inserts the probe's tasks when that round is the whole answer
+ * (`count` picks found: at most one per country), and says so (`inserted`); otherwise nothing is
+ * inserted and the caller goes on picking.
  * @returns the countries in shuffled order, and `{ i, node }` for each pick made (`i` indexes the
  *   countries; a country whose window had no node is missing)
  */
-export async function countriesAndFirstPicks(sql: Sql, f: CandidateFilter, count: number, rounds_max: number, seed: string, rs: number[]): Promise<{ countries: string[]; found: Array<{ i: number; node: CandidateNode }> }> {
-  const rows = await sql<Array<{ country_key: string; pos: number; id: string | null } & Omit<CandidateNode, 'id'>>>`
+export async function countriesAndFirstPicks(
+  sql: Sql, f: CandidateFilter, count: number, rounds_max: number, seed: string, rs: number[], tasks?: FirstRoundTasks,
+): Promise<{ countries: string[]; found: Array<{ i: number; node: CandidateNode }>; inserted: boolean }> {
+  const insert = tasks ? sql`, ins AS (
+      INSERT INTO probe_tasks (id, group_id, ordinal, node_id, probe_type, target, "check", timeout_ms, requester_user_id, allow_private, deadline_at)
+      SELECT (${tasks.ids}::text[])[p.pos], ${tasks.ids[0]!}, p.pos - 1, p.id, ${tasks.probe_type}, ${tasks.target}, ${sql.json(tasks.check as never)},
+        ${tasks.timeout_ms}, ${tasks.requester_user_id}, coalesce(p.allow_private AND p.owner_user_id = ${tasks.private_user_id}::text, false),
+        now() + make_interval(secs => (${tasks.timeout_ms}::int + ${tasks.grace_ms}::int) / 1000.0)
+      FROM picks p
+      WHERE (SELECT count(*) FROM picks) = ${count} AND p.pos <= ${tasks.ids.length}
+      RETURNING id
+    )` : sql``;
+  const rows = await sql<Array<{ country_key: string; pos: number; id: string | null; inserted: number } & Omit<CandidateNode, 'id'>>>`
     WITH RECURSIVE k(country) AS (
       (SELECT country_key FROM nodes WHERE ${candidateWhere(sql, f)} ORDER BY country_key LIMIT 1)
       UNION ALL
@@ -132,16 +167,18 @@ export async function countriesAndFirstPicks(sql: Sql, f: CandidateFilter, count
       SELECT country, (row_number() OVER (ORDER BY hashtext(country || ':' || ${seed}::text), country))::int AS pos FROM k
     ), c AS (
       SELECT country, pos, (${rs}::float8[])[pos] AS r, '{}'::int[] AS used, '{}'::text[] AS picked FROM shuffled
-    )
-    SELECT s.country AS country_key, s.pos, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.capabilities, false AS removed
-    FROM c s LEFT JOIN (
+    ), picks AS (
       SELECT c.pos, w.* FROM c CROSS JOIN LATERAL (${pickOne(sql, f)}) w
       WHERE c.pos <= ${count} AND (SELECT count(*) FROM c) * ${rounds_max} >= ${count}
-    ) p ON p.pos = s.pos
+    )${insert}
+    SELECT s.country AS country_key, s.pos, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.capabilities, false AS removed,
+      ${tasks ? sql`(SELECT count(*) FROM ins)::int` : sql`0`} AS inserted
+    FROM c s LEFT JOIN picks p ON p.pos = s.pos
     ORDER BY s.pos`;
   return {
     countries: rows.map((r) => r.country_key),
-    found: rows.flatMap(({ country_key: _key, pos, id, ...node }) => (id === null ? [] : [{ i: pos - 1, node: { id, ...node } }])),
+    found: rows.flatMap(({ country_key: _key, pos, id, inserted: _inserted, ...node }) => (id === null ? [] : [{ i: pos - 1, node: { id, ...node } }])),
+    inserted: (rows[0]?.inserted ?? 0) > 0,
   };
 }
 

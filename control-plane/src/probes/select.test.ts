@@ -2,7 +2,9 @@ import t from 'tap';
 import { nodeSelectionSchema, type NodeSelection } from '@vantage/shared-protocol';
 import type { Sql } from '../db/sql.js';
 import { testDatabase } from '../test-support/db.js';
-import { selectNodes } from './select.js';
+import { newId } from '@vantage/shared-protocol';
+import { selectNodes, selectNodesInserting } from './select.js';
+import type { FirstRoundTasks } from './node-selection.db.js';
 import { addNode } from './test-support.js';
 
 // Automatic node selection against the real database (migration 0019's pick index): the spread
@@ -103,4 +105,37 @@ t.test('a 3-node pick reads a few node rows, not every online node', async (t) =
     // A country list (one row per country) and a window of pick keys per pick, never the 3000.
     t.ok(rows < 300, `rows read for 3 picks among 3000 online nodes: ${rows}`);
   });
+});
+
+t.test('a pick answered by its first round inserts the probe\'s tasks in the same statement; one that is not leaves them to the caller', async (t) => {
+  const { sql } = await testDatabase(t);
+  const owner = newId('user');
+  await addNode(sql, { country: 'DE', asn: 64500, capabilities: ['tcp'], owner_user_id: owner, allow_private: true });
+  await addNode(sql, { country: 'US', asn: 64510, capabilities: ['tcp'] });
+  await addNode(sql, { country: 'JP', asn: 64520, capabilities: ['tcp'], owner_user_id: owner });
+  const template = (count: number): FirstRoundTasks => ({
+    ids: Array.from({ length: count }, () => newId('probe_task')), probe_type: 'tcp', target: '198.18.0.10:443',
+    check: { type: 'tcp', target: '198.18.0.10:443', params: {} }, timeout_ms: 2000, grace_ms: 5000, requester_user_id: owner, private_user_id: owner,
+  });
+  let made: FirstRoundTasks | null = null;
+  const three = await selectNodesInserting(sql, 'tcp', {}, null, Math.random, (n) => (made = template(n)));
+  t.ok(three.inserted, 'three nodes in three countries: inserted with the pick');
+  const rows = await sql<Array<{ id: string; group_id: string; ordinal: number; node_id: string; status: string; allow_private: boolean; requester_user_id: string; check: unknown; ahead_s: number }>>`
+    SELECT id, group_id, ordinal, node_id, status, allow_private, requester_user_id, "check", extract(epoch FROM deadline_at - now())::float8 AS ahead_s
+    FROM probe_tasks ORDER BY ordinal`;
+  t.same(rows.map((r) => r.id), made!.ids, 'task i has id i');
+  t.same(rows.map((r) => r.node_id), three.nodes.map((n) => n.id), 'task i runs on node i');
+  t.ok(rows.every((r) => r.group_id === made!.ids[0] && r.status === 'queued' && r.requester_user_id === owner));
+  t.same(rows.map((r) => r.allow_private), three.nodes.map((n) => n.owner_user_id === owner && n.allow_private), 'private only on the requester\'s node that allows it');
+  t.ok(rows.some((r) => r.allow_private), 'the DE node qualifies');
+  t.same(rows[0]!.check, made!.check);
+  t.ok(rows.every((r) => r.ahead_s > 5 && r.ahead_s <= 7), 'deadline = now + timeout + grace');
+
+  const before = (await sql`SELECT count(*)::int AS n FROM probe_tasks`)[0]!.n;
+  const five = await selectNodesInserting(sql, 'tcp', sel({ count: 5 }), null, Math.random, template);
+  t.notOk(five.inserted, 'five picks among three countries take a second round: not inserted');
+  t.equal(five.nodes.length, 3);
+  const explicit = await selectNodesInserting(sql, 'tcp', { node_ids: [three.nodes[0]!.id] }, null, Math.random, template);
+  t.notOk(explicit.inserted, 'explicit nodes are never inserted here');
+  t.equal((await sql`SELECT count(*)::int AS n FROM probe_tasks`)[0]!.n, before, 'nothing inserted by either');
 });

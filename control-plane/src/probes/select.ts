@@ -1,5 +1,5 @@
 import { nodeSelectionSchema, type NodeSelection, type ProbeType } from '@vantage/shared-protocol';
-import { countriesAndFirstPicks, nodesByIds, pickInCountries, spreadCandidates, type CandidateFilter, type CandidateNode } from './node-selection.db.js';
+import { countriesAndFirstPicks, nodesByIds, pickInCountries, spreadCandidates, type CandidateFilter, type CandidateNode, type FirstRoundTasks } from './node-selection.db.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 
@@ -69,6 +69,23 @@ export interface NodeRequest {
  * with allow_private qualify; an explicit node that does not → 422 PROBE_TARGET_INVALID.
  */
 export async function selectNodes(sql: Sql, type: ProbeType, req: NodeRequest, private_owner: string | null, random: () => number = Math.random): Promise<CandidateNode[]> {
+  return (await selectNodesInserting(sql, type, req, private_owner, random)).nodes;
+}
+
+/** Automatic picks of at most this many nodes may insert their tasks in the pick statement. */
+export const FIRST_ROUND_INSERT_MAX = 16;
+
+/**
+ * {@link selectNodes}, and for an automatic pick of at most FIRST_ROUND_INSERT_MAX nodes whose
+ * first round of picks is the whole answer (at most one node per country), the probe's tasks
+ * inserted by the same statement (node-selection.db.ts countriesAndFirstPicks): `tasks(count)`
+ * gives them for `count` picks. `inserted` says whether that happened; when it did, task i went
+ * to `nodes[i]`; when not, the caller inserts them.
+ */
+export async function selectNodesInserting(
+  sql: Sql, type: ProbeType, req: NodeRequest, private_owner: string | null, random: () => number = Math.random,
+  tasks?: (count: number) => FirstRoundTasks,
+): Promise<{ nodes: CandidateNode[]; inserted: boolean }> {
   const explicit = [...new Set([...(req.node_ids ?? []), ...(req.node_id ? [req.node_id] : [])])];
   if (explicit.length > 0) {
     const found = new Map((await nodesByIds(sql, explicit)).filter((n) => !n.removed).map((n) => [n.id, n]));
@@ -83,17 +100,20 @@ export async function selectNodes(sql: Sql, type: ProbeType, req: NodeRequest, p
       const refused = nodes.filter((n) => !n.allow_private || n.owner_user_id !== private_owner);
       if (refused.length) throw new ApiError('PROBE_TARGET_INVALID', `private targets run only on your own nodes that allow them; ${refused[0]!.id} does not`, { node_ids: refused.map((n) => n.id) });
     }
-    return nodes;
+    return { nodes, inserted: false };
   }
   const selection = req.nodes ?? DEFAULT_SELECTION;
   const filter: CandidateFilter = { probe_type: type, sel: selection, private_owner };
-  const picked = (await indexedPick(sql, filter, selection.count, random)) ?? (await fullPick(sql, filter, selection.count, random));
+  const first_round = tasks && selection.count <= FIRST_ROUND_INSERT_MAX ? tasks(selection.count) : undefined;
+  const indexed = await indexedPick(sql, filter, selection.count, random, first_round);
+  if (indexed?.inserted) return indexed;
+  const picked = indexed?.nodes ?? (await fullPick(sql, filter, selection.count, random));
   if (picked.length === 0) {
     throw private_owner !== null
       ? new ApiError('PROBE_TARGET_INVALID', 'the target is private and none of your online nodes allows private targets')
       : new ApiError('PROBE_TOO_FEW_NODES', `no online node matches the selection for ${type} probes`);
   }
-  return picked;
+  return { nodes: picked, inserted: false };
 }
 
 /**
@@ -123,17 +143,23 @@ const COUNTRIES_MAX = 300;
  * come from one statement (countriesAndFirstPicks), so a pick of at most one node per country
  * (3 nodes among 9 countries) is one round trip. The answer is ordered as {@link spreadPick}
  * orders its own (countries round-robin).
+ * With `first_round`, the first statement also inserts those tasks when its round is the whole
+ * answer (`inserted`: then the nodes are in task order).
  * @returns the nodes, [] when there is no candidate, or null when the pick needs every
  *   candidate: more than INDEXED_ROUNDS_MAX picks per country, or a country ran out of nodes
  *   before its share (then {@link spreadPick} hands the rest to the others)
  */
-async function indexedPick(sql: Sql, filter: CandidateFilter, count: number, random: () => number): Promise<CandidateNode[] | null> {
+async function indexedPick(sql: Sql, filter: CandidateFilter, count: number, random: () => number, first_round?: FirstRoundTasks): Promise<{ nodes: CandidateNode[]; inserted: boolean } | null> {
   const seed = String(Math.floor(random() * 2 ** 31));
   // One pick key per country of the first round: at most `count`, and never more than the countries.
   const rs = Array.from({ length: Math.min(count, COUNTRIES_MAX) }, () => random());
-  const first = await countriesAndFirstPicks(sql, filter, count, INDEXED_ROUNDS_MAX, seed, rs);
+  const first = await countriesAndFirstPicks(sql, filter, count, INDEXED_ROUNDS_MAX, seed, rs, first_round);
   const { countries } = first;
-  if (countries.length === 0) return [];
+  if (first.inserted) {
+    // Every pick of the first round was found: position i + 1 holds task i's node.
+    return { nodes: [...first.found].sort((a, b) => a.i - b.i).map((x) => x.node), inserted: true };
+  }
+  if (countries.length === 0) return { nodes: [], inserted: false };
   const rounds = Math.ceil(count / countries.length);
   if (rounds > INDEXED_ROUNDS_MAX) return null;
   const share = countries.map((_, i) => Math.floor(count / countries.length) + (i < count % countries.length ? 1 : 0));
@@ -148,5 +174,5 @@ async function indexedPick(sql: Sql, filter: CandidateFilter, count: number, ran
     if (found.length < need.length) return null;
     for (const { i, node } of found) got[need[i]!]!.push(node);
   }
-  return interleave(got);
+  return { nodes: interleave(got), inserted: false };
 }
