@@ -70,11 +70,16 @@ export function connect(url: string, max = 10, log: Pick<Logger, 'error' | 'debu
   }) as unknown as Sql;
 }
 
-/** Connections of the {@link pickClient}: a pick is one short statement, so two serve hundreds a second. */
+/**
+ * Connections of the {@link pickClient}: a pick is one statement of about a millisecond (with the
+ * insert of a small probe's tasks, probes/select.ts), so two serve a few hundred probes a second;
+ * past that `postgres` pipelines statements onto them.
+ */
 export const PICK_POOL_SIZE = 2;
 
 /**
- * The client automatic node picks run on (probes/node-selection.db.ts): generic plans only.
+ * The client automatic node picks run on (probes/node-selection.db.ts; a small probe's task
+ * insert rides in the same statement): generic plans only.
  * Postgres plans a prepared statement anew on every call while its estimate for the generic plan
  * is above that of a plan for the given values; the pick statement (a skip scan over countries and
  * a window per country) is such a statement, and was planned on every call (0.4-0.8 ms of the
