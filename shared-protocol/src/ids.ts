@@ -54,11 +54,15 @@ const TIME_LEN = 10;
 const RANDOM_LEN = 16;
 const SECRET_LEN = 32;
 
-function base32Random(length: number): string {
-  const bytes = randomBytes(length);
+/** `length` Crockford base32 characters from `bytes` at `start`, 5 bits of each byte. */
+function base32Of(bytes: Uint8Array, start: number, length: number): string {
   let out = '';
-  for (let i = 0; i < length; i++) out += CROCKFORD[bytes[i]! & 31];
+  for (let i = start; i < start + length; i++) out += CROCKFORD[bytes[i]! & 31];
   return out;
+}
+
+function base32Random(length: number): string {
+  return base32Of(randomBytes(length), 0, length);
 }
 
 /**
@@ -75,8 +79,7 @@ function base32IdRandom(): string {
     randomFillSync(ID_POOL);
     id_pool_at = 0;
   }
-  let out = '';
-  for (let i = 0; i < RANDOM_LEN; i++) out += CROCKFORD[ID_POOL[id_pool_at + i]! & 31];
+  const out = base32Of(ID_POOL, id_pool_at, RANDOM_LEN);
   id_pool_at += RANDOM_LEN;
   return out;
 }

@@ -117,16 +117,15 @@ export function probeCreator(deps: ProbeCreatorDeps) {
     const sealed = (ids: string[]) => sealTaskCheck(box, ids[0]!, check);
     // A small automatic pick inserts its tasks in the pick statement when its first round is
     // the whole answer (probes/select.ts): these are those tasks' ids and columns.
-    let first_ids: string[] = [];
     const firstRound = (count: number): FirstRoundTasks => {
-      first_ids = Array.from({ length: count }, () => newId('probe_task'));
+      const ids = Array.from({ length: count }, () => newId('probe_task'));
       return {
-        ids: first_ids, probe_type: type, target: body.target, check: sealed(first_ids), timeout_ms, grace_ms: deps.config.task_grace_ms,
+        ids, probe_type: type, target: body.target, check: sealed(ids), timeout_ms, grace_ms: deps.config.task_grace_ms,
         requester_user_id: principal?.user_id ?? null, private_user_id: canProbePrivate(principal) ? principal.user_id : null,
       };
     };
     const { nodes, inserted } = await selectNodesInserting(deps.pick_sql ?? deps.sql, type, body, private_owner, deps.random, firstRound);
-    const ids = inserted ? first_ids : nodes.map(() => newId('probe_task'));
+    const ids = inserted ? inserted.ids : nodes.map(() => newId('probe_task'));
     const tasks: NewTask[] = nodes.map((node, i) => ({
       id: ids[i]!, group_id: ids[0]!, ordinal: i, node_id: node.id, probe_type: type, target: body.target, check,
       timeout_ms, grace_ms: deps.config.task_grace_ms, requester_user_id: principal?.user_id ?? null, allow_private: ownsPrivately(node, principal),
@@ -136,7 +135,7 @@ export function probeCreator(deps: ProbeCreatorDeps) {
       await insertTasks(deps.sql, stored_check === check ? tasks : tasks.map((t) => ({ ...t, check: stored_check })));
     }
     await Promise.all(tasks.map(dispatch));
-    log.debug({ task_id: ids[0], type, nodes: ids.length, inserted_with_pick: inserted }, 'probe created');
+    log.debug({ task_id: ids[0], type, nodes: ids.length, inserted_with_pick: inserted !== null }, 'probe created');
     return { task_id: ids[0]!, task_ids: ids, status: 'queued' };
   };
 }

@@ -152,7 +152,7 @@ export async function countriesAndFirstPicks(
         ${tasks.timeout_ms}, ${tasks.requester_user_id}, coalesce(p.allow_private AND p.owner_user_id = ${tasks.private_user_id}::text, false),
         now() + make_interval(secs => (${tasks.timeout_ms}::int + ${tasks.grace_ms}::int) / 1000.0)
       FROM picks p
-      WHERE (SELECT count(*) FROM picks) = ${count} AND p.pos <= ${tasks.ids.length}
+      WHERE (SELECT count(*) FROM picks) = ${count}
       RETURNING id
     )` : sql``;
   const rows = await sql<Array<{ country_key: string; pos: number; id: string | null; inserted: number } & Omit<CandidateNode, 'id'>>>`

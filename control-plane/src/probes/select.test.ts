@@ -117,9 +117,9 @@ t.test('a pick answered by its first round inserts the probe\'s tasks in the sam
     ids: Array.from({ length: count }, () => newId('probe_task')), probe_type: 'tcp', target: '198.18.0.10:443',
     check: { type: 'tcp', target: '198.18.0.10:443', params: {} }, timeout_ms: 2000, grace_ms: 5000, requester_user_id: owner, private_user_id: owner,
   });
-  let made: FirstRoundTasks | null = null;
-  const three = await selectNodesInserting(sql, 'tcp', {}, null, Math.random, (n) => (made = template(n)));
+  const three = await selectNodesInserting(sql, 'tcp', {}, null, Math.random, template);
   t.ok(three.inserted, 'three nodes in three countries: inserted with the pick');
+  const made = three.inserted;
   const rows = await sql<Array<{ id: string; group_id: string; ordinal: number; node_id: string; status: string; allow_private: boolean; requester_user_id: string; check: unknown; ahead_s: number }>>`
     SELECT id, group_id, ordinal, node_id, status, allow_private, requester_user_id, "check", extract(epoch FROM deadline_at - now())::float8 AS ahead_s
     FROM probe_tasks ORDER BY ordinal`;

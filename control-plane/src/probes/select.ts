@@ -79,13 +79,13 @@ export const FIRST_ROUND_INSERT_MAX = 16;
  * {@link selectNodes}, and for an automatic pick of at most FIRST_ROUND_INSERT_MAX nodes whose
  * first round of picks is the whole answer (at most one node per country), the probe's tasks
  * inserted by the same statement (node-selection.db.ts countriesAndFirstPicks): `tasks(count)`
- * gives them for `count` picks. `inserted` says whether that happened; when it did, task i went
- * to `nodes[i]`; when not, the caller inserts them.
+ * gives them for `count` picks. `inserted` is those tasks when that happened (task i went to
+ * `nodes[i]`), else null and the caller inserts them.
  */
 export async function selectNodesInserting(
   sql: Sql, type: ProbeType, req: NodeRequest, private_owner: string | null, random: () => number = Math.random,
   tasks?: (count: number) => FirstRoundTasks,
-): Promise<{ nodes: CandidateNode[]; inserted: boolean }> {
+): Promise<{ nodes: CandidateNode[]; inserted: FirstRoundTasks | null }> {
   const explicit = [...new Set([...(req.node_ids ?? []), ...(req.node_id ? [req.node_id] : [])])];
   if (explicit.length > 0) {
     const found = new Map((await nodesByIds(sql, explicit)).filter((n) => !n.removed).map((n) => [n.id, n]));
@@ -100,20 +100,20 @@ export async function selectNodesInserting(
       const refused = nodes.filter((n) => !n.allow_private || n.owner_user_id !== private_owner);
       if (refused.length) throw new ApiError('PROBE_TARGET_INVALID', `private targets run only on your own nodes that allow them; ${refused[0]!.id} does not`, { node_ids: refused.map((n) => n.id) });
     }
-    return { nodes, inserted: false };
+    return { nodes, inserted: null };
   }
   const selection = req.nodes ?? DEFAULT_SELECTION;
   const filter: CandidateFilter = { probe_type: type, sel: selection, private_owner };
   const first_round = tasks && selection.count <= FIRST_ROUND_INSERT_MAX ? tasks(selection.count) : undefined;
   const indexed = await indexedPick(sql, filter, selection.count, random, first_round);
-  if (indexed?.inserted) return indexed;
+  if (indexed?.inserted && first_round) return { nodes: indexed.nodes, inserted: first_round };
   const picked = indexed?.nodes ?? (await fullPick(sql, filter, selection.count, random));
   if (picked.length === 0) {
     throw private_owner !== null
       ? new ApiError('PROBE_TARGET_INVALID', 'the target is private and none of your online nodes allows private targets')
       : new ApiError('PROBE_TOO_FEW_NODES', `no online node matches the selection for ${type} probes`);
   }
-  return { nodes: picked, inserted: false };
+  return { nodes: picked, inserted: null };
 }
 
 /**
@@ -155,10 +155,8 @@ async function indexedPick(sql: Sql, filter: CandidateFilter, count: number, ran
   const rs = Array.from({ length: Math.min(count, COUNTRIES_MAX) }, () => random());
   const first = await countriesAndFirstPicks(sql, filter, count, INDEXED_ROUNDS_MAX, seed, rs, first_round);
   const { countries } = first;
-  if (first.inserted) {
-    // Every pick of the first round was found: position i + 1 holds task i's node.
-    return { nodes: [...first.found].sort((a, b) => a.i - b.i).map((x) => x.node), inserted: true };
-  }
+  // Every pick of the first round was found, in position order: position i + 1 holds task i's node.
+  if (first.inserted) return { nodes: first.found.map((x) => x.node), inserted: true };
   if (countries.length === 0) return { nodes: [], inserted: false };
   const rounds = Math.ceil(count / countries.length);
   if (rounds > INDEXED_ROUNDS_MAX) return null;

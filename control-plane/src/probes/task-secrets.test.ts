@@ -41,6 +41,18 @@ t.test('an HTTP probe\'s Authorization is never stored in plain text, and a node
   const [row] = await sql<{ check: string }[]>`SELECT "check"::text AS check FROM probe_tasks WHERE id = ${task.task_id}`;
   t.notMatch(row!.check, /token-that-must-not-be-stored/, 'the stored task holds no plain text');
   t.match(row!.check, /text\/html/, 'public headers are stored as sent');
+  // An automatic pick of one node in one country inserts its tasks in the pick statement: sealed too.
+  const auto = await call(app, 'POST', '/v1/probe/http', {
+    token: user.access_token,
+    body: { target: 'https://198.18.1.10/health', params: { headers: { Authorization: secret } }, nodes: { count: 1 } },
+  });
+  t.equal(auto.status, 202);
+  const auto_task = await enrolled.node.next('task.run');
+  t.equal(auto_task.task_id, auto.body.data.task_id);
+  t.match(auto_task.check, { params: { headers: { Authorization: secret } } }, 'sent as asked');
+  const [auto_row] = await sql<{ check: string }[]>`SELECT "check"::text AS check FROM probe_tasks WHERE id = ${auto_task.task_id}`;
+  t.notMatch(auto_row!.check, /token-that-must-not-be-stored/, 'stored sealed');
+  t.match(auto_row!.check, /Authorization/);
 
   // Unacknowledged: the task is sent again when the node says hello on a new connection.
   enrolled.node.close();
