@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
 import type { GeoLocator } from '../nodes/geo/geoip.js';
+import type { NodeHello, NodeRow } from '../nodes/nodes.db.js';
 import type { Logger } from '../log.js';
 import type { AssignmentFeed, ResultSink } from '../contracts.js';
 import type { UpgradeAuth } from './upgrade.js';
@@ -54,6 +55,8 @@ export interface HubCore {
   register(conn: Conn, node_id: string): void;
   /** Drop `conn` from the registry without marking the node offline (handshake refused after register). */
   unregister(conn: Conn): void;
+  /** Record the node online on this instance (nodes.db.ts markNodeOnline, batched: online-marks.ts); null when it may not be. */
+  markOnline(hello: NodeHello): Promise<NodeRow | null>;
 }
 
 /** Consecutive invalid frames after which the link is closed with protocol_error. */

@@ -3,7 +3,7 @@ import {
   type EnrollConfirmMessage, type EnrollMessage, type HelloMessage,
 } from '@vantage/shared-protocol';
 import { consumeEnrollmentToken, enrollmentTokenUse, ENROLLMENT_RETRY_WINDOW_S, setConsumedNode } from '../nodes/enrollment-tokens.db.js';
-import { confirmNodeCredential, insertNode, markNodeOffline, markNodeOnline, reissueUnconfirmedCredential } from '../nodes/nodes.db.js';
+import { confirmNodeCredential, insertNode, markNodeOffline, reissueUnconfirmedCredential } from '../nodes/nodes.db.js';
 import { cityById } from '../nodes/geo/cities.js';
 import type { GeoFacts } from '../nodes/geo/geoip.js';
 import { providerOf } from '../nodes/geo/provider.js';
@@ -152,7 +152,7 @@ async function hello(core: HubCore, conn: Conn, msg: HelloMessage): Promise<void
   // Closed meanwhile: its close event found no node to mark offline, so it must not be held now.
   if (conn.ws.readyState !== conn.ws.OPEN) return;
   core.register(conn, node.id);
-  const row = await markNodeOnline(core.sql, {
+  const row = await core.markOnline({
     id: node.id, instance_id: core.instance_id, ip_address: conn.ip, agent_version: msg.agent_version, capabilities: msg.capabilities,
   });
   if (!row) {

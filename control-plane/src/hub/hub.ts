@@ -17,6 +17,7 @@ import { handleFrame } from './frames.js';
 import { handshake } from './handshake.js';
 import { leaseStaleMs, startLease } from './lease.js';
 import { noteLife, startLiveness, type LivenessLimits } from './liveness.js';
+import { onlineMarker } from './online-marks.js';
 import { startRelay, type Relay } from './relay.js';
 import { createUpgradeHandler } from './upgrade.js';
 
@@ -109,6 +110,7 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
       if (conn.node_id && registry.get(conn.node_id) === conn) registry.delete(conn.node_id);
       conn.node_id = null;
     },
+    markOnline: onlineMarker(sql, log),
   };
 
   const started = (async () => {

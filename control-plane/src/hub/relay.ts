@@ -1,5 +1,6 @@
 import type { ServerMessage } from '@vantage/shared-protocol';
 import { z } from 'zod';
+import { batchCalls } from '../db/batch.js';
 import { storeRelayMessage, takeRelayMessage } from '../nodes/nodes.db.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
@@ -12,11 +13,14 @@ import type { Logger } from '../log.js';
  */
 export type RelayEvent =
   | { k: 'send'; instance_id: string; node_id: string; message?: ServerMessage; ref?: number }
-  | { k: 'drop'; node_id: string; close: 'node_disabled' | 'node_removed' | 'replaced'; except?: string };
+  | { k: 'drop'; node_ids: string[]; close: DropClose; except?: string };
+
+type DropClose = 'node_disabled' | 'node_removed' | 'replaced';
 
 const eventSchema = z.union([
   z.object({ k: z.literal('send'), instance_id: z.string(), node_id: z.string(), message: z.record(z.string(), z.unknown()).optional(), ref: z.number().int().optional() }),
-  z.object({ k: z.literal('drop'), node_id: z.string(), close: z.enum(['node_disabled', 'node_removed', 'replaced']), except: z.string().optional() }),
+  // `node_id`: one node, as instances before batched drops sent them.
+  z.object({ k: z.literal('drop'), node_ids: z.array(z.string()).optional(), node_id: z.string().optional(), close: z.enum(['node_disabled', 'node_removed', 'replaced']), except: z.string().optional() }),
 ]);
 
 /** Largest payload sent inline; Postgres refuses NOTIFY payloads of 8000 bytes or more. */
@@ -26,7 +30,7 @@ export interface Relay {
   /** Deliver `message` to `node_id` on `instance_id`. Throws when the database is unreachable. */
   send(instance_id: string, node_id: string, message: ServerMessage): Promise<void>;
   /** Ask every instance but `except` to close its socket for `node_id` with `close`. */
-  drop(node_id: string, close: 'node_disabled' | 'node_removed' | 'replaced', except?: string): Promise<void>;
+  drop(node_id: string, close: DropClose, except?: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,7 +41,7 @@ export interface Relay {
 export async function startRelay(opts: {
   sql: Sql; log: Logger; channel: string; instance_id: string;
   deliver: (node_id: string, message: ServerMessage) => void;
-  dropLocal: (node_id: string, close: 'node_disabled' | 'node_removed' | 'replaced') => void;
+  dropLocal: (node_id: string, close: DropClose) => void;
 }): Promise<Relay> {
   const { sql, log, channel, instance_id } = opts;
   const onPayload = async (payload: string): Promise<void> => {
@@ -49,7 +53,8 @@ export async function startRelay(opts: {
       return;
     }
     if (parsed.k === 'drop') {
-      if (parsed.except !== instance_id) opts.dropLocal(parsed.node_id, parsed.close);
+      if (parsed.except === instance_id) return;
+      for (const node_id of parsed.node_ids ?? (parsed.node_id ? [parsed.node_id] : [])) opts.dropLocal(node_id, parsed.close);
       return;
     }
     if (parsed.instance_id !== instance_id) return;
@@ -62,6 +67,21 @@ export async function startRelay(opts: {
     onPayload(payload).catch((err: unknown) => log.error({ err }, 'hub notification failed'));
   });
   const notify = (event: RelayEvent) => sql.notify(channel, JSON.stringify(event));
+  // Drops asked for together (every node of a restart says hello at once, each replacing any
+  // older socket elsewhere) go out as a few notifications of many nodes, not one each.
+  const drops = batchCalls<{ node_id: string; close: DropClose; except?: string }, void>(async (items) => {
+    const events = new Map<string, { close: DropClose; except?: string; node_ids: string[] }>();
+    for (const { node_id, close, except } of items) {
+      const key = `${close} ${except ?? ''}`;
+      const event = events.get(key) ?? { close, ...(except ? { except } : {}), node_ids: [] };
+      events.set(key, event);
+      event.node_ids.push(node_id);
+    }
+    for (const { node_ids, ...rest } of events.values()) {
+      for (const part of chunkByBytes(node_ids, INLINE_MAX_BYTES - 200)) await notify({ k: 'drop', node_ids: part, ...rest });
+    }
+    return items.map(() => undefined);
+  }, { max: 5000 });
   return {
     async send(target, node_id, message) {
       const inline = JSON.stringify({ k: 'send', instance_id: target, node_id, message });
@@ -73,10 +93,29 @@ export async function startRelay(opts: {
       await notify({ k: 'send', instance_id: target, node_id, ref });
     },
     async drop(node_id, close, except) {
-      await notify({ k: 'drop', node_id, close, ...(except ? { except } : {}) });
+      await drops({ node_id, close, ...(except ? { except } : {}) });
     },
     async stop() {
       await listener.unlisten();
     },
   };
+}
+
+/** `ids` in consecutive parts whose JSON (quoted, comma-separated) stays under `max_bytes`. */
+function chunkByBytes(ids: string[], max_bytes: number): string[][] {
+  const parts: string[][] = [];
+  let part: string[] = [];
+  let bytes = 0;
+  for (const id of ids) {
+    const size = Buffer.byteLength(id) + 3;
+    if (part.length > 0 && bytes + size > max_bytes) {
+      parts.push(part);
+      part = [];
+      bytes = 0;
+    }
+    part.push(id);
+    bytes += size;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
 }

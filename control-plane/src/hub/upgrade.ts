@@ -7,7 +7,8 @@ import { pickClientIp } from '../http/client-ip.js';
 import type { Logger } from '../log.js';
 import { FailedAuthLimiter, rateLimitHeaders } from '../middleware/rate-limit.js';
 import { enrollmentTokenUse } from '../nodes/enrollment-tokens.db.js';
-import { findNodeByCredential, type NodeRow } from '../nodes/nodes.db.js';
+import { findNodeByCredential, findNodesByCredential, type NodeRow } from '../nodes/nodes.db.js';
+import { batchCalls } from '../db/batch.js';
 import { secretHash } from '../nodes/secrets.js';
 import { UpgradeCounter } from './upgrade-limit.js';
 import { afterPreviousResponse, declaresBody, rejectUpgrade, serveAsPlainRequest } from './upgrade-answers.js';
@@ -17,6 +18,23 @@ export type UpgradeAuth =
   | { ok: true; kind: 'enroll'; token_hash: string }
   | { ok: true; kind: 'node'; node: NodeRow }
   | { ok: false; status: number; code: ErrorCode; message: string; headers?: Record<string, string> };
+
+/** The live node holding a credential hash, or null (nodes.db.ts findNodeByCredential). */
+export type CredentialLookup = (credential_hash: string) => Promise<NodeRow | null>;
+
+/** Upgrades whose credentials one statement looks up at most. */
+const LOOKUP_BATCH_MAX = 500;
+
+/**
+ * {@link CredentialLookup} for a burst of upgrades (every node reconnecting after a restart) in a
+ * few statements instead of one each ({@link batchCalls}).
+ */
+export function batchedCredentialLookup(sql: Sql): CredentialLookup {
+  return batchCalls<string, NodeRow | null>(async (hashes) => {
+    const found = await findNodesByCredential(sql, hashes);
+    return hashes.map((h) => found.get(h) ?? null);
+  }, { max: LOOKUP_BATCH_MAX });
+}
 
 /** Time from an upgrade request to its answer (the database may be slow or away), ms: then 503. */
 export const UPGRADE_DECISION_MS = 10_000;
@@ -30,7 +48,7 @@ const RETRY_AFTER_S = '5';
  * (NODE_ALREADY_BANNED); 409 NODE_STATE_CONFLICT (with Retry-After) for a used token whose node
  * is online and has not confirmed its credential yet. Database failures propagate (503).
  */
-export async function authenticateUpgrade(sql: Sql, req: IncomingMessage): Promise<UpgradeAuth> {
+export async function authenticateUpgrade(sql: Sql, req: IncomingMessage, nodeByCredential: CredentialLookup = (hash) => findNodeByCredential(sql, hash)): Promise<UpgradeAuth> {
   const bearer = /^Bearer\s+(\S{1,512})\s*$/i.exec(req.headers.authorization ?? '')?.[1];
   if (!bearer) return { ok: false, status: 401, code: 'AUTH_REQUIRED', message: 'Authorization: Bearer <ent_… | nk_…> is required' };
   if (isSecret('enrollment_token', bearer)) {
@@ -45,7 +63,7 @@ export async function authenticateUpgrade(sql: Sql, req: IncomingMessage): Promi
     return { ok: true, kind: 'enroll', token_hash: secretHash(bearer) };
   }
   if (isSecret('node_credential', bearer)) {
-    const node = await findNodeByCredential(sql, secretHash(bearer));
+    const node = await nodeByCredential(secretHash(bearer));
     if (!node) return { ok: false, status: 401, code: 'AUTH_INVALID_TOKEN', message: 'node credential invalid or revoked' };
     if (node.status === 'disabled' || node.status === 'banned') {
       return { ok: false, status: 401, code: 'NODE_ALREADY_BANNED', message: `node is ${node.status}` };
@@ -114,6 +132,7 @@ export function createUpgradeHandler(server: Server, deps: UpgradeDeps): (req: I
   const window_s = config.rate_limit_window_s;
   const failures = new FailedAuthLimiter(sql, config.rate_limit_invalid_credentials, window_s);
   const upgrades = new UpgradeCounter(window_s);
+  const nodeByCredential = batchedCredentialLookup(sql);
 
   return function onUpgrade(req, socket, head) {
     socket.on('error', destroySocket);
@@ -158,7 +177,7 @@ export function createUpgradeHandler(server: Server, deps: UpgradeDeps): (req: I
       const blocked = failures.blocked(ip ?? 'unknown');
       if (blocked) return refuse(429, 'RATE_LIMIT_EXCEEDED', 'too many invalid credentials from this address', rateLimitHeaders(failures.limit, blocked));
       await deps.ready();
-      const auth = await authenticateUpgrade(sql, req);
+      const auth = await authenticateUpgrade(sql, req, nodeByCredential);
       if (!auth.ok) {
         if (auth.status === 401) {
           const fails = await failures.record(ip ?? 'unknown');

@@ -104,12 +104,51 @@ export async function findNodeByCredential(sql: Sql, credential_hash: string): P
 }
 
 /**
+ * The nodes holding `credential_hashes` (one statement for a burst of upgrades), keyed by
+ * credential hash; a hash no live node holds is absent.
+ */
+export async function findNodesByCredential(sql: Sql, credential_hashes: string[]): Promise<Map<string, NodeRow>> {
+  if (credential_hashes.length === 0) return new Map();
+  const rows = await sql<Array<NodeRow & { credential_hash: string }>>`
+    SELECT credential_hash, ${COLUMNS(sql)} FROM nodes
+    WHERE credential_hash = ANY(${credential_hashes}::text[]) AND removed_at IS NULL`;
+  return new Map(rows.map(({ credential_hash, ...row }) => [credential_hash, row]));
+}
+
+/** What a hello records of a node: {@link markNodeOnline}'s input. */
+export interface NodeHello { id: string; instance_id: string; ip_address: string | null; agent_version: string; capabilities: string[] }
+
+/**
+ * {@link markNodeOnline} for many nodes in one statement (a burst of hellos), the rows locked in
+ * id order. @returns the updated rows keyed by id; a disabled, banned or removed node is absent
+ */
+export async function markNodesOnline(sql: Sql, hellos: NodeHello[]): Promise<Map<string, NodeRow>> {
+  if (hellos.length === 0) return new Map();
+  // Prefixed names: RETURNING's unqualified columns must name only the nodes row.
+  const input = hellos.map((h) => ({ h_id: h.id, h_instance: h.instance_id, h_ip: h.ip_address, h_version: h.agent_version, h_caps: h.capabilities }));
+  const rows = await sql<NodeRow[]>`
+    WITH h AS (
+      SELECT * FROM jsonb_to_recordset(${sql.json(input as never)})
+        AS h(h_id text, h_instance text, h_ip text, h_version text, h_caps text[])
+    ), locked AS (
+      SELECT n.id AS locked_id FROM nodes n JOIN h ON h.h_id = n.id
+      WHERE n.status IN ('online', 'offline') AND n.removed_at IS NULL
+      ORDER BY n.id FOR UPDATE OF n
+    )
+    UPDATE nodes SET status = 'online', instance_id = h.h_instance, ip_address = h.h_ip,
+      agent_version = h.h_version, capabilities = h.h_caps, last_seen_at = now(),
+      credential_confirmed_at = coalesce(nodes.credential_confirmed_at, now())
+    FROM h JOIN locked ON locked.locked_id = h.h_id
+    WHERE nodes.id = h.h_id
+    RETURNING ${COLUMNS(sql)}`;
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/**
  * Record that `instance_id` now holds the node's socket. Refused (null) for disabled, banned or
  * removed nodes, so a node disabled between upgrade and hello cannot come online.
  */
-export async function markNodeOnline(sql: Sql, n: {
-  id: string; instance_id: string; ip_address: string | null; agent_version: string; capabilities: string[];
-}): Promise<NodeRow | null> {
+export async function markNodeOnline(sql: Sql, n: NodeHello): Promise<NodeRow | null> {
   const [row] = await sql<NodeRow[]>`
     UPDATE nodes SET status = 'online', instance_id = ${n.instance_id}, ip_address = ${n.ip_address},
       agent_version = ${n.agent_version}, capabilities = ${n.capabilities}, last_seen_at = now(),

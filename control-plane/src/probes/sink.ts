@@ -1,7 +1,8 @@
 import { sanitizeStrings, type MonitorResultEnvelope, type ResultEnvelope, type TaskAckMessage } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
-import { dropServerFailure, lockTask, unackedTasks, storedResultIds, storeTaskResult } from './tasks.db.js';
+import { dropServerFailure, lockTask, unackedTasksOf, storedResultIds, storeTaskResult, type TaskRow } from './tasks.db.js';
+import { batchCalls } from '../db/batch.js';
 import { firstResultWriter } from './first-results.js';
 import { createAckWriter } from './task-acks.js';
 import type { MonitorResultStore, ResultSink } from '../contracts.js';
@@ -10,6 +11,9 @@ import { failLostTasks, failTask } from './failures.js';
 import { signalGroups } from './signals.js';
 import { openTaskCheck } from './task-secrets.js';
 import { SecretKeyError, secretBoxOf } from '../secrets/secret-box.js';
+
+/** Nodes whose open tasks one statement reads at most (pendingTasks). */
+const PENDING_BATCH_NODES = 500;
 
 /** Reasons a result is refused (sent back to the node in the hub's `error` frame). */
 export const REJECT = {
@@ -186,8 +190,15 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
 
   const box = secretBoxOf(deps.config ?? {});
 
+  // A restart brings every node back at once: their open tasks are read in a few statements.
+  const unacked = batchCalls<string, TaskRow[]>(async (node_ids) => {
+    const by_node = new Map<string, TaskRow[]>(node_ids.map((id) => [id, []]));
+    for (const row of await unackedTasksOf(sql, [...new Set(node_ids)])) by_node.get(row.node_id)?.push(row);
+    return node_ids.map((id) => by_node.get(id)!);
+  }, { max: PENDING_BATCH_NODES });
+
   async function pendingTasks(node_id: string) {
-    const rows = await unackedTasks(sql, node_id);
+    const rows = await unacked(node_id);
     const allow_cidrs = deps.config?.probe_allow_cidrs ?? [];
     return rows.flatMap((r) => {
       let check: typeof r.check;

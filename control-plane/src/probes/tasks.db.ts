@@ -174,12 +174,19 @@ export async function storedResultIds(tx: Executor, result_ids: string[]): Promi
   return new Set(rows.map((r) => r.result_id));
 }
 
-/** Tasks of `node_id` still queued (never acknowledged by the node) whose deadline is ahead, oldest first. */
-export async function unackedTasks(sql: Executor, node_id: string): Promise<TaskRow[]> {
+/**
+ * Tasks of each of `node_ids` still queued (never acknowledged by the node) whose deadline is
+ * ahead: up to 1000 per node, oldest first per node. One statement for a burst of hellos.
+ */
+export async function unackedTasksOf(sql: Executor, node_ids: string[]): Promise<TaskRow[]> {
+  if (node_ids.length === 0) return [];
   return sql<TaskRow[]>`
-    SELECT ${TASK_COLUMNS(sql)} FROM probe_tasks
-    WHERE node_id = ${node_id} AND status = 'queued' AND deadline_at > now()
-    ORDER BY created_at LIMIT 1000`;
+    SELECT t.* FROM unnest(${node_ids}::text[]) AS n(id)
+    CROSS JOIN LATERAL (
+      SELECT ${TASK_COLUMNS(sql)} FROM probe_tasks
+      WHERE node_id = n.id AND status = 'queued' AND deadline_at > now()
+      ORDER BY created_at LIMIT 1000
+    ) t`;
 }
 
 /** Ids of `node_id`'s tasks the node accepted (running) that are not in `held`. */
