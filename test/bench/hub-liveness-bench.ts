@@ -1,7 +1,8 @@
 /**
  * Benchmark (not a test) of node liveness in the hub and the agent's reconnects: N nodes, each the
  * real agent connection (node-agent/src/connection/client.ts, its heartbeats and reconnect policy)
- * in a child process, against ONE in-process control-plane hub with the real result sink on the
+ * in a child process, against ONE in-process control-plane hub with the real result sink and
+ * monitor assignment feed (as main.ts builds it; the nodes ack their sets) on the
  * real Postgres at TEST_DATABASE_URL (a scratch database, dropped afterwards). Prints JSON with:
  *  - storm: all N agents connect at the same instant; attempts that failed before `welcome` and
  *    the time until all N are online;
@@ -65,11 +66,15 @@ async function simulateNodes(): Promise<void> {
         },
         info: noop, debug: noop, error: noop, trace: noop, fatal: noop, child: () => log,
       };
-      const c = new Connection({
+      // Assignment sets are acked as the agent does (node-agent/src/connection/dispatch.ts).
+      const onMessage = (m: { type: string; version?: number }) => {
+        if (m.type === 'assignments.full') c.send({ type: 'assignments.ack', version: m.version! });
+      };
+      const c: InstanceType<typeof Connection> = new Connection({
         control_plane_url: base,
         greeting: () => ({ secret: new Secret(n.credential), first: { type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: 'bench', node_id: n.id, capabilities: ['tcp'] } }),
         onWelcome: () => { welcomed_this_attempt = true; stats.welcomed++; stats.up++; },
-        onMessage: noop,
+        onMessage: onMessage as never,
         onDown: () => { stats.up--; },
         log: log as never,
       });
@@ -94,6 +99,7 @@ async function main(): Promise<void> {
   const { createLogger } = await import('../../control-plane/src/log.js');
   const hubModule = await import('../../control-plane/src/hub/hub.js');
   const { createResultSink } = await import('../../control-plane/src/probes/sink.js');
+  const { createAssignmentFeed } = await import('../../control-plane/src/monitors/assignment-feed.js');
   const { secretHash } = await import('../../control-plane/src/nodes/secrets.js');
   const n_nodes = Number(values.nodes);
   const idle_s = Number(values['idle-s']);
@@ -122,13 +128,17 @@ async function main(): Promise<void> {
     }
 
     let hub!: ReturnType<typeof hubModule.createHub>;
+    let feed!: ReturnType<typeof createAssignmentFeed>;
     let server!: Server;
     let hub_started_at = 0;
     let port = 0;
     const sockets = new Set<Socket>();
     const startControlPlane = async () => {
       hub_started_at = Date.now();
-      hub = hubModule.createHub({ sql, log, config, results });
+      // As main.ts builds it: every node gets its monitor assignments after hello.
+      feed = createAssignmentFeed({ sql, log, config });
+      await feed.start();
+      hub = hubModule.createHub({ sql, log, config, results, assignments: feed });
       await hub.ready();
       server = createServer((_req, res) => res.writeHead(404).end());
       server.on('connection', (sock: Socket) => { sockets.add(sock); sock.once('close', () => sockets.delete(sock)); });
@@ -141,12 +151,13 @@ async function main(): Promise<void> {
       // then the hub's timers are stopped as the process would be gone.
       if (crash) for (const sock of sockets) sock.destroy();
       await hub.close();
+      await feed.stop();
       sockets.clear();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     };
     await startControlPlane();
     const base = `http://127.0.0.1:${port}`;
-    t.teardown(async () => { await hub.close(); server.closeAllConnections(); await new Promise((r) => server.close(r)); });
+    t.teardown(async () => { await hub.close(); await feed.stop(); server.closeAllConnections(); await new Promise((r) => server.close(r)); });
 
     child = fork(fileURLToPath(import.meta.url), ['--sim-nodes'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const replies: Array<(m: any) => void> = [];

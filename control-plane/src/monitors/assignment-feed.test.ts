@@ -10,6 +10,7 @@ import { createLogger } from '../log.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
 import type { TestNode } from '../test-support/test-node.js';
 import { createAssignmentFeed } from './assignment-feed.js';
+import { assignmentSets } from './assignments.db.js';
 
 /*
  * Assignments reach simulated nodes (TestNode: the real protocol, no agent) held by either of two
@@ -114,6 +115,33 @@ t.test('a node that holds another version gets a full set; a reconnecting node g
   t.teardown(() => again.close());
   const reconnect = await again.next('assignments.full');
   t.same(reconnect.assignments.map((x) => x.monitor_id), [m.id], 'its whole set on reconnect');
+});
+
+t.test('nodes saying hello together each get their own whole set (read for all in one statement)', async (t) => {
+  await waitFor(async () => (await sql`SELECT count(*)::int AS n FROM nodes WHERE status = 'online'`)[0]!.n === 0);
+  const one = await enrollNode(baseB, await makeToken(sql, { country_code: 'BR' }), 'probe-d');
+  await nextAssignments(one.node, { version: -1 });
+  const m1 = (await api('POST', '/v1/monitors', { name: 'd', type: 'ping', target: '198.18.1.11', interval_s: 60, node_count: 1 })).body.data;
+  t.same(m1.node_ids, [one.node_id]);
+  const two = await enrollNode(baseB, await makeToken(sql, { country_code: 'AR' }), 'probe-e');
+  const m2 = (await api('POST', '/v1/monitors', { name: 'e', type: 'ping', target: '198.18.1.12', interval_s: 60, node_count: 2 })).body.data;
+  t.same([...m2.node_ids].sort(), [one.node_id, two.node_id].sort());
+
+  const sets = await assignmentSets(sql, [one.node_id, two.node_id, 'node_unknown']);
+  t.same(sets.get(one.node_id)!.rows.map((r) => r.id).sort(), [m1.id, m2.id].sort());
+  t.same(sets.get(two.node_id)!.rows.map((r) => r.id), [m2.id]);
+  t.ok(sets.get(one.node_id)!.version > 0 && sets.get(two.node_id)!.version > 0, 'each its version');
+  t.same(sets.get('node_unknown'), { version: 0, rows: [] }, 'a node never assigned: version 0, nothing');
+
+  one.node.close();
+  two.node.close();
+  await Promise.all([one.node.closed, two.node.closed]);
+  const again = await Promise.all([helloNode(baseB, one.credential, one.node_id), helloNode(baseB, two.credential, two.node_id)]);
+  t.teardown(() => { for (const n of again) n.close(); });
+  const [full1, full2] = await Promise.all(again.map((n) => n.next('assignments.full')));
+  t.same(full1!.assignments.map((x) => x.monitor_id).sort(), [m1.id, m2.id].sort());
+  t.same(full2!.assignments.map((x) => x.monitor_id), [m2.id]);
+  t.equal(full1!.version, sets.get(one.node_id)!.version);
 });
 
 function base(): string {

@@ -1,19 +1,22 @@
 import { roundPhaseMs, type Assignment, type ServerMessage } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { AssignmentFeed } from '../contracts.js';
+import { batchCalls } from '../db/batch.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { SecretKeyError, secretBoxOf } from '../secrets/secret-box.js';
 import { openedConfig } from './header-secrets.js';
 import { onAssignmentsChanged } from './assignment-signals.js';
 import {
-  assignmentIndex, assignmentRows, assignmentSet, assignmentVersions, recordAssignmentsAck, type AssignmentRow,
+  assignmentIndex, assignmentRows, assignmentSets, assignmentVersions, recordAssignmentsAck, type AssignmentRow,
 } from './assignments.db.js';
 
 /** Postgres channel on which bump_node_assignments (0024) announces nodes with new versions. */
 export const ASSIGNMENTS_CHANNEL = 'vantage_assignments';
 /** Assignments' JSON per frame at most (the agent accepts 1 MiB frames; a set can be far larger). */
 const FRAME_BYTES_MAX = 256 * 1024;
+/** Nodes whose full sets one statement reads at most (a node's set may hold thousands of monitors). */
+const FULL_SET_BATCH_NODES = 100;
 /** A version sent and not acked for this long is sent again as a full set, ms. */
 const ACK_TIMEOUT_MS = 60_000;
 
@@ -79,6 +82,11 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
   let stopListening: (() => Promise<void>) | null = null;
   let sweeper: NodeJS.Timeout | null = null;
   const box = secretBoxOf(config);
+  // Every node says hello at once after a restart: their full sets are read in a few statements.
+  const fullSet = batchCalls<string, { version: number; rows: AssignmentRow[] }>(async (node_ids) => {
+    const sets = await assignmentSets(sql, node_ids);
+    return node_ids.map((id) => sets.get(id)!);
+  }, { max: FULL_SET_BATCH_NODES });
 
   /**
    * The assignments of `rows`, header secrets opened (nodes get them over their authenticated
@@ -110,7 +118,7 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
   }
 
   async function sendFull(node_id: string, link: Link): Promise<void> {
-    const { version, rows } = await assignmentSet(sql, node_id);
+    const { version, rows } = await fullSet(node_id);
     const parts = chunks(assignable(rows));
     const frames: ServerMessage[] = parts.map((part, i) => i === 0
       ? { type: 'assignments.full', version, assignments: part }

@@ -31,19 +31,27 @@ export async function assignmentIndex(sql: Sql, node_id: string): Promise<{ vers
   return { version: Number(rows[0]?.version ?? 0), monitors };
 }
 
-/** The node's assignment version and every active monitor placed on it, whole (a full set). */
-export async function assignmentSet(sql: Sql, node_id: string): Promise<{ version: number; rows: AssignmentRow[] }> {
-  const rows = await sql<Array<{ version: number } & { [K in keyof AssignmentRow]: AssignmentRow[K] | null }>>`
-    SELECT v.version, s.* FROM
-      (SELECT coalesce(max(version), 0)::float8 AS version FROM node_assignments WHERE node_id = ${node_id}) v
+/**
+ * Each node's assignment version and every active monitor placed on it, whole (a full set), for
+ * many nodes in one statement (a burst of hellos after a restart). Every node of `node_ids` is in
+ * the answer (version 0 and no rows before its first assignment).
+ */
+export async function assignmentSets(sql: Sql, node_ids: string[]): Promise<Map<string, { version: number; rows: AssignmentRow[] }>> {
+  const sets = new Map(node_ids.map((id) => [id, { version: 0, rows: [] as AssignmentRow[] }]));
+  if (node_ids.length === 0) return sets;
+  const rows = await sql<Array<{ node_id: string; version: number } & { [K in keyof AssignmentRow]: AssignmentRow[K] | null }>>`
+    SELECT n.id AS node_id, v.version, s.* FROM unnest(${[...sets.keys()]}::text[]) AS n(id)
+    CROSS JOIN LATERAL (SELECT coalesce(max(version), 0)::float8 AS version FROM node_assignments WHERE node_id = n.id) v
     LEFT JOIN LATERAL (
       SELECT m.id, m.revision::int AS revision, m.type, m.target, m.config, m.interval_s, m.private_target
       FROM monitor_placements p JOIN monitors m ON m.id = p.monitor_id
-      WHERE p.node_id = ${node_id} AND p.ended_at IS NULL AND m.status = 'active') s ON true`;
-  return {
-    version: Number(rows[0]?.version ?? 0),
-    rows: rows.filter((r) => r.id !== null).map(({ version: _, ...r }) => r as AssignmentRow),
-  };
+      WHERE p.node_id = n.id AND p.ended_at IS NULL AND m.status = 'active') s ON true`;
+  for (const { node_id, version, ...r } of rows) {
+    const set = sets.get(node_id)!;
+    set.version = Number(version);
+    if (r.id !== null) set.rows.push(r as AssignmentRow);
+  }
+  return sets;
 }
 
 /** The monitors `ids` (those that still exist), whole. */
