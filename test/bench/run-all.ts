@@ -26,7 +26,7 @@ import { describeMachine, machineMarkdown } from './lib/machine.js';
 import type { Figure } from './lib/markdown.js';
 import { existsSync } from 'node:fs';
 import { parseAlert, parseChecks, parseMonitors } from './lib/monitoring-parsers.js';
-import { parseAgent, parseApi, parseProbeTables, type Parsed } from './lib/parsers.js';
+import { parseAgent, parseApi, parseLiveness, parseProbeTables, type Parsed } from './lib/parsers.js';
 import { Progress } from './lib/progress.js';
 import { runScript, type ScriptRun } from './lib/run-script.js';
 
@@ -92,6 +92,14 @@ async function benches(): Promise<Bench[]> {
     ] as const).map(([name, args, quick]): Bench => ({
       name, area: 'Node hub', file: 'hub-bench.ts', args: [...args], timeout_s: 1200, parse: parseProbeTables,
       quick_args: [...quick, '--rates', '5,40', '--step-s', '2', '--fanouts', '3'],
+    })),
+    // Node liveness: connection storm, idle cost, close wave and restarts with real agent connections.
+    ...([
+      ['hub-liveness-1k', ['--nodes', '1000', '--idle-s', '20']],
+      ['hub-liveness-10k', ['--nodes', '10000', '--idle-s', '20']],
+    ] as const).map(([name, args]): Bench => ({
+      name, area: 'Node hub', file: 'hub-liveness-bench.ts', args: [...args], timeout_s: 900, parse: parseLiveness,
+      quick_args: ['--nodes', '300', '--idle-s', '2', '--restart-gap-ms', '1000'],
     })),
     { name: 'agent-bench', area: 'Node agent', file: 'agent-bench.ts', args: [], quick_args: ['--results', '5000', '--idle-s', '2'], timeout_s: 300, parse: parseAgent },
     { name: 'api-bench', area: 'HTTP API', file: 'api-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 120, parse: parseApi },

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { figuresFromProbeTables, figuresTable, parseMarkdownTables } from './markdown.js';
-import { parseAgent, parseApi, parseHub, parseProbeTables } from './parsers.js';
+import { parseAgent, parseApi, parseHub, parseLiveness, parseProbeTables } from './parsers.js';
 import { median, quantile } from './stats.js';
 
 const PING = `| measure | ours | iputils ping | difference | goal |
@@ -69,6 +69,60 @@ t.test('hub, agent and API outputs', async (t) => {
   const api = parseApi(API).figures;
   t.match(api.map((f) => f.ours), ['1428/s', '10 / 56 / 173 ms']);
   t.throws(() => parseHub('crashed'), /no JSON object/);
+});
+
+const LIVENESS = `{
+  "nodes": 10000,
+  "heartbeat_interval_ms": 4000,
+  "listen_backlog": 16384,
+  "storm": {
+    "failed_attempts": 0,
+    "failure_reasons": {},
+    "all_online_s": 2.6
+  },
+  "idle": {
+    "seconds": 5,
+    "event_loop_delay_max_ms": 10.37,
+    "event_loop_delay_p99_ms": 8.13,
+    "node_row_updates_per_min": 13125
+  },
+  "close_wave": {
+    "online_after_2s": 8,
+    "online_after_10s": 0,
+    "max_online_after_1s": 8,
+    "all_offline_s": 2.52
+  },
+  "storm_after_wave": {
+    "failed_attempts": 0,
+    "failure_reasons": {},
+    "all_online_s": 2.17
+  },
+  "restart": {
+    "gap_ms": 3000,
+    "graceful": {
+      "all_back_after_listen_s": 3.5,
+      "failed_attempts": 17096,
+      "failure_reasons": {
+        "code 1006": 16981,
+        "upgrade refused: HTTP 503: UNAVAILABLE: server shutting down": 115
+      }
+    },
+    "crash": {
+      "all_back_after_listen_s": 3.11,
+      "failed_attempts": 13794,
+      "failure_reasons": {
+        "code 1006": 13794
+      }
+    }
+  }
+}`;
+
+t.test('hub liveness output: each figure beside its goal', async (t) => {
+  const live = parseLiveness(LIVENESS).figures;
+  t.match(live.map((f) => f.ours), ['2.6 s (0)', '8.13 / 10.37 ms', '13125', '8 / 0; 2.52 s', '3.5 s (17096 attempts refused meanwhile)', '3.11 s (13794 attempts refused meanwhile)']);
+  t.match(live[5], { figure: /crash restart.*kill -9 \(3000 ms gap\)/, goal: '< 10 s' });
+  t.equal(parseLiveness(LIVENESS.replace('"nodes": 10000', '"nodes": 1000')).figures[5]!.goal, '< 10 s (at 10,000 nodes)');
+  t.throws(() => parseLiveness('{"nodes": 10}'), TypeError, 'a missing phase is refused');
 });
 
 t.test('the table writer escapes pipes, and the reader reads them back', async (t) => {
