@@ -6,7 +6,7 @@
  * real Postgres at TEST_DATABASE_URL (a scratch database, dropped afterwards). Prints JSON with:
  *  - storm: all N agents connect at the same instant; attempts that failed before `welcome` and
  *    the time until all N are online;
- *  - idle (`--idle-s`, default 60): event-loop delay of the control plane (perf_hooks
+ *  - idle (`--idle-s`, default 60, from three heartbeat intervals after the storm): event-loop delay of the control plane (perf_hooks
  *    monitorEventLoopDelay: max and p99, ms; the heartbeat tick is the only work at idle) and
  *    `nodes` row updates per minute (pg_stat_user_tables n_tup_upd delta);
  *  - close wave: all N agents close at once just after a heartbeat tick starts; nodes still
@@ -189,8 +189,10 @@ async function main(): Promise<void> {
     console.error(`storm: ${n_nodes} agents connect at once (listen backlog ${backlog})`);
     const storm_1 = await storm();
 
-    console.error(`idle: ${idle_s} s`);
-    await sleep(3000);
+    // Each connection's first heartbeat reports its clock offset, written once (hub/clock-offset.ts):
+    // the idle window starts after every node's first heartbeat, so it counts steady-state writes only.
+    console.error(`idle: ${idle_s} s, after ${(3 * config.heartbeat_interval_ms) / 1000} s`);
+    await sleep(3 * config.heartbeat_interval_ms);
     const updates = async () => {
       await sql`SELECT pg_stat_clear_snapshot()`;
       return Number((await sql<{ n: string }[]>`SELECT n_tup_upd::text AS n FROM pg_stat_user_tables WHERE relname = 'nodes'`)[0]!.n);
