@@ -21,6 +21,7 @@ import { openResultAudit } from './outbox/audit.js';
 import { Outbox } from './outbox/outbox.js';
 import { OutboxSender, type SenderOptions } from './outbox/sender.js';
 import { detectCapabilities } from './probes/capabilities.js';
+import { prepareKernelStamps } from './probes/timestamps/kernel.js';
 import type { StateDb } from './state/db.js';
 import { markConnected, readIdentity, saveIdentity } from './state/identity.js';
 import { Secret } from './secret.js';
@@ -191,7 +192,10 @@ export function createAgent(deps: AgentDeps): Agent {
       await stopping;
       return { kind: 'stopped' };
     }
-    if (mode === 'run') scheduler.sync(assignments.list());
+    if (mode === 'run') {
+      prepareKernelStamps(); // so that even the first ping or traceroute hop gets a kernel stamp
+      scheduler.sync(assignments.list());
+    }
     // Files of results dropped or never written while the agent was down; then upload the rest.
     if (spool) {
       const swept = spool.sweep(outbox.artifactDigests());

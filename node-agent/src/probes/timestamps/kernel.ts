@@ -72,6 +72,19 @@ function keepStampingOn(ioctl: IoctlFn): void {
 }
 
 /**
+ * Turn the kernel's receive stamping on and measure the realtime/hrtime offset now, at agent
+ * start, rather than at the first probe: stamping is turned on through deferred work, so a
+ * reply arriving right after the first socket asked for it carries none, and that first probe
+ * would be timed from its read. Does nothing where stamps are unavailable; idempotent.
+ */
+export function prepareKernelStamps(): void {
+  const ioctl = loadIoctl();
+  if (!ioctl) return;
+  keepStampingOn(ioctl);
+  realtimeOffsetNs();
+}
+
+/**
  * Timestamps for the socket `fd`: turns them on at once (the first SIOCGSTAMPNS sets
  * SOCK_TIMESTAMP, so packets arriving from then on are stamped; call before sending). Null when
  * the ioctl addon is unavailable or the socket refuses.
