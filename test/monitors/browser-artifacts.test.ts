@@ -19,6 +19,7 @@ import { artifactKey, artifactSigner } from '../../control-plane/src/artifacts/s
 import { ArtifactStore } from '../../control-plane/src/artifacts/store.js';
 import { startPlacementJob } from '../../control-plane/src/monitors/placement-job.js';
 import { registerUser, testApp } from '../../control-plane/src/test-support/app.js';
+import { reportLeftHandles } from '../../control-plane/src/test-support/left-handles.js';
 import { startRelay } from './switchable-relay.js';
 
 /*
@@ -249,4 +250,5 @@ t.test('browser artifacts: uploaded per result, stored content-addressed, served
     t.notOk(store.has(sha), 'the file is gone from the data folder');
     t.equal((await fetch(output.har_url)).status, 404);
   });
+  reportLeftHandles(t); // added last, so it runs after every other teardown
 });
