@@ -87,6 +87,10 @@ t.test('scheduler: rounds aligned to the control plane clock on every node; a ro
   t.same(fired.filter((f) => f.node === 'n1'), [], 'nothing ran again');
   n1.stop();
   t.same(n1.monitor_ids, []);
+  // An assignments frame handled while the stopped agent flushes its outbox arms nothing again.
+  n1.sync([a, b]);
+  t.same(n1.monitor_ids, [], 'stopped for good');
+  t.equal(n1.nextRunAt(a.monitor_id), null);
 });
 
 t.test('the phase is derived from the monitor id when the assignment has none, and fits the interval', async (t) => {

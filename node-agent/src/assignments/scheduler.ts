@@ -48,6 +48,8 @@ export class AssignmentScheduler {
   readonly #slots = new Map<string, Slot>();
   /** Monitor id → start (ms) of the last round fired: kept across changes of the assignment. */
   readonly #last = new Map<string, number>();
+  /** Set by stop(): the agent is shutting down, and an assignments frame still arriving must not arm timers again. */
+  #stopped = false;
 
   constructor(opts: SchedulerOptions) {
     this.#o = opts;
@@ -57,8 +59,10 @@ export class AssignmentScheduler {
   /**
    * Make the schedule match `assignments`: unchanged ones keep their timers, changed ones are
    * timed again (their round stays the same unless the interval changed), missing ones stop.
+   * Does nothing after {@link stop}.
    */
   sync(assignments: readonly Assignment[]): void {
+    if (this.#stopped) return;
     const want = new Map(assignments.map((a) => [a.monitor_id, a]));
     for (const [id, slot] of this.#slots) {
       const a = want.get(id);
@@ -117,8 +121,13 @@ export class AssignmentScheduler {
     return this.#nextAfter(JSON.parse(slot.body) as Assignment, this.#now());
   }
 
-  /** Stop every timer (shutdown). */
+  /**
+   * Stop every timer for good (shutdown). Frames are still handled while the agent flushes its
+   * outbox; an assignments frame among them once armed the timers again, and the stopped agent's
+   * process then never exited.
+   */
   stop(): void {
+    this.#stopped = true;
     for (const id of [...this.#slots.keys()]) this.#clear(id);
   }
 }
