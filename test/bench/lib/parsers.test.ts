@@ -120,7 +120,7 @@ const LIVENESS = `{
 t.test('hub liveness output: each figure beside its goal', async (t) => {
   const live = parseLiveness(LIVENESS).figures;
   t.match(live.map((f) => f.ours), ['2.6 s (0)', '8.13 / 10.37 ms', '13125', '8 / 0; 2.52 s', '3.5 s (17096 attempts refused meanwhile)', '3.11 s (13794 attempts refused meanwhile)']);
-  t.match(live[5], { figure: /crash restart.*kill -9 \(3000 ms gap\)/, goal: '< 10 s' });
+  t.match(live[5], { figure: /^10,000 agents: crash restart.*kill -9 \(3000 ms gap\)/, goal: '< 10 s' });
   t.equal(parseLiveness(LIVENESS.replace('"nodes": 10000', '"nodes": 1000')).figures[5]!.goal, '< 10 s (at 10,000 nodes)');
   t.throws(() => parseLiveness('{"nodes": 10}'), TypeError, 'a missing phase is refused');
 });

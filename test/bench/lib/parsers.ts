@@ -61,13 +61,14 @@ export function parseLiveness(stdout: string): Parsed {
   const n = Number(j.nodes);
   const at = n >= 10_000 ? '' : ' (at 10,000 nodes)';
   const back = (r: { all_back_after_listen_s: number; failed_attempts: number }) => `${r.all_back_after_listen_s} s (${r.failed_attempts} attempts refused meanwhile)`;
+  const agents = `${n.toLocaleString('en-US')} agents`;
   return { figures: [
-    fig(`${n} agents connect at once: all online (failed attempts)`, `${j.storm.all_online_s} s (${j.storm.failed_attempts})`),
-    fig(`idle ${j.idle.seconds} s: control-plane event-loop delay p99 / max`, `${j.idle.event_loop_delay_p99_ms} / ${j.idle.event_loop_delay_max_ms} ms`),
-    fig('idle: `nodes` row updates per minute', j.idle.node_row_updates_per_min, 'no write per heartbeat'),
-    fig('all agents close at once: still online after 2 s / 10 s; all offline after', `${j.close_wave.online_after_2s} / ${j.close_wave.online_after_10s}; ${j.close_wave.all_offline_s} s`, 'a dead link found within 10 s'),
-    fig(`graceful restart (${j.restart.gap_ms} ms gap): all back after listen`, back(j.restart.graceful), `< 10 s${at}`),
-    fig(`crash restart, sockets cut as by kill -9 (${j.restart.gap_ms} ms gap): all back after listen`, back(j.restart.crash), `< 10 s${at}`),
+    fig(`${agents}: all connect at once: all online (failed attempts)`, `${j.storm.all_online_s} s (${j.storm.failed_attempts})`),
+    fig(`${agents}: idle ${j.idle.seconds} s: control-plane event-loop delay p99 / max`, `${j.idle.event_loop_delay_p99_ms} / ${j.idle.event_loop_delay_max_ms} ms`),
+    fig(`${agents}: idle: \`nodes\` row updates per minute`, j.idle.node_row_updates_per_min, 'no write per heartbeat'),
+    fig(`${agents}: all close at once: still online after 2 s / 10 s; all offline after`, `${j.close_wave.online_after_2s} / ${j.close_wave.online_after_10s}; ${j.close_wave.all_offline_s} s`, 'a dead link found within 10 s'),
+    fig(`${agents}: graceful restart (${j.restart.gap_ms} ms gap): all back after listen`, back(j.restart.graceful), `< 10 s${at}`),
+    fig(`${agents}: crash restart, sockets cut as by kill -9 (${j.restart.gap_ms} ms gap): all back after listen`, back(j.restart.crash), `< 10 s${at}`),
   ] };
 }
 
