@@ -186,7 +186,8 @@ export async function unackedTasksOf(sql: Executor, node_ids: string[]): Promise
       SELECT ${TASK_COLUMNS(sql)} FROM probe_tasks
       WHERE node_id = n.id AND status = 'queued' AND deadline_at > now()
       ORDER BY created_at LIMIT 1000
-    ) t`;
+    ) t
+    ORDER BY t.node_id, t.created_at`;
 }
 
 /** Ids of `node_id`'s tasks the node accepted (running) that are not in `held`. */
