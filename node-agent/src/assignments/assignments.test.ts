@@ -100,7 +100,7 @@ t.test('the phase is derived from the monitor id when the assignment has none, a
   t.equal(assignmentPhaseMs({ ...a, phase_ms: 61_000 }), 1000, 'a phase beyond the interval wraps');
 });
 
-t.test('clock: offset = arrival - sent_at - rtt/2 from the sample with the shortest round trip', async (t) => {
+t.test('clock: offset = the least delayed arrival - sent_at, less half the shortest round trip', async (t) => {
   let now = 1_800_000_000_000;
   const clock = new ClockOffset(() => now);
   t.equal(clock.offset_ms, null);
@@ -114,8 +114,13 @@ t.test('clock: offset = arrival - sent_at - rtt/2 from the sample with the short
   clock.noteServerTime(now - 1300); // a slow sample: its error shows in its round trip
   t.equal(clock.offset_ms, 1000, 'the short round trip wins');
   t.same(clock.report(), { clock_offset_ms: 1000, rtt_ms: 10 });
+  // A heartbeat read 9 s late (an event loop stalled on either side) after a fast ping.
+  clock.noteRtt(2);
+  clock.noteServerTime(now - 10_000);
+  t.equal(clock.offset_ms, 1004, 'the late heartbeat is not used; the shorter round trip is (1005 - 2 / 2)');
+  t.same(clock.report(), { clock_offset_ms: 1004, rtt_ms: 2 });
   now += 60_000;
-  t.equal(clock.serverNow(), now - 1000, 'the control plane\'s time');
+  t.equal(clock.serverNow(), now - 1004, 'the control plane\'s time');
 });
 
 t.test('a run is bounded by its interval, at most 60 s', async (t) => {
