@@ -6,9 +6,10 @@
  * real Postgres at TEST_DATABASE_URL (a scratch database, dropped afterwards). Prints JSON with:
  *  - storm: all N agents connect at the same instant; attempts that failed before `welcome` and
  *    the time until all N are online;
- *  - idle (`--idle-s`, default 60, from three heartbeat intervals after the storm): event-loop delay of the control plane (perf_hooks
- *    monitorEventLoopDelay: max and p99, ms; the heartbeat tick is the only work at idle) and
- *    `nodes` row updates per minute (pg_stat_user_tables n_tup_upd delta);
+ *  - idle (`--idle-s`, default 60, from three heartbeat intervals after the storm): event-loop
+ *    delay of the control plane (perf_hooks monitorEventLoopDelay: max and p99, ms; the heartbeat
+ *    tick is the only work at idle) and `nodes` row updates per minute (pg_stat_user_tables
+ *    n_tup_upd delta);
  *  - close wave: all N agents close at once just after a heartbeat tick starts; nodes still
  *    `online` 2 s and 10 s later and when the last one went offline;
  *  - restart: the hub closes (server shutdown close code) and a new one listens on the same port
