@@ -7,7 +7,8 @@ import {
 } from '@vantage/shared-protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config/index.js';
-import { markNodeOffline, nodeHolder, refreshInstanceLease, releaseInstanceNodes, setNodeReachable } from '../nodes/nodes.db.js';
+import { nodeHolder, refreshInstanceLease, releaseInstanceNodes } from '../nodes/instances.db.js';
+import { markNodeOffline, setNodeReachable } from '../nodes/nodes.db.js';
 import type { Sql } from '../db/sql.js';
 import { createGeoLocator, type GeoLocator } from '../nodes/geo/geoip.js';
 import type { Logger } from '../log.js';

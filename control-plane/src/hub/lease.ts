@@ -1,6 +1,5 @@
-import {
-  markNodeOffline, nodesToDrop, reclaimNodes, refreshInstanceLease, releaseDeadInstances,
-} from '../nodes/nodes.db.js';
+import { reclaimNodes, refreshInstanceLease, releaseDeadInstances } from '../nodes/instances.db.js';
+import { markNodeOffline, nodesToDrop } from '../nodes/nodes.db.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import type { Conn } from './core.js';

@@ -1,7 +1,7 @@
 import type { ServerMessage } from '@vantage/shared-protocol';
 import { z } from 'zod';
 import { batchCalls } from '../db/batch.js';
-import { storeRelayMessage, takeRelayMessage } from '../nodes/nodes.db.js';
+import { storeRelayMessage, takeRelayMessage } from '../nodes/instances.db.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 

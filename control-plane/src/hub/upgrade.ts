@@ -7,7 +7,7 @@ import { pickClientIp } from '../http/client-ip.js';
 import type { Logger } from '../log.js';
 import { FailedAuthLimiter, rateLimitHeaders } from '../middleware/rate-limit.js';
 import { enrollmentTokenUse } from '../nodes/enrollment-tokens.db.js';
-import { findNodeByCredential, findNodesByCredential, type NodeRow } from '../nodes/nodes.db.js';
+import { findNodesByCredential, type NodeRow } from '../nodes/nodes.db.js';
 import { batchCalls } from '../db/batch.js';
 import { secretHash } from '../nodes/secrets.js';
 import { UpgradeCounter } from './upgrade-limit.js';
@@ -47,8 +47,9 @@ const RETRY_AFTER_S = '5';
  * `ent_` token (NODE_ENROLLMENT_TOKEN_INVALID), a revoked credential, or a disabled/banned node
  * (NODE_ALREADY_BANNED); 409 NODE_STATE_CONFLICT (with Retry-After) for a used token whose node
  * is online and has not confirmed its credential yet. Database failures propagate (503).
+ * @param nodeByCredential how an `nk_` credential's node is found ({@link batchedCredentialLookup})
  */
-export async function authenticateUpgrade(sql: Sql, req: IncomingMessage, nodeByCredential: CredentialLookup = (hash) => findNodeByCredential(sql, hash)): Promise<UpgradeAuth> {
+export async function authenticateUpgrade(sql: Sql, req: IncomingMessage, nodeByCredential: CredentialLookup): Promise<UpgradeAuth> {
   const bearer = /^Bearer\s+(\S{1,512})\s*$/i.exec(req.headers.authorization ?? '')?.[1];
   if (!bearer) return { ok: false, status: 401, code: 'AUTH_REQUIRED', message: 'Authorization: Bearer <ent_… | nk_…> is required' };
   if (isSecret('enrollment_token', bearer)) {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { newId } from '@vantage/shared-protocol';
 import { testDatabase } from '../test-support/db.js';
-import { releaseDeadInstances } from './nodes.db.js';
+import { releaseDeadInstances } from './instances.db.js';
 
 t.test('releaseDeadInstances: the nodes of stale and missing leases go offline, a live holder keeps its own', async (t) => {
   const { sql } = await testDatabase(t);
