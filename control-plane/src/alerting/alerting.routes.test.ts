@@ -64,6 +64,8 @@ t.test('channels: every type refuses a bad config with ALERT_CHANNEL_INVALID nam
     ['wechat', { sendkey: 'a b' }, 'config.sendkey'],
     ['sms', { url: 'https://sms.example.com', phone_numbers: ['abc'] }, 'config.phone_numbers[0]'],
     ['sms', { url: 'https://sms.example.com', phone_numbers: ['123456'], headers: { Host: 'x' } }, 'config.headers.Host'],
+    ['sms', { url: 'http://127.0.0.1:9/send', phone_numbers: ['123456'], body_template: '{"to":"{{.Phone}}","text":"{{.Text}}"}' }, 'config.body_template'],
+    ['sms', { url: 'http://127.0.0.1:9/send', phone_numbers: ['123456'], body_template: '{{with .Phone}}x{{end}}' }, 'config.body_template'],
     ['pagerduty', { routing_key: 'short' }, 'config.routing_key'],
     ['slack', { webhook_url: 'http://10.0.0.1/hook' }, 'config.webhook_url'],
   ];
@@ -164,6 +166,10 @@ t.test('policies: every validation error, nothing stored', async (t) => {
     [{ body_template: '{{if .State}}open' }, 'body_template'],
     [{ body_template: '{{printf "%s" .State}}' }, 'body_template'],
     [{ body_template: '{{range .State}}x{{end}}' }, 'body_template'],
+    // Nested blocks multiply a render's work (2 nodes, 23 levels froze the control plane for seconds).
+    [{ body_template: `${'{{range .Nodes}}'.repeat(40)}{{.Name}}${'{{end}}'.repeat(40)}` }, 'body_template'],
+    [{ body_template: '{{range .Nodes}}{{range .Nodes}}{{range .Nodes}}{{.Name}}{{end}}{{end}}{{end}}' }, 'body_template'],
+    [{ title_template: `${'{{if .State}}'.repeat(9)}x${'{{end}}'.repeat(9)}` }, 'title_template'],
     [{ fire_on_degraded: 'yes' }, 'fire_on_degraded'],
     [{ unknown: 1 }, ''],
   ];

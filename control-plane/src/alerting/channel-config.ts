@@ -1,6 +1,8 @@
 import { ALERT_CHANNEL_CONFIG_SCHEMAS, ALERT_CHANNEL_SECRET_FIELDS, fieldIssues, type AlertChannelType } from '@vantage/shared-protocol';
 import { refuseOutboundUrl, type OutboundPolicy } from '../delivery/outbound-policy.js';
 import { ApiError } from '../errors.js';
+import { tryCompileTemplate } from './template.js';
+import { CHANNEL_TEMPLATE_FIELDS } from './template-model.js';
 
 /** The config fields of each type that are outbound URLs (checked against the address policy). */
 const URL_FIELDS: Record<AlertChannelType, readonly string[]> = {
@@ -10,8 +12,10 @@ const URL_FIELDS: Record<AlertChannelType, readonly string[]> = {
 };
 
 /**
- * Parse `raw` with the type's config schema (shared-protocol channel-configs.ts: defaults filled)
- * and check its URLs against the outbound address policy.
+ * Parse `raw` with the type's config schema (shared-protocol channel-configs.ts: defaults filled),
+ * compile its templates against their data model (CHANNEL_TEMPLATE_FIELDS: an SMS
+ * `body_template` may use `.Phone`, `.Message` and `.Title`, within ALERT_TEMPLATE_LIMITS) and
+ * check its URLs against the outbound address policy.
  * @throws ApiError ALERT_CHANNEL_INVALID (400) with `details.fields` naming each bad field as `config.<path>`
  */
 export async function validateChannelConfig(type: AlertChannelType, raw: unknown, policy: OutboundPolicy): Promise<Record<string, unknown>> {
@@ -21,6 +25,11 @@ export async function validateChannelConfig(type: AlertChannelType, raw: unknown
     throw new ApiError('ALERT_CHANNEL_INVALID', `${fields[0]?.path ?? 'config'}: ${fields[0]?.message ?? 'invalid'}`, { fields });
   }
   const config = parsed.data as Record<string, unknown>;
+  for (const [field, model] of Object.entries(CHANNEL_TEMPLATE_FIELDS[type] ?? {})) {
+    const source = config[field];
+    const compiled = typeof source === 'string' ? tryCompileTemplate(source, model) : null;
+    if (compiled && !compiled.ok) throw new ApiError('ALERT_CHANNEL_INVALID', `config.${field}: ${compiled.fault}`, { fields: [{ path: `config.${field}`, message: compiled.fault }] });
+  }
   for (const field of URL_FIELDS[type]) {
     const url = config[field];
     if (typeof url !== 'string') continue;

@@ -49,8 +49,9 @@ const BATCH = 100;
  * Gather in `w` the notifications of `kind` for `targets` (level and channel each): a delivery
  * and its record each. A page (`firing`) of a monitor in an alert group joins the group's batch
  * for its channel instead (group-batches.ts), except on channels that do not collapse (PagerDuty).
+ * A policy template replaced by the default at render (template_fault) is logged with its ids.
  */
-async function notify(tx: SqlExecutor, reads: StepReads, w: StepWrites, event: AlertEventRow, policy: EnginePolicy, monitor: EngineMonitor,
+async function notify(log: Logger | undefined, tx: SqlExecutor, reads: StepReads, w: StepWrites, event: AlertEventRow, policy: EnginePolicy, monitor: EngineMonitor,
   kind: Kind, targets: Array<{ level: number; channel_id: string }>, at: Date): Promise<void> {
   const channels = await reads.channels(targets.map((t) => t.channel_id));
   const group = kind === 'firing' ? groupOfMonitor(await reads.groups(monitor.user_id), monitor) : null;
@@ -63,6 +64,7 @@ async function notify(tx: SqlExecutor, reads: StepReads, w: StepWrites, event: A
       continue;
     }
     const n = buildNotification(event, policy, monitor, kind, t.level, at);
+    if (n.template_fault) log?.warn({ policy_id: policy.id, event_id: event.id, channel_id: t.channel_id, fault: n.template_fault }, 'alert policy template not used: the default was rendered');
     const delivery = notificationDelivery({ ...channel, type: channel.type as AlertChannelType }, n, notificationKey(event.id, t.level, t.channel_id, kind));
     w.deliveries.push(delivery);
     w.notifications.push({ ...row, delivery_id: delivery.id, batch_id: null });
@@ -134,7 +136,7 @@ async function runStep(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads,
   if (suppressed) {
     w.notifications.push(...channel_ids.map((channel_id) => ({ event_id: event.id, level, channel_id, kind: 'firing' as const, delivery_id: null, suppressed, batch_id: null, created_at: now })));
   } else {
-    await notify(tx, reads, w, event, policy, monitor, 'firing', channel_ids.map((channel_id) => ({ level, channel_id })), now);
+    await notify(deps.log, tx, reads, w, event, policy, monitor, 'firing', channel_ids.map((channel_id) => ({ level, channel_id })), now);
     if (!notified_at) {
       notified_at = now;
       await publish(deps, tx, event, now);
@@ -177,7 +179,7 @@ async function finish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventR
     const reads = await stepReads(tx);
     const [policy, monitor] = [await reads.policy(event.policy_id), await reads.monitor(event.monitor_id)];
     const w = stepWrites();
-    if (policy && monitor) await notify(tx, reads, w, row, policy, monitor, kind, paged, now);
+    if (policy && monitor) await notify(deps.log, tx, reads, w, row, policy, monitor, kind, paged, now);
     await writeSteps(tx, deps.config, w);
   }
   if (row.notified_at) await publish(deps, tx, row, now);

@@ -37,7 +37,8 @@ const ACTIONS = { firing: 'trigger', acknowledged: 'acknowledge', resolved: 'res
 
 /**
  * The notification of `kind` for one event step, title and body rendered from the policy's
- * templates. `dedup_key` is the event id, so PagerDuty ties trigger, acknowledge and resolve to
+ * templates (`template_fault` says why one was replaced by the default, when it was).
+ * `dedup_key` is the event id, so PagerDuty ties trigger, acknowledge and resolve to
  * one incident; severity: critical for down, warning for degraded.
  */
 export function buildNotification(
@@ -57,9 +58,9 @@ export function buildNotification(
     Nodes: kind === 'firing' ? (meta.failing_nodes ?? []).map((n) => ({ Name: n.node_id ?? '', Country: n.country ?? '', Error: n.error ?? '' })) : [],
     Time: at.toISOString(),
   };
-  const { title, body } = renderNotificationText(policy, data);
+  const { title, body, template_fault } = renderNotificationText(policy, data);
   return {
-    kind: 'alert', event_action: ACTIONS[kind], dedup_key: event.id, title, body,
+    kind: 'alert', event_action: ACTIONS[kind], dedup_key: event.id, title, body, ...(template_fault ? { template_fault } : {}),
     severity: kind !== 'firing' ? 'info' : event.type === 'down' ? 'critical' : 'warning',
     occurred_at: at.toISOString(), monitor: { id: monitor.id, name: monitor.name, type: monitor.type, target: monitor.target ?? '' },
     event_id: event.id, policy_id: policy.id,

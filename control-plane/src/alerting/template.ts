@@ -1,4 +1,4 @@
-import Mustache from 'mustache';
+import { ALERT_TEMPLATE_LIMITS } from '@vantage/shared-protocol';
 
 /**
  * Notification templates in Go text/template syntax (docs/api/alerting.md "Templates"), a
@@ -6,8 +6,9 @@ import Mustache from 'mustache';
  * `{{if not .X}}`, `{{range .List}}…{{else}}…{{end}}`, `{{with .X}}…{{end}}`, comments
  * `{{/* … *\/}}` and the trim markers `{{- ` / ` -}}`. A template is compiled once against a
  * data model (every field path is checked, so a typo is refused when the policy is saved) into
- * mustache tokens, rendered by mustache's Writer: no code is evaluated, no partials, no lambdas,
- * and the output is cut at a bound.
+ * mustache tokens, rendered by mustache's Writer: no code is evaluated, no partials, no lambdas.
+ * Every template is bounded (ALERT_TEMPLATE_LIMITS): its blocks' nesting when compiled, its steps
+ * and its output when rendered, so no template and no data can hold the event loop.
  */
 
 /** A data model: a field is `'value'` (string, number or boolean), a nested model, or `[model]` (a list). */
@@ -19,10 +20,36 @@ export class TemplateError extends Error {
 }
 
 type Token = [string, string, number, number, Token[]?, number?];
+/** A compiled template: mustache tokens (`text`, `name`, `#` and `^` sections only). */
+export type TemplateTokens = Token[];
 type Scope = TemplateModel | 'value';
 interface Frame { kind: 'if' | 'range' | 'with'; key: string; negated: boolean; body: Token[]; alt: Token[] | null; scope: Scope }
 
-const ACTION = /\{\{(-[ \t\r\n])?([\s\S]*?)([ \t\r\n]-)?\}\}/g;
+const TRIM_LEFT = /^-[ \t\r\n]/;
+const TRIM_RIGHT = /[ \t\r\n]-$/;
+
+/**
+ * Each `{{…}}` of `source` in order: where it starts and ends, its inside without trim markers,
+ * and which side trims. One pass with indexOf (a backtracking pattern over `{{{{…` with no
+ * closing braces is quadratic); stops at a `{{` with no `}}` after it.
+ */
+function* actions(source: string): Generator<{ start: number; end: number; inner: string; trim_left: boolean; trim_right: boolean }> {
+  let at = 0;
+  for (;;) {
+    const start = source.indexOf('{{', at);
+    if (start < 0) return;
+    const close = source.indexOf('}}', start + 2);
+    if (close < 0) return;
+    let inner = source.slice(start + 2, close);
+    const trim_left = TRIM_LEFT.test(inner);
+    if (trim_left) inner = inner.slice(2);
+    const trim_right = TRIM_RIGHT.test(inner);
+    if (trim_right) inner = inner.slice(0, -2);
+    yield { start, end: close + 2, inner, trim_left, trim_right };
+    at = close + 2;
+  }
+}
+
 const FIELD = /^(\.|(\.[A-Za-z_][A-Za-z0-9_]*)+)$/;
 
 /** Resolve `.A.B` in `scope`; @returns the model of what it names. */
@@ -40,6 +67,13 @@ function resolve(path: string, scope: Scope, root: TemplateModel): Scope | [Temp
   return at;
 }
 
+/** @throws TemplateError when the open blocks nest deeper than ALERT_TEMPLATE_LIMITS allows. */
+function checkNesting(stack: Frame[]): void {
+  const { block_depth_max, range_depth_max } = ALERT_TEMPLATE_LIMITS;
+  if (stack.length > block_depth_max) throw new TemplateError(`blocks (if, range, with) nested deeper than ${block_depth_max}`);
+  if (stack.filter((f) => f.kind === 'range').length > range_depth_max) throw new TemplateError(`range blocks nested deeper than ${range_depth_max}`);
+}
+
 function mustacheKey(path: string): string {
   return path === '.' ? '.' : path.slice(1);
 }
@@ -47,9 +81,10 @@ function mustacheKey(path: string): string {
 /**
  * Compile `source` against `model`.
  * @throws TemplateError on a syntax error, an unknown field, an unsupported action, `range` over
- *         a non-list or an unclosed block
+ *         a non-list, an unclosed block, or blocks nested deeper than ALERT_TEMPLATE_LIMITS
+ *         (`block_depth_max` blocks, `range_depth_max` ranges)
  */
-export function compileTemplate(source: string, model: TemplateModel): Token[] {
+export function compileTemplate(source: string, model: TemplateModel): TemplateTokens {
   const root: Token[] = [];
   const stack: Frame[] = [];
   let out = root;
@@ -58,14 +93,14 @@ export function compileTemplate(source: string, model: TemplateModel): Token[] {
   let trimNext = false;
   const pushText = (text: string) => { if (text) out.push(['text', text, 0, 0]); };
   let text = '';
-  for (const m of source.matchAll(ACTION)) {
-    text = source.slice(last, m.index);
+  for (const m of actions(source)) {
+    text = source.slice(last, m.start);
     if (trimNext) text = text.trimStart();
-    if (m[1]) text = text.trimEnd();
+    if (m.trim_left) text = text.trimEnd();
     pushText(text);
-    last = m.index + m[0].length;
-    trimNext = Boolean(m[3]);
-    const action = m[2]!.trim();
+    last = m.end;
+    trimNext = m.trim_right;
+    const action = m.inner.trim();
     if (action.startsWith('/*') && action.endsWith('*/')) continue;
     const [word, ...rest] = action.split(/\s+/);
     const arg = rest.join(' ');
@@ -100,6 +135,7 @@ export function compileTemplate(source: string, model: TemplateModel): Token[] {
       const key = word === 'if' && list ? `${mustacheKey(path)}.length` : mustacheKey(path);
       const frame: Frame = { kind: word, key, negated, body: [], alt: null, scope };
       stack.push(frame);
+      checkNesting(stack);
       out = frame.body;
       if (word === 'range') scope = (target as [TemplateModel | 'value'])[0];
       else if (word === 'with') scope = target as TemplateModel;
@@ -121,14 +157,12 @@ export function compileTemplate(source: string, model: TemplateModel): Token[] {
   return root;
 }
 
-const writer = new Mustache.Writer();
-
-/**
- * Render compiled `tokens` with `data`; each `{{.Field}}` value goes through `escape` (identity
- * for chat text; JSON or URL encoding for an SMS gateway body). The result is cut to `max_chars`.
- */
-export function renderTemplate(tokens: Token[], data: object, opts: { max_chars: number; escape?: (v: string) => string }): string {
-  const escape = opts.escape ?? ((v: string) => v);
-  const out = writer.renderTokens(tokens as never, new Mustache.Context(data as never), undefined, undefined, { escape: (v: unknown) => escape(String(v)) } as never) ?? '';
-  return out.length > opts.max_chars ? `${out.slice(0, opts.max_chars - 1)}…` : out;
+/** compileTemplate's answer as a value: the tokens, or why `source` cannot be used (the TemplateError's message). */
+export function tryCompileTemplate(source: string, model: TemplateModel): { ok: true; tokens: TemplateTokens } | { ok: false; fault: string } {
+  try {
+    return { ok: true, tokens: compileTemplate(source, model) };
+  } catch (err) {
+    if (err instanceof TemplateError) return { ok: false, fault: err.message };
+    throw err;
+  }
 }

@@ -76,6 +76,16 @@ t.test('every type is created with its defaults filled; every type refuses a bad
   t.equal(list.body.data.total, MONITOR_TYPES.length, 'only the valid ones were created');
 });
 
+t.test('expected_fields: a JSONPath the nodes refuse to run (match(), search()) is refused at save', async (t) => {
+  const { app } = await testApp(t);
+  const u = await registerUser(app);
+  const config = { expected_fields: ['$.choices[0]', '$.items[?search(@.name, "(a+)+$")]'] };
+  const r = await call(app, 'POST', '/v1/monitors', { token: u.access_token, body: { name: 'llm', type: 'llm_endpoint', target: 'https://1.1.1.1/v1/chat/completions', config } });
+  t.equal(r.status, 400);
+  t.equal(r.body.error.code, 'VALIDATION_FAILED');
+  t.match(r.body.error.details.fields, [{ path: 'config.expected_fields[1]', message: /search\(\) is not supported in a JSONPath/ }]);
+});
+
 t.test('ports: tcp and ssl_expiry take the port from the target or the config, and refuse a disagreement', async (t) => {
   const { app } = await testApp(t);
   const u = await registerUser(app);

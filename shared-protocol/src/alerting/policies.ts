@@ -68,7 +68,8 @@ function muteRule(p: { mute_start?: string | null; mute_end?: string | null }, c
  * `POST /v1/alert-policies`: `name` and `monitor_id` required; `channel_ids` ([]), `enabled`
  * (true), `delay_s` (0), `recovery_n` (1, max 10), `mute_start`/`mute_end` (null; HH:MM in the
  * owner's time zone, a window past midnight wraps), `title_template`/`body_template` (null:
- * the default text; Go text/template syntax, docs/api/alerting.md "Templates"),
+ * the default text; Go text/template syntax within ALERT_TEMPLATE_LIMITS, docs/api/alerting.md
+ * "Templates"),
  * `escalation_levels` ([], max 5), `fire_on_degraded` (false: only down rounds fire; true: degraded
  * rounds fire too).
  * @example { "name": "API down", "monitor_id": "m_01jd3k6w9z4q8r2t7v5x1y3b6c", "channel_ids": ["ach_01jd3k6w9z4q8r2t7v5x1y3b6c"], "recovery_n": 2 }

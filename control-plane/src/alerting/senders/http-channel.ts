@@ -3,6 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Sql } from '../../db/sql.js';
 import type { DeliveryRow } from '../../delivery/deliveries.db.js';
 import type { HttpResult, OutboundHttp } from '../../delivery/http-client.js';
+import type { Logger } from '../../log.js';
 import { failure, type Sender, type SendContext, type SendOutcome } from '../../delivery/sender.js';
 import { getChannelById, markVerified, type AlertChannelRow } from '../alert-channels.db.js';
 import { deliveryChannel } from '../notify.js';
@@ -24,7 +25,8 @@ export type Verdict = { ok: true } | { ok: false; retriable: boolean; error: str
  */
 export interface ChannelFormat<T extends AlertChannelType> {
   type: T;
-  build(config: AlertChannelConfig<T>, n: AlertNotification, ctx: { message_id: string; now: Date }): ChannelRequest[];
+  /** `ctx.log` is bound to the channel and delivery ids (a format that renders a channel template logs its fallbacks there). */
+  build(config: AlertChannelConfig<T>, n: AlertNotification, ctx: { message_id: string; now: Date; log: Logger }): ChannelRequest[];
   /** Judge a 2xx answer's body; default: success. */
   accept?(status_code: number, body: string): Verdict;
 }
@@ -36,10 +38,7 @@ export interface AlertSenderDeps {
   http: OutboundHttp;
 }
 
-/** Cut `text` to `max` characters (an ellipsis marks the cut). */
-export function cut(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
+export { cut } from '../template-render.js';
 
 /** Cut `text` so its UTF-8 encoding is at most `max_bytes` (WeCom counts bytes). */
 export function cutBytes(text: string, max_bytes: number): string {
@@ -112,7 +111,8 @@ export function createHttpChannelSender<T extends AlertChannelType>(format: Chan
       const { channel, n } = loaded;
       const parsed = ALERT_CHANNEL_CONFIG_SCHEMAS[format.type].safeParse(channel.config);
       if (!parsed.success) return failure(`the channel's stored config is invalid: ${parsed.error.issues[0]?.message ?? 'unknown'}`, false);
-      const requests = format.build(parsed.data as AlertChannelConfig<T>, n, { message_id: delivery.message_id, now: new Date() });
+      const log = ctx.log.child({ channel_id: channel.id, delivery_id: delivery.id });
+      const requests = format.build(parsed.data as AlertChannelConfig<T>, n, { message_id: delivery.message_id, now: new Date(), log });
       let outcome: SendOutcome = failure('nothing to send', false);
       for (const req of requests) {
         const res = await deps.http.post(req.url, req.body, req.headers, { timeout_ms: deps.config.delivery_timeout_ms, signal: ctx.signal, method: req.method });
