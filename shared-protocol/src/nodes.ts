@@ -108,6 +108,11 @@ export const nodeDetailSchema = nodeListItemSchema.extend({
   clock_skewed: z.boolean(),
   clock_reported_at: z.iso.datetime().nullable(),
   is_owner: z.boolean(),
+  /**
+   * A platform node: marked by the operator (docs/api/nodes.md "Platform nodes") and trusted with
+   * every account's secret request headers; any other node receives only its owner's.
+   */
+  platform: z.boolean(),
 });
 export type NodeDetail = z.infer<typeof nodeDetailSchema>;
 

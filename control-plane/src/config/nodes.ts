@@ -24,6 +24,13 @@ export const nodesConfigSchema = z.object({
   geoip_city_dir: z.string().optional(),
   /** Geo: folder holding asn-ipv4-num.csv / asn-ipv6-num.csv (default: the @ip-location-db/asn package). */
   geoip_asn_dir: z.string().optional(),
+  /**
+   * Nodes: the accounts (e-mail addresses, any case; only a verified address counts) whose nodes
+   * are platform nodes, trusted with every account's secret request headers (docs/api/nodes.md
+   * "Platform nodes"). Marked when one of their nodes enrolls; every start applies the list to
+   * the nodes enrolled before (added and removed accounts alike). Every instance needs the same list.
+   */
+  platform_node_owners: z.array(z.email().transform((e) => e.toLowerCase())).default([]),
   /** Probes: CIDRs anonymous probes may target although private/reserved (comma list; the test network sets 198.18.0.0/15). */
   probe_allow_cidrs: cidrListSchema('198.18.0.0/15'),
   /** Probes: time after a task's own timeout before the sweeper records "no result" for a silent node. */

@@ -90,6 +90,7 @@ async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<vo
       ip_address: conn.ip,
       agent_version: msg.agent_version,
       capabilities: msg.capabilities,
+      platform_owner_emails: core.config.platform_node_owners,
     });
     await setConsumedNode(tx, token.id, node_id);
     return row;

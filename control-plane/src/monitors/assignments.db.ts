@@ -1,5 +1,7 @@
 import type { MonitorType } from '@vantage/shared-protocol';
+import type postgres from 'postgres';
 import type { Sql } from '../db/sql.js';
+import type { NodeTrustFacts } from '../secrets/node-trust.js';
 
 /*
  * SQL of the assignments a node receives (0024_monitor_placement.sql): its version and the
@@ -10,6 +12,8 @@ import type { Sql } from '../db/sql.js';
 /** What an assignment is built from: the monitor's columns. */
 export interface AssignmentRow {
   id: string;
+  /** The owner (whose secrets its headers carry). */
+  user_id: string;
   revision: number;
   type: MonitorType;
   target: string;
@@ -18,37 +22,53 @@ export interface AssignmentRow {
   private_target: boolean;
 }
 
-/** The node's assignment version (0 before its first) and (monitor id → revision) of its set. */
-export async function assignmentIndex(sql: Sql, node_id: string): Promise<{ version: number; monitors: Map<string, number> }> {
-  const rows = await sql<{ version: number; id: string | null; revision: number | null }[]>`
-    SELECT v.version, s.id, s.revision FROM
+/** A node's owner and platform mark as the secrets rule reads them (a removed or unknown node: trusted with nothing). */
+const NODE_TRUST = (sql: Sql, node_id: string | postgres.Fragment) => sql`
+  (SELECT json_build_object('owner_user_id', t.owner_user_id, 'platform', t.platform) FROM nodes t WHERE t.id = ${node_id} AND t.removed_at IS NULL)`;
+const UNTRUSTED: NodeTrustFacts = { owner_user_id: null, platform: false };
+
+/**
+ * The node's assignment version (0 before its first), (monitor id → revision) of its set, and
+ * its owner and platform mark (secrets/node-trust.ts), from one snapshot.
+ */
+export async function assignmentIndex(sql: Sql, node_id: string): Promise<{ version: number; monitors: Map<string, number>; node: NodeTrustFacts }> {
+  const rows = await sql<{ version: number; node: NodeTrustFacts | null; id: string | null; revision: number | null }[]>`
+    SELECT v.version, ${NODE_TRUST(sql, node_id)} AS node, s.id, s.revision FROM
       (SELECT coalesce(max(version), 0)::float8 AS version FROM node_assignments WHERE node_id = ${node_id}) v
     LEFT JOIN LATERAL (
       SELECT m.id, m.revision::int AS revision FROM monitor_placements p JOIN monitors m ON m.id = p.monitor_id
       WHERE p.node_id = ${node_id} AND p.ended_at IS NULL AND m.status = 'active') s ON true`;
   const monitors = new Map<string, number>();
   for (const r of rows) if (r.id !== null) monitors.set(r.id, r.revision!);
-  return { version: Number(rows[0]?.version ?? 0), monitors };
+  return { version: Number(rows[0]?.version ?? 0), monitors, node: rows[0]?.node ?? UNTRUSTED };
+}
+
+/** A node's full set: its version, its owner and platform mark, and its monitors whole. */
+export interface AssignmentSet {
+  version: number;
+  node: NodeTrustFacts;
+  rows: AssignmentRow[];
 }
 
 /**
- * Each node's assignment version and every active monitor placed on it, whole (a full set), for
- * many nodes in one statement (a burst of hellos after a restart). Every node of `node_ids` is in
- * the answer (version 0 and no rows before its first assignment).
+ * Each node's assignment version, owner and platform mark, and every active monitor placed on it,
+ * whole (a full set), for many nodes in one statement (a burst of hellos after a restart). Every
+ * node of `node_ids` is in the answer (version 0 and no rows before its first assignment).
  */
-export async function assignmentSets(sql: Sql, node_ids: string[]): Promise<Map<string, { version: number; rows: AssignmentRow[] }>> {
-  const sets = new Map(node_ids.map((id) => [id, { version: 0, rows: [] as AssignmentRow[] }]));
+export async function assignmentSets(sql: Sql, node_ids: string[]): Promise<Map<string, AssignmentSet>> {
+  const sets = new Map(node_ids.map((id): [string, AssignmentSet] => [id, { version: 0, node: UNTRUSTED, rows: [] }]));
   if (node_ids.length === 0) return sets;
-  const rows = await sql<Array<{ node_id: string; version: number } & { [K in keyof AssignmentRow]: AssignmentRow[K] | null }>>`
-    SELECT n.id AS node_id, v.version, s.* FROM unnest(${[...sets.keys()]}::text[]) AS n(id)
+  const rows = await sql<Array<{ node_id: string; version: number; node: NodeTrustFacts | null } & { [K in keyof AssignmentRow]: AssignmentRow[K] | null }>>`
+    SELECT n.id AS node_id, v.version, ${NODE_TRUST(sql, sql`n.id`)} AS node, s.* FROM unnest(${[...sets.keys()]}::text[]) AS n(id)
     CROSS JOIN LATERAL (SELECT coalesce(max(version), 0)::float8 AS version FROM node_assignments WHERE node_id = n.id) v
     LEFT JOIN LATERAL (
-      SELECT m.id, m.revision::int AS revision, m.type, m.target, m.config, m.interval_s, m.private_target
+      SELECT m.id, m.user_id, m.revision::int AS revision, m.type, m.target, m.config, m.interval_s, m.private_target
       FROM monitor_placements p JOIN monitors m ON m.id = p.monitor_id
       WHERE p.node_id = n.id AND p.ended_at IS NULL AND m.status = 'active') s ON true`;
-  for (const { node_id, version, ...r } of rows) {
+  for (const { node_id, version, node, ...r } of rows) {
     const set = sets.get(node_id)!;
     set.version = Number(version);
+    set.node = node ?? UNTRUSTED;
     if (r.id !== null) set.rows.push(r as AssignmentRow);
   }
   return sets;
@@ -58,7 +78,7 @@ export async function assignmentSets(sql: Sql, node_ids: string[]): Promise<Map<
 export async function assignmentRows(sql: Sql, ids: string[]): Promise<AssignmentRow[]> {
   if (ids.length === 0) return [];
   return sql<AssignmentRow[]>`
-    SELECT id, revision::int AS revision, type, target, config, interval_s, private_target FROM monitors WHERE id = ANY(${ids}::text[])`;
+    SELECT id, user_id, revision::int AS revision, type, target, config, interval_s, private_target FROM monitors WHERE id = ANY(${ids}::text[])`;
 }
 
 /** Current assignment versions of `node_ids` (nodes without one are missing: version 0). */

@@ -25,7 +25,7 @@ async function setup(t: { teardown(fn: () => unknown): void }, config: Partial<C
   const user = await registerUser(ctx.app);
   const api = (method: string, path: string, body?: unknown) => call(ctx.app, method, path, { token: user.access_token, body });
   const stored = async (id: string) => (await ctx.sql<{ config: string }[]>`SELECT config::text AS config FROM monitors WHERE id = ${id}`)[0]!.config;
-  return { ...ctx, api, stored };
+  return { ...ctx, user, api, stored };
 }
 
 const create = (extra: Record<string, unknown> = {}) => ({
@@ -48,7 +48,8 @@ async function assignedHeaders(node: TestNode, monitor_id: string): Promise<Reco
 
 t.test('stored sealed, read masked, sent to the node in plain text, kept by a PATCH with the mask', async (t) => {
   const s = await setup(t);
-  const node = await enrollNode(s.url, await makeToken(s.sql, { country_code: 'DE' }), 'probe-secrets');
+  // The owner's own node: the only kind (with platform nodes) that may receive its secrets.
+  const node = await enrollNode(s.url, await makeToken(s.sql, { user_id: s.user.user_id, country_code: 'DE' }), 'probe-secrets');
   t.teardown(() => node.node.close());
 
   const created = await s.api('POST', '/v1/monitors', create());
@@ -117,7 +118,7 @@ t.test('import: real values are sealed; an exported mask cannot be imported', as
 
 t.test('a secret sealed with a key this instance lacks: masked reads, a clear error, the monitor left out of assignments', async (t) => {
   const s = await setup(t);
-  const node = await enrollNode(s.url, await makeToken(s.sql, { country_code: 'FR' }), 'probe-wrong-key');
+  const node = await enrollNode(s.url, await makeToken(s.sql, { user_id: s.user.user_id, country_code: 'FR' }), 'probe-wrong-key');
   t.teardown(() => node.node.close());
   const m = (await s.api('POST', '/v1/monitors', create())).body.data;
   t.same(m.node_ids, [node.node_id]);

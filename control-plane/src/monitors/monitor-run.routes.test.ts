@@ -9,8 +9,9 @@ const user = await registerUser(app);
 const api = (method: string, path: string, body?: unknown, token = user.access_token) => call(app, method, path, { token, body });
 
 t.test('run: one ad-hoc task per online node of the monitor, returned like a probe', async (t) => {
-  const de = await enrollNode(url, await makeToken(sql, { country_code: 'DE' }), 'probe-de');
-  const fr = await enrollNode(url, await makeToken(sql, { country_code: 'FR' }), 'probe-fr');
+  // The account's own nodes: the https monitor's `x-probe` header counts as a secret.
+  const de = await enrollNode(url, await makeToken(sql, { user_id: user.user_id, country_code: 'DE' }), 'probe-de');
+  const fr = await enrollNode(url, await makeToken(sql, { user_id: user.user_id, country_code: 'FR' }), 'probe-fr');
   t.teardown(() => { de.node.close(); fr.node.close(); });
   const m = (await api('POST', '/v1/monitors', { name: 'tcp', type: 'tcp', target: '198.18.1.10:443', interval_s: 300, node_count: 2, config: { timeout_ms: 3000 } })).body.data;
   t.same([...m.node_ids].sort(), [de.node_id, fr.node_id].sort());

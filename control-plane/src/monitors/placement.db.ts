@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { PlacementMonitor, PlacementNode } from './placement.js';
+import { monitorSecretHeaders } from './placement-status.js';
 
 /*
  * SQL of monitor placement (0024_monitor_placement.sql): the node snapshot, the queue, the
@@ -12,7 +13,18 @@ export interface PlacementMonitorRow extends PlacementMonitor {
   revision: number;
 }
 
-const MONITOR = (sql: SqlExecutor) => sql`m.id, m.user_id, m.type, m.node_count, m.private_target, m.status, m.revision::int AS revision`;
+// Its request headers come along (names and sealed values, a few hundred bytes): whether they
+// carry secrets is decided by placement-status.ts, not by SQL.
+const MONITOR = (sql: SqlExecutor) => sql`m.id, m.user_id, m.type, m.node_count, m.private_target, m.status, m.revision::int AS revision, m.config->'headers' AS headers`;
+
+/** A monitor as MONITOR reads it. */
+type MonitorColumns = Omit<PlacementMonitorRow, 'secret_headers'> & { headers: unknown };
+
+/** The placement view of a row read with MONITOR: `headers` become `secret_headers`. */
+function placementMonitor<T extends MonitorColumns>(row: T): Omit<T, 'headers'> & { secret_headers: boolean } {
+  const { headers, ...m } = row;
+  return { ...m, secret_headers: monitorSecretHeaders(m.type, headers).length > 0 };
+}
 
 /**
  * Every node that is not removed, as placement sees it ({@link PlacementNode}): `state` online,
@@ -21,7 +33,7 @@ const MONITOR = (sql: SqlExecutor) => sql`m.id, m.user_id, m.type, m.node_count,
  */
 export async function placementNodes(sql: SqlExecutor, grace_ms: number): Promise<Map<string, PlacementNode>> {
   const rows = await sql<PlacementNode[]>`
-    SELECT n.id, n.country_key AS country, n.asn, n.capabilities, n.owner_user_id, n.allow_private,
+    SELECT n.id, n.country_key AS country, n.asn, n.capabilities, n.owner_user_id, n.allow_private, n.platform,
       CASE WHEN n.status = 'online' THEN 'online'
         WHEN n.status = 'offline' AND n.last_seen_at > now() - make_interval(secs => ${grace_ms / 1000}) THEN 'grace'
         ELSE 'gone' END AS state,
@@ -38,10 +50,11 @@ export async function placementNodes(sql: SqlExecutor, grace_ms: number): Promis
  * now, simply skips them). Call inside a transaction.
  */
 export async function claimQueued(tx: SqlExecutor, limit: number): Promise<PlacementMonitorRow[]> {
-  return tx<PlacementMonitorRow[]>`
+  const rows = await tx<MonitorColumns[]>`
     SELECT ${MONITOR(tx)} FROM placement_queue q JOIN monitors m ON m.id = q.monitor_id
     WHERE q.due_at <= now() ORDER BY q.due_at LIMIT ${limit}
     FOR UPDATE OF q, m SKIP LOCKED`;
+  return rows.map(placementMonitor);
 }
 
 /**
@@ -49,19 +62,20 @@ export async function claimQueued(tx: SqlExecutor, limit: number): Promise<Place
  * (node id → revision) in the same statement. @returns null when it does not exist
  */
 export async function lockMonitor(tx: SqlExecutor, id: string): Promise<{ monitor: PlacementMonitorRow; placed: Map<string, number> } | null> {
-  const [row] = await tx<Array<PlacementMonitorRow & { placed: Record<string, number> | null }>>`
+  const [row] = await tx<Array<MonitorColumns & { placed: Record<string, number> | null }>>`
     SELECT ${MONITOR(tx)}, (SELECT jsonb_object_agg(p.node_id, p.revision) FROM monitor_placements p
       WHERE p.monitor_id = m.id AND p.ended_at IS NULL) AS placed
     FROM monitors m WHERE m.id = ${id} FOR UPDATE OF m`;
   if (!row) return null;
   const { placed, ...monitor } = row;
-  return { monitor, placed: new Map(Object.entries(placed ?? {}).map(([node, rev]) => [node, Number(rev)])) };
+  return { monitor: placementMonitor(monitor), placed: new Map(Object.entries(placed ?? {}).map(([node, rev]) => [node, Number(rev)])) };
 }
 
 /** Lock the given monitors that still exist, skipping those another transaction holds (rebalance). */
 export async function lockMonitorsSkipping(tx: SqlExecutor, ids: string[]): Promise<PlacementMonitorRow[]> {
   if (ids.length === 0) return [];
-  return tx<PlacementMonitorRow[]>`SELECT ${MONITOR(tx)} FROM monitors m WHERE m.id = ANY(${ids}::text[]) FOR UPDATE OF m SKIP LOCKED`;
+  const rows = await tx<MonitorColumns[]>`SELECT ${MONITOR(tx)} FROM monitors m WHERE m.id = ANY(${ids}::text[]) FOR UPDATE OF m SKIP LOCKED`;
+  return rows.map(placementMonitor);
 }
 
 /** Live placements of `monitor_ids`: monitor id → node id → the revision its nodes were bumped for. */
@@ -155,13 +169,13 @@ export async function nextQueuedInMs(sql: Sql): Promise<number | null> {
  * node ids (the rebalancer walks every monitor this way, a page per pass).
  */
 export async function placedMonitorsPage(sql: SqlExecutor, after_id: string, limit: number): Promise<Array<PlacementMonitorRow & { node_ids: string[] }>> {
-  return sql<Array<PlacementMonitorRow & { node_ids: string[] }>>`
-    SELECT ${MONITOR(sql)}, coalesce(array_agg(p.node_id) FILTER (WHERE p.node_id IS NOT NULL), '{}') AS node_ids
+  const rows = await sql<Array<MonitorColumns & { node_ids: string[] }>>`
+    SELECT ${MONITOR(sql)},
+      ARRAY(SELECT p.node_id FROM monitor_placements p WHERE p.monitor_id = m.id AND p.ended_at IS NULL) AS node_ids
     FROM (SELECT * FROM monitors WHERE status = 'active' AND node_count > 0 AND NOT private_target AND id > ${after_id}
           ORDER BY id LIMIT ${limit}) m
-    LEFT JOIN monitor_placements p ON p.monitor_id = m.id AND p.ended_at IS NULL
-    GROUP BY m.id, m.user_id, m.type, m.node_count, m.private_target, m.status, m.revision
     ORDER BY m.id`;
+  return rows.map(placementMonitor);
 }
 
 /** Take a transaction-scoped advisory lock named `name` if free (one instance runs a job at a time). */

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { canRun, improveSpread, pickSpread, placeMonitor, spreadScore, type PlacementMonitor, type PlacementNode } from './placement.js';
+import { placementOf } from './placement-status.js';
 
 /** A seeded [0,1) source (mulberry32), so ties break the same way every run. */
 function seeded(seed = 42): () => number {
@@ -14,9 +15,9 @@ function seeded(seed = 42): () => number {
 
 let seq = 0;
 function node(country: string, asn: number, over: Partial<PlacementNode> = {}): PlacementNode {
-  return { id: `n_${String(++seq).padStart(4, '0')}`, country, asn, capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'], owner_user_id: 'u_other', allow_private: false, state: 'online', load: 0, ...over };
+  return { id: `n_${String(++seq).padStart(4, '0')}`, country, asn, capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'], owner_user_id: 'u_other', allow_private: false, platform: false, state: 'online', load: 0, ...over };
 }
-const monitor = (over: Partial<PlacementMonitor> = {}): PlacementMonitor => ({ id: 'm_x', user_id: 'u_me', type: 'http', node_count: 3, private_target: false, status: 'active', ...over });
+const monitor = (over: Partial<PlacementMonitor> = {}): PlacementMonitor => ({ id: 'm_x', user_id: 'u_me', type: 'http', node_count: 3, private_target: false, status: 'active', secret_headers: false, ...over });
 const byId = (nodes: PlacementNode[]) => new Map(nodes.map((n) => [n.id, n]));
 
 t.test('spread: countries first, then networks, then the least loaded', async (t) => {
@@ -56,6 +57,30 @@ t.test('capabilities and private targets decide who may run a monitor', async (t
   const ping = placeMonitor(monitor({ type: 'ping' }), [], nodes, seeded());
   t.notOk(ping.add.includes(noPing.id));
   t.equal(ping.add.length, 3);
+});
+
+t.test('secret headers: only the owner\'s nodes and platform nodes, in placement and in the record', async (t) => {
+  const theirs = node('DE', 1);
+  const mine = node('FR', 2, { owner_user_id: 'u_me' });
+  const platform = node('JP', 3, { platform: true });
+  const orphan = node('US', 4, { owner_user_id: null });
+  const secret = monitor({ secret_headers: true, node_count: 3 });
+  t.same([theirs, mine, platform, orphan].map((n) => canRun(n, secret)), [false, true, true, false], 'someone else\'s node and an unowned one are not trusted');
+  t.ok(canRun(theirs, monitor()), 'without secrets: anyone\'s node');
+  const out = placeMonitor(secret, [theirs.id], byId([theirs, mine, platform, orphan]), seeded());
+  t.same(out.end, [theirs.id], 'a placed node that may not hold the secrets is dropped');
+  t.same(out.add.sort(), [mine.id, platform.id].sort());
+  t.ok(out.short, 'two trusted nodes for three wanted: short');
+
+  const row = { type: 'https' as const, node_count: 3, private_target: false, status: 'active' as const };
+  t.same(placementOf({ ...row, config: { headers: { 'X-Api-Key': 'k', Authorization: 'b', Accept: 'x' } }, node_ids: ['n_1'] }), {
+    status: 'short', secret_headers: ['Authorization', 'X-Api-Key'],
+    message: 'placed on 1 of 3 nodes: its headers Authorization, X-Api-Key carry secrets, which go only to your own nodes and to platform nodes, and no more of those online can run it; placement keeps trying',
+  });
+  t.same(placementOf({ ...row, config: { headers: { Accept: 'x' } }, node_ids: ['n_1', 'n_2', 'n_3'] }), { status: 'placed', secret_headers: [], message: null });
+  t.match(placementOf({ ...row, private_target: true, status: 'paused', config: {}, node_ids: [] }).message, /0 of 3 nodes: its target is private.*paused monitor gets no new nodes/);
+  t.match(placementOf({ ...row, type: 'ping', config: { headers: { Authorization: 'b' } }, node_ids: [] }), { status: 'short', secret_headers: [] }, 'only the HTTP-like types have request headers');
+  t.same(placementOf({ ...row, type: 'heartbeat', config: {}, node_ids: [] }), { status: 'control_plane', secret_headers: [], message: null });
 });
 
 t.test('re-placement: gone and unfit nodes are dropped, nodes in their grace kept, paused monitors not refilled', async (t) => {

@@ -1,4 +1,5 @@
 import { CHECK_CAPABILITY, PROBE_TYPES, isNodeCheckType, type MonitorStatus, type MonitorType } from '@vantage/shared-protocol';
+import { mayHoldSecretsOf } from '../secrets/node-trust.js';
 
 /*
  * Where a monitor runs (docs/api/monitors.md "Placement"): pure decisions over a snapshot of the
@@ -18,6 +19,8 @@ export interface PlacementNode {
   capabilities: string[];
   owner_user_id: string | null;
   allow_private: boolean;
+  /** A platform node (0037): trusted with every account's secrets. */
+  platform: boolean;
   state: 'online' | 'grace' | 'gone';
   /** Live placements on the node (monitors it runs): the least loaded of equal choices wins. */
   load: number;
@@ -31,6 +34,8 @@ export interface PlacementMonitor {
   node_count: number;
   private_target: boolean;
   status: MonitorStatus;
+  /** Its request headers carry secrets (placement-status.ts monitorSecretHeaders): only trusted nodes may run it. */
+  secret_headers: boolean;
 }
 
 /** The outcome for one monitor: nodes kept, added and dropped; `short` when fewer than node_count could be found. */
@@ -51,14 +56,16 @@ export function requiredCapability(type: MonitorType): string {
 
 /**
  * True when `node` may run `m`: it advertises the capability (an empty list counts as every probe
- * type, as for ad-hoc probes; a type of its own, such as browser, must be listed), and for a
- * private target it is the monitor owner's node with private targets allowed. Public targets run
- * on any node.
+ * type, as for ad-hoc probes; a type of its own, such as browser, must be listed); for a private
+ * target it is the monitor owner's node with private targets allowed; for a monitor whose headers
+ * carry secrets it may hold the owner's secrets (secrets/node-trust.ts: the owner's own node or a
+ * platform node). Other monitors run on any node.
  */
 export function canRun(node: PlacementNode, m: PlacementMonitor): boolean {
   const cap = requiredCapability(m.type);
   const able = node.capabilities.length === 0 ? (PROBE_TYPES as readonly string[]).includes(cap) : node.capabilities.includes(cap);
   if (!able) return false;
+  if (m.secret_headers && !mayHoldSecretsOf(node, m.user_id)) return false;
   return !m.private_target || (node.owner_user_id === m.user_id && node.allow_private);
 }
 
@@ -107,7 +114,7 @@ function less(a: number[], b: number[]): boolean {
 /**
  * Work out a monitor's placement from the nodes it is on now (`placed`, ids) and the snapshot:
  * - a placed node that is gone (past the grace, disabled, banned, removed) or can no longer run
- *   the monitor (capability, private target) is dropped, whatever the monitor's status;
+ *   the monitor (capability, private target, secret headers) is dropped, whatever the monitor's status;
  * - a paused monitor keeps the rest and gets no new node (its nodes stop running it because its
  *   assignment leaves their set; resuming brings it back on the same nodes);
  * - an active monitor on more nodes than `node_count` drops the extra ones (nodes in their grace

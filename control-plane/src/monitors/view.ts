@@ -1,16 +1,18 @@
 import type { ExportMonitor, Monitor, MonitorGroup } from '@vantage/shared-protocol';
 import type { GroupRow } from './monitor-groups.db.js';
 import type { MonitorRow } from './monitors.db.js';
+import { placementOf } from './placement-status.js';
 
 /**
- * The monitor record (docs/api/monitors.md) from its row. `heartbeat` carries the
+ * The monitor record (docs/api/monitors.md) from its row (`placement` from its live placement and
+ * headers: placement-status.ts). `heartbeat` carries the
  * token's preview; pass `token` and `url` only right after creating or rotating it.
  */
 export function toMonitor(row: MonitorRow, heartbeat?: { token: string; url: string }): Monitor {
   return {
     id: row.id, user_id: row.user_id, name: row.name, type: row.type, target: row.target, config: row.config,
     interval_s: row.interval_s, node_count: row.node_count, group_id: row.group_id, tags: row.tags,
-    status: row.status, state: row.state, private_target: row.private_target, node_ids: row.node_ids,
+    status: row.status, state: row.state, private_target: row.private_target, node_ids: row.node_ids, placement: placementOf(row),
     heartbeat: row.type === 'heartbeat' ? { token_preview: row.heartbeat_token_preview ?? '', ...heartbeat } : null,
     last_check_at: row.last_check_at?.toISOString() ?? null,
     uptime_24h: row.uptime_24h === null ? null : Math.min(1, Math.max(0, Math.round(row.uptime_24h * 1e6) / 1e6)),

@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import type { NodeStatus } from '@vantage/shared-protocol';
 import type { Sql } from '../db/sql.js';
+import { isPlatformOwner } from './platform-nodes.db.js';
 
 type Executor = Sql | postgres.TransactionSql<Record<string, never>>;
 
@@ -28,6 +29,8 @@ export interface NodeRow {
   tags: string[];
   ip_address: string | null;
   allow_private: boolean;
+  /** A platform node (0037, docs/api/nodes.md "Platform nodes"). */
+  platform: boolean;
   agent_version: string | null;
   capabilities: string[];
   last_seen_at: Date | null;
@@ -39,7 +42,7 @@ export interface NodeRow {
 // instance's lease (hub_instances, refreshed every heartbeat interval), the stored value otherwise.
 const COLUMNS = (sql: Executor) => sql`
   id, name, owner_user_id, status, instance_id, country, region, city, asn, isp, provider, tags,
-  ip_address, allow_private, agent_version, capabilities,
+  ip_address, allow_private, platform, agent_version, capabilities,
   CASE WHEN status = 'online' THEN coalesce((SELECT h.lease_at FROM hub_instances h WHERE h.instance_id = nodes.instance_id), last_seen_at)
     ELSE last_seen_at END AS last_seen_at,
   created_at, removed_at,
@@ -51,16 +54,18 @@ export interface NewNode {
   country: string | null; region: string | null; city: string | null; city_id: number | null;
   asn: number | null; isp: string | null; provider: string | null; declared_operator: string | null;
   ip_address: string | null; agent_version: string; capabilities: string[];
+  /** The operator's platform node owners (config platform_node_owners): a node of one of them is a platform node. */
+  platform_owner_emails?: string[];
 }
 
-/** Insert an enrolled node (inside the enrollment transaction). */
+/** Insert an enrolled node (inside the enrollment transaction), a platform node when its owner is one of `platform_owner_emails`. */
 export async function insertNode(tx: Executor, n: NewNode): Promise<NodeRow> {
   const [row] = await tx<NodeRow[]>`
     INSERT INTO nodes (id, name, owner_user_id, status, instance_id, credential_hash, country, region, city,
-      city_id, asn, isp, provider, declared_operator, ip_address, agent_version, capabilities, last_seen_at)
+      city_id, asn, isp, provider, declared_operator, ip_address, agent_version, capabilities, last_seen_at, platform)
     VALUES (${n.id}, ${n.name}, ${n.owner_user_id}, 'online', ${n.instance_id}, ${n.credential_hash}, ${n.country},
       ${n.region}, ${n.city}, ${n.city_id}, ${n.asn}, ${n.isp}, ${n.provider}, ${n.declared_operator},
-      ${n.ip_address}, ${n.agent_version}, ${n.capabilities}, now())
+      ${n.ip_address}, ${n.agent_version}, ${n.capabilities}, now(), ${isPlatformOwner(tx, n.owner_user_id, n.platform_owner_emails ?? [])})
     RETURNING ${COLUMNS(tx)}`;
   return row!;
 }

@@ -67,7 +67,7 @@ function toDetail(row: NodeRow, user_id: string | undefined): NodeDetail {
   const owner = user_id !== undefined && row.owner_user_id === user_id;
   return {
     ...toItem(row), isp: row.isp, agent_version: row.agent_version, created_at: row.created_at.toISOString(),
-    ip_address: owner ? row.ip_address : null, allow_private: owner ? row.allow_private : null, is_owner: owner,
+    ip_address: owner ? row.ip_address : null, allow_private: owner ? row.allow_private : null, is_owner: owner, platform: row.platform,
     clock_offset_ms: row.clock_offset_ms, clock_skewed: Math.abs(row.clock_offset_ms ?? 0) > CLOCK_SKEW_MAX_MS,
     clock_reported_at: row.clock_offset_at?.toISOString() ?? null,
     outbox: owner && row.outbox_reported_at ? {

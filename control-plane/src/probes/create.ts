@@ -9,9 +9,9 @@ import type { Logger } from '../log.js';
 import { compileAddressPolicy, firstBlockedAddress, systemResolver, type AddressVerdict, type HostResolver } from './address-policy.js';
 import type { CandidateNode, FirstRoundTasks } from './node-selection.db.js';
 import { failTask } from './failures.js';
-import { selectNodesInserting, type NodeRequest } from './select.js';
+import { selectNodesInserting, type NodeRequest, type PickLimits } from './select.js';
 import { parseTarget, TargetSyntaxError, taskTimeoutMs } from './target.js';
-import { sealTaskCheck } from './task-secrets.js';
+import { sealTaskCheck, taskSecretHeaders } from './task-secrets.js';
 import { secretBoxOf } from '../secrets/secret-box.js';
 
 /** What creating probes needs; built once per app by {@link probeCreator}. */
@@ -56,7 +56,9 @@ function ownsPrivately(node: CandidateNode, principal: Principal | null): boolea
  *    refused: 422 PROBE_TARGET_INVALID for anonymous callers, 403 FORBIDDEN for a credential
  *    without the `write` scope; a write-capable caller is restricted to their own nodes that
  *    allow private targets;
- * 3. selects nodes (probes/select.ts; 404/503/422 there), inserts one task per node (one group,
+ * 3. selects nodes (probes/select.ts; 404/503/422 there; a request whose headers carry secrets
+ *    only among nodes trusted with the caller's secrets, 403 for an explicit one that is not),
+ *    inserts one task per node (one group,
  *    group id = first task id; a small automatic pick answered by its first round inserts them
  *    in the pick statement itself), then sends each `task.run` through the hub with the requester's
  *    policy (public addresses and `probe_allow_cidrs`, plus `allow_private` on the caller's own
@@ -124,7 +126,9 @@ export function probeCreator(deps: ProbeCreatorDeps) {
         requester_user_id: principal?.user_id ?? null, private_user_id: canProbePrivate(principal) ? principal.user_id : null,
       };
     };
-    const { nodes, inserted } = await selectNodesInserting(deps.pick_sql ?? deps.sql, type, body, private_owner, deps.random, firstRound);
+    const secret_headers = taskSecretHeaders(check);
+    const limits: PickLimits = { private_owner, secrets: secret_headers.length > 0 ? { headers: secret_headers, requester: principal?.user_id ?? null } : null };
+    const { nodes, inserted } = await selectNodesInserting(deps.pick_sql ?? deps.sql, type, body, limits, deps.random, firstRound);
     const ids = inserted ? inserted.ids : nodes.map(() => newId('probe_task'));
     const tasks: NewTask[] = nodes.map((node, i) => ({
       id: ids[i]!, group_id: ids[0]!, ordinal: i, node_id: node.id, probe_type: type, target: body.target, check,

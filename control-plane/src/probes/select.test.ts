@@ -3,7 +3,7 @@ import { nodeSelectionSchema, type NodeSelection } from '@vantage/shared-protoco
 import type { Sql } from '../db/sql.js';
 import { testDatabase } from '../test-support/db.js';
 import { newId } from '@vantage/shared-protocol';
-import { selectNodes, selectNodesInserting } from './select.js';
+import { NO_LIMITS, selectNodes, selectNodesInserting } from './select.js';
 import type { FirstRoundTasks } from './node-selection.db.js';
 import { addNode } from './test-support.js';
 
@@ -24,12 +24,12 @@ t.test('automatic picks spread across countries, then ASNs', async (t) => {
   const { sql } = await testDatabase(t);
   await fleet(sql);
   for (let i = 0; i < 20; i++) {
-    const three = await selectNodes(sql, 'ping', {}, null);
+    const three = await selectNodes(sql, 'ping', {}, NO_LIMITS);
     t.equal(three.length, 3);
     t.equal(new Set(three.map((n) => n.country)).size, 3, 'three picks: three countries');
-    const five = await selectNodes(sql, 'ping', sel({ count: 5 }), null);
+    const five = await selectNodes(sql, 'ping', sel({ count: 5 }), NO_LIMITS);
     t.equal(new Set(five.map((n) => n.country ?? '?')).size, 5, 'five picks: every country, unknown included');
-    const seven = await selectNodes(sql, 'ping', sel({ count: 7 }), null);
+    const seven = await selectNodes(sql, 'ping', sel({ count: 7 }), NO_LIMITS);
     t.equal(new Set(seven.map((n) => n.id)).size, 7, 'no node twice');
     const de = seven.filter((n) => n.country === 'DE');
     const jp = seven.filter((n) => n.country === 'JP');
@@ -37,7 +37,7 @@ t.test('automatic picks spread across countries, then ASNs', async (t) => {
     if (jp.length === 2) t.not(jp[0]!.asn, jp[1]!.asn, "JP's second node comes from its other ASN");
     t.equal(new Set(seven.slice(0, 5).map((n) => n.country ?? '?')).size, 5, 'ordered round-robin: the first five are five countries');
   }
-  const all = await selectNodes(sql, 'ping', sel({ count: 100 }), null);
+  const all = await selectNodes(sql, 'ping', sel({ count: 100 }), NO_LIMITS);
   t.equal(all.length, 15, 'fewer candidates than count: all of them');
   t.equal(new Set(all.map((n) => n.id)).size, 15);
 });
@@ -47,12 +47,12 @@ t.test('a pick larger than the index path serves still spreads, and a country ru
   await fleet(sql);
   await addNode(sql, { country: 'BR', asn: 64550 });
   // 6 countries: 12 picks are two rounds; BR (1 node) runs short after one.
-  const twelve = await selectNodes(sql, 'ping', sel({ count: 12 }), null);
+  const twelve = await selectNodes(sql, 'ping', sel({ count: 12 }), NO_LIMITS);
   t.equal(twelve.length, 12);
   t.equal(new Set(twelve.map((n) => n.id)).size, 12);
   t.equal(new Set(twelve.map((n) => n.country ?? '?')).size, 6);
   // One country: 9 picks are 9 rounds, past the index path.
-  const us = await selectNodes(sql, 'ping', sel({ countries: ['us'], count: 9 }), null);
+  const us = await selectNodes(sql, 'ping', sel({ countries: ['us'], count: 9 }), NO_LIMITS);
   t.same(us.map((n) => n.country), ['US', 'US', 'US', 'US']);
 });
 
@@ -70,7 +70,7 @@ t.test('filters and candidates: every filter applies, offline, removed and unabl
   const mine = await addNode(sql, { country: 'BR', owner_user_id: owner, allow_private: true });
 
   const ids = async (type: 'ping' | 'dns', s: Partial<NodeSelection>, private_owner: string | null = null) =>
-    (await selectNodes(sql, type, sel({ count: 10, ...s }), private_owner).catch(() => [])).map((n) => n.id).sort();
+    (await selectNodes(sql, type, sel({ count: 10, ...s }), { private_owner, secrets: null }).catch(() => [])).map((n) => n.id).sort();
   t.same(await ids('ping', {}), [tagged, plain, us, mine].sort(), 'online nodes able to ping');
   t.same(await ids('dns', {}), [tagged, plain, us, dnsOnly, mine].sort(), 'the dns-only node runs dns');
   t.same(await ids('ping', { countries: ['de'] }), [tagged, plain].sort());
@@ -80,7 +80,7 @@ t.test('filters and candidates: every filter applies, offline, removed and unabl
   t.same(await ids('ping', { tags: ['edge', 'v6'] }), [tagged]);
   t.same(await ids('ping', { tags: ['edge', 'other'] }), []);
   t.same(await ids('ping', {}, owner), [mine], 'private targets: only the owner’s nodes that allow them');
-  await t.rejects(selectNodes(sql, 'ping', sel({ countries: ['cn'] }), null), { code: 'PROBE_TOO_FEW_NODES' });
+  await t.rejects(selectNodes(sql, 'ping', sel({ countries: ['cn'] }), NO_LIMITS), { code: 'PROBE_TOO_FEW_NODES' });
 });
 
 t.test('a 3-node pick reads a few node rows, not every online node', async (t) => {
@@ -99,7 +99,7 @@ t.test('a 3-node pick reads a few node rows, not every online node', async (t) =
   };
   await sql.begin(async (tx) => {
     const before = await read(tx as unknown as Sql);
-    const picked = await selectNodes(tx as unknown as Sql, 'ping', {}, null);
+    const picked = await selectNodes(tx as unknown as Sql, 'ping', {}, NO_LIMITS);
     t.equal(picked.length, 3);
     const rows = (await read(tx as unknown as Sql)) - before;
     // A country list (one row per country) and a window of pick keys per pick, never the 3000.
@@ -117,7 +117,7 @@ t.test('a pick answered by its first round inserts the probe\'s tasks in the sam
     ids: Array.from({ length: count }, () => newId('probe_task')), probe_type: 'tcp', target: '198.18.0.10:443',
     check: { type: 'tcp', target: '198.18.0.10:443', params: {} }, timeout_ms: 2000, grace_ms: 5000, requester_user_id: owner, private_user_id: owner,
   });
-  const three = await selectNodesInserting(sql, 'tcp', {}, null, Math.random, template);
+  const three = await selectNodesInserting(sql, 'tcp', {}, NO_LIMITS, Math.random, template);
   t.ok(three.inserted, 'three nodes in three countries: inserted with the pick');
   const made = three.inserted;
   const rows = await sql<Array<{ id: string; group_id: string; ordinal: number; node_id: string; status: string; allow_private: boolean; requester_user_id: string; check: unknown; ahead_s: number }>>`
@@ -132,10 +132,41 @@ t.test('a pick answered by its first round inserts the probe\'s tasks in the sam
   t.ok(rows.every((r) => r.ahead_s > 5 && r.ahead_s <= 7), 'deadline = now + timeout + grace');
 
   const before = (await sql`SELECT count(*)::int AS n FROM probe_tasks`)[0]!.n;
-  const five = await selectNodesInserting(sql, 'tcp', sel({ count: 5 }), null, Math.random, template);
+  const five = await selectNodesInserting(sql, 'tcp', sel({ count: 5 }), NO_LIMITS, Math.random, template);
   t.notOk(five.inserted, 'five picks among three countries take a second round: not inserted');
   t.equal(five.nodes.length, 3);
-  const explicit = await selectNodesInserting(sql, 'tcp', { node_ids: [three.nodes[0]!.id] }, null, Math.random, template);
+  const explicit = await selectNodesInserting(sql, 'tcp', { node_ids: [three.nodes[0]!.id] }, NO_LIMITS, Math.random, template);
   t.notOk(explicit.inserted, 'explicit nodes are never inserted here');
   t.equal((await sql`SELECT count(*)::int AS n FROM probe_tasks`)[0]!.n, before, 'nothing inserted by either');
+});
+
+t.test('secret headers: only the requester\'s own nodes and platform nodes, whatever the size of the pick', async (t) => {
+  const { sql } = await testDatabase(t);
+  const me = newId('user');
+  const others: string[] = [];
+  for (const country of ['DE', 'DE', 'FR', 'US', 'JP', 'BR']) others.push(await addNode(sql, { country, capabilities: ['tcp'], owner_user_id: newId('user') }));
+  others.push(await addNode(sql, { country: 'GB', capabilities: ['tcp'] })); // no owner, not a platform node
+  const mine = await addNode(sql, { country: 'DE', capabilities: ['tcp'], owner_user_id: me });
+  const platform = await addNode(sql, { country: 'US', capabilities: ['tcp'], owner_user_id: newId('user') });
+  await sql`UPDATE nodes SET platform = true WHERE id = ${platform}`;
+  const secrets = (requester: string | null) => ({ private_owner: null, secrets: { headers: ['Authorization'], requester } });
+  const ids = async (count: number, requester: string | null) => (await selectNodes(sql, 'tcp', sel({ count }), secrets(requester))).map((n) => n.id).sort();
+  for (const count of [2, 3, 40]) {
+    t.same(await ids(count, me), [mine, platform].sort(), `${count} asked (${count > 8 ? 'every candidate read' : 'indexed pick'}): own and platform nodes only`);
+    t.same(await ids(count, null), [platform], `${count} asked, anonymous: the platform node only`);
+  }
+  t.equal((await selectNodes(sql, 'tcp', sel({ count: 40 }), NO_LIMITS)).length, 9, 'without secrets: every node');
+
+  const template = (count: number): FirstRoundTasks => ({
+    ids: Array.from({ length: count }, () => newId('probe_task')), probe_type: 'tcp', target: '198.18.0.10:443',
+    check: { type: 'tcp', target: '198.18.0.10:443', params: {} }, timeout_ms: 2000, grace_ms: 5000, requester_user_id: me, private_user_id: null,
+  });
+  const picked = await selectNodesInserting(sql, 'tcp', sel({ count: 2 }), secrets(me), Math.random, template);
+  t.equal(picked.inserted, null, 'a pick for secret headers never inserts tasks itself');
+  t.equal((await sql`SELECT count(*)::int AS n FROM probe_tasks`)[0]!.n, 0);
+
+  await t.rejects(selectNodes(sql, 'tcp', sel({ count: 3, countries: ['jp'] }), secrets(me)), { code: 'PROBE_TOO_FEW_NODES', details: { headers: ['Authorization'] } }, 'none trusted among the candidates: 422');
+  await t.rejects(selectNodes(sql, 'tcp', { node_ids: [mine, others[0]!] }, secrets(me)), { code: 'FORBIDDEN', details: { node_ids: [others[0]], headers: ['Authorization'] } }, 'an explicit node of someone else: 403');
+  t.same((await selectNodes(sql, 'tcp', { node_ids: [mine, platform] }, secrets(me))).map((n) => n.id), [mine, platform], 'explicit own and platform nodes');
+  await t.rejects(selectNodes(sql, 'tcp', { node_ids: [mine] }, secrets(null)), { code: 'FORBIDDEN' }, 'anonymous: no owned node, only platform nodes');
 });

@@ -2,6 +2,7 @@ import { nodeSelectionSchema, type NodeSelection, type ProbeType } from '@vantag
 import { countriesAndFirstPicks, nodesByIds, pickInCountries, spreadCandidates, type CandidateFilter, type CandidateNode, type FirstRoundTasks } from './node-selection.db.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
+import { mayHoldSecretsOf } from '../secrets/node-trust.js';
 
 function shuffle<T>(items: T[], random: () => number): T[] {
   const a = [...items];
@@ -56,8 +57,28 @@ export interface NodeRequest {
   nodes?: NodeSelection | undefined;
 }
 
+/** What the request itself allows of its nodes (docs/api/probes.md "Target safety", "Node selection"). */
+export interface PickLimits {
+  /** An authenticated caller probing a private target: only this user's nodes with allow_private. */
+  private_owner: string | null;
+  /**
+   * The request headers carry secrets (`headers`: their names): only nodes that may hold the
+   * requester's secrets (secrets/node-trust.ts mayHoldSecretsOf; `requester` null = anonymous:
+   * platform nodes only).
+   */
+  secrets: { headers: string[]; requester: string | null } | null;
+}
+
+/** No limit beyond the selection: a public target, no secret header. */
+export const NO_LIMITS: PickLimits = Object.freeze({ private_owner: null, secrets: null });
+
+/** Where secrets go for `requester`, in words. */
+function trustedWords(requester: string | null): string {
+  return requester === null ? 'platform nodes' : 'your own nodes and to platform nodes';
+}
+
 /**
- * Choose the nodes of a probe (docs/api/probes.md; rules in docs/api/probes.md):
+ * Choose the nodes of a probe (docs/api/probes.md "Node selection"):
  * - `node_ids` and/or `node_id` (deduplicated): unknown or removed ids → 404 NODE_NOT_FOUND
  *   (`details.node_ids`); any not online → 503 NODE_OFFLINE (`details.node_ids`); a node whose
  *   agent lacks the probe type → 400 VALIDATION_FAILED.
@@ -65,11 +86,15 @@ export interface NodeRequest {
  *   matching nodes spread across countries, then ASNs ({@link indexedPick}, else
  *   {@link spreadPick} over every candidate); none → 422 PROBE_TOO_FEW_NODES; fewer than
  *   `count` → all of them.
- * With `private_owner` (an authenticated caller probing a private target) only that user's nodes
- * with allow_private qualify; an explicit node that does not → 422 PROBE_TARGET_INVALID.
+ * With `limits.private_owner` (an authenticated caller probing a private target) only that user's
+ * nodes with allow_private qualify; an explicit node that does not → 422 PROBE_TARGET_INVALID.
+ * With `limits.secrets` (secret request headers) only nodes that may hold the requester's secrets
+ * qualify (mayHoldSecretsOf decides, for every node chosen); an explicit node that may not → 403
+ * FORBIDDEN (`details.node_ids`, `details.headers`), no automatic candidate → 422
+ * PROBE_TOO_FEW_NODES (`details.headers`).
  */
-export async function selectNodes(sql: Sql, type: ProbeType, req: NodeRequest, private_owner: string | null, random: () => number = Math.random): Promise<CandidateNode[]> {
-  return (await selectNodesInserting(sql, type, req, private_owner, random)).nodes;
+export async function selectNodes(sql: Sql, type: ProbeType, req: NodeRequest, limits: PickLimits = NO_LIMITS, random: () => number = Math.random): Promise<CandidateNode[]> {
+  return (await selectNodesInserting(sql, type, req, limits, random)).nodes;
 }
 
 /** Automatic picks of at most this many nodes may insert their tasks in the pick statement. */
@@ -80,12 +105,14 @@ export const FIRST_ROUND_INSERT_MAX = 16;
  * first round of picks is the whole answer (at most one node per country), the probe's tasks
  * inserted by the same statement (node-selection.db.ts countriesAndFirstPicks): `tasks(count)`
  * gives them for `count` picks. `inserted` is those tasks when that happened (task i went to
- * `nodes[i]`), else null and the caller inserts them.
+ * `nodes[i]`), else null and the caller inserts them. A request with secret headers never
+ * inserts with its pick: its nodes pass mayHoldSecretsOf before any task exists.
  */
 export async function selectNodesInserting(
-  sql: Sql, type: ProbeType, req: NodeRequest, private_owner: string | null, random: () => number = Math.random,
+  sql: Sql, type: ProbeType, req: NodeRequest, limits: PickLimits = NO_LIMITS, random: () => number = Math.random,
   tasks?: (count: number) => FirstRoundTasks,
 ): Promise<{ nodes: CandidateNode[]; inserted: FirstRoundTasks | null }> {
+  const { private_owner, secrets } = limits;
   const explicit = [...new Set([...(req.node_ids ?? []), ...(req.node_id ? [req.node_id] : [])])];
   if (explicit.length > 0) {
     const found = new Map((await nodesByIds(sql, explicit)).filter((n) => !n.removed).map((n) => [n.id, n]));
@@ -100,18 +127,28 @@ export async function selectNodesInserting(
       const refused = nodes.filter((n) => !n.allow_private || n.owner_user_id !== private_owner);
       if (refused.length) throw new ApiError('PROBE_TARGET_INVALID', `private targets run only on your own nodes that allow them; ${refused[0]!.id} does not`, { node_ids: refused.map((n) => n.id) });
     }
+    const untrusted = secrets ? nodes.filter((n) => !mayHoldSecretsOf(n, secrets.requester)) : [];
+    if (secrets && untrusted.length) {
+      throw new ApiError('FORBIDDEN', `the request headers ${secrets.headers.join(', ')} carry secrets, which are sent only to ${trustedWords(secrets.requester)}; ${untrusted[0]!.id} is not one`,
+        { node_ids: untrusted.map((n) => n.id), headers: secrets.headers });
+    }
     return { nodes, inserted: null };
   }
   const selection = req.nodes ?? DEFAULT_SELECTION;
-  const filter: CandidateFilter = { probe_type: type, sel: selection, private_owner };
-  const first_round = tasks && selection.count <= FIRST_ROUND_INSERT_MAX ? tasks(selection.count) : undefined;
+  const filter: CandidateFilter = { probe_type: type, sel: selection, private_owner, secrets: secrets && { requester: secrets.requester } };
+  const first_round = tasks && !secrets && selection.count <= FIRST_ROUND_INSERT_MAX ? tasks(selection.count) : undefined;
   const indexed = await indexedPick(sql, filter, selection.count, random, first_round);
   if (indexed?.inserted && first_round) return { nodes: indexed.nodes, inserted: first_round };
-  const picked = indexed?.nodes ?? (await fullPick(sql, filter, selection.count, random));
+  const found = indexed?.nodes ?? (await fullPick(sql, filter, selection.count, random));
+  // The filter above only narrows the candidates: the rule itself decides for every node picked.
+  const picked = secrets ? found.filter((n) => mayHoldSecretsOf(n, secrets.requester)) : found;
   if (picked.length === 0) {
-    throw private_owner !== null
-      ? new ApiError('PROBE_TARGET_INVALID', 'the target is private and none of your online nodes allows private targets')
-      : new ApiError('PROBE_TOO_FEW_NODES', `no online node matches the selection for ${type} probes`);
+    if (private_owner !== null) throw new ApiError('PROBE_TARGET_INVALID', 'the target is private and none of your online nodes allows private targets');
+    if (secrets) {
+      throw new ApiError('PROBE_TOO_FEW_NODES', `the request headers ${secrets.headers.join(', ')} carry secrets, which are sent only to ${trustedWords(secrets.requester)}, and no such online node matches the selection for ${type} probes`,
+        { headers: secrets.headers });
+    }
+    throw new ApiError('PROBE_TOO_FEW_NODES', `no online node matches the selection for ${type} probes`);
   }
   return { nodes: picked, inserted: null };
 }

@@ -29,7 +29,8 @@ t.test('seal and open: secret values only, bound to their group', async (t) => {
 t.test('an HTTP probe\'s Authorization is never stored in plain text, and a node that reconnects still gets it', async (t) => {
   const { app, sql, url } = await testApp(t, { config: { probe_allow_cidrs: ['198.18.0.0/15'] } });
   const user = await registerUser(app);
-  const enrolled = await enrollNode(url, await makeToken(sql, { country_code: 'DE' }), 'probe-de');
+  // The requester's own node: only such nodes (and platform nodes) receive its secret headers.
+  const enrolled = await enrollNode(url, await makeToken(sql, { user_id: user.user_id, country_code: 'DE' }), 'probe-de');
   const secret = 'Bearer token-that-must-not-be-stored';
   const created = await call(app, 'POST', '/v1/probe/http', {
     token: user.access_token,
@@ -41,7 +42,7 @@ t.test('an HTTP probe\'s Authorization is never stored in plain text, and a node
   const [row] = await sql<{ check: string }[]>`SELECT "check"::text AS check FROM probe_tasks WHERE id = ${task.task_id}`;
   t.notMatch(row!.check, /token-that-must-not-be-stored/, 'the stored task holds no plain text');
   t.match(row!.check, /text\/html/, 'public headers are stored as sent');
-  // An automatic pick of one node in one country inserts its tasks in the pick statement: sealed too.
+  // An automatic pick: the node is chosen among those trusted with the requester's secrets, then the task stored sealed.
   const auto = await call(app, 'POST', '/v1/probe/http', {
     token: user.access_token,
     body: { target: 'https://198.18.1.10/health', params: { headers: { Authorization: secret } }, nodes: { count: 1 } },

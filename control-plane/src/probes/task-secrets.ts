@@ -1,5 +1,6 @@
 import type { CheckSpec } from '@vantage/shared-protocol';
 import { isSecretHeader } from '../secrets/header-rule.js';
+import { secretHeaderNames } from '../secrets/node-trust.js';
 import { isSealed, type SecretBox } from '../secrets/secret-box.js';
 
 /*
@@ -22,6 +23,14 @@ function headersOf(check: CheckSpec): Headers | null {
   if (check.type !== 'http') return null;
   const headers = (check.params as { headers?: Headers }).headers;
   return headers && Object.keys(headers).some(isSecretHeader) ? headers : null;
+}
+
+/**
+ * The names of the check's request headers whose values are secrets (HTTP probes only): a task
+ * with any is sent only to nodes trusted with the requester's secrets (probes/select.ts PickLimits).
+ */
+export function taskSecretHeaders(check: CheckSpec): string[] {
+  return secretHeaderNames(headersOf(check));
 }
 
 function withHeaders(check: CheckSpec, headers: Headers): CheckSpec {

@@ -55,8 +55,24 @@ export const monitorPatchSchema = monitorCreateSchema.omit({ type: true }).parti
 export type MonitorPatch = z.infer<typeof monitorPatchSchema>;
 
 /**
+ * Where a monitor stands in placement (docs/api/monitors.md "Placement"): `placed` (on
+ * `node_count` nodes), `short` (on fewer; `message` says why, in words), `control_plane`
+ * (heartbeat and domain_expiry run on the control plane, on no node). `secret_headers`: the names
+ * of its request headers whose values are secrets; a monitor with any runs only on its owner's
+ * own nodes and on platform nodes (docs/api/monitors.md "Secrets in headers").
+ * @example { "status": "short", "secret_headers": ["Authorization"], "message": "placed on 1 of 3 nodes: its headers Authorization carry secrets, which go only to your own nodes and to platform nodes, and no more of those online can run it; placement keeps trying" }
+ */
+export const monitorPlacementSchema = z.object({
+  status: z.enum(['placed', 'short', 'control_plane']),
+  secret_headers: z.array(z.string()),
+  message: z.string().nullable(),
+});
+export type MonitorPlacement = z.infer<typeof monitorPlacementSchema>;
+
+/**
  * The monitor record every read returns. `state` is what the checks say (part 3; `pending`
- * until the first verdict), `node_ids` the nodes it is placed on, `private_target` whether its
+ * until the first verdict), `node_ids` the nodes it is placed on, `placement` how that stands
+ * ({@link monitorPlacementSchema}), `private_target` whether its
  * target is private (it then runs only on the owner's nodes that allow private targets).
  * `heartbeat` (heartbeat monitors only) shows the check-in token's preview; the token and URL
  * themselves appear only when created or rotated. `last_check_at` and `uptime_24h` (a fraction
@@ -77,6 +93,7 @@ export const monitorSchema = z.object({
   state: monitorStateSchema,
   private_target: z.boolean(),
   node_ids: z.array(z.string()),
+  placement: monitorPlacementSchema,
   heartbeat: z.object({
     token_preview: z.string(),
     /** Only in the create (and import) response: the check-in token, shown once. */

@@ -1,0 +1,34 @@
+import type postgres from 'postgres';
+import type { Sql } from '../db/sql.js';
+
+type Executor = Sql | postgres.TransactionSql<Record<string, never>>;
+
+/*
+ * Platform nodes (docs/api/nodes.md "Platform nodes"; nodes.platform, 0037): the nodes of the
+ * accounts the operator names in VANTAGE_PLATFORM_NODE_OWNERS, trusted with every account's secrets.
+ */
+
+/**
+ * SQL: true when the account `owner` (a column or value of the calling statement) is one of
+ * `owner_emails` (lower case) with its address verified. A listed address nobody verified counts
+ * for nothing: anyone may register an address.
+ */
+export function isPlatformOwner(sql: Executor, owner: string | null | postgres.Fragment, owner_emails: string[]) {
+  return sql`EXISTS (SELECT 1 FROM users u WHERE u.id = ${owner} AND u.email_verified AND lower(u.email) = ANY(${owner_emails}::text[]))`;
+}
+
+/**
+ * Apply the operator's list to every node not removed: `platform` is set on the nodes of those
+ * accounts and cleared on every other node (a change of the list between starts, an address
+ * verified since). Nodes whose mark changes get their monitors placed again (0037's trigger).
+ * @returns how many nodes were marked and unmarked
+ */
+export async function applyPlatformNodeOwners(sql: Sql, owner_emails: string[]): Promise<{ marked: number; unmarked: number }> {
+  const rows = await sql<{ platform: boolean }[]>`
+    UPDATE nodes n SET platform = w.platform
+    FROM (SELECT id, ${isPlatformOwner(sql, sql`owner_user_id`, owner_emails)} AS platform FROM nodes WHERE removed_at IS NULL) w
+    WHERE n.id = w.id AND n.platform IS DISTINCT FROM w.platform
+    RETURNING n.platform`;
+  const marked = rows.filter((r) => r.platform).length;
+  return { marked, unmarked: rows.length - marked };
+}
