@@ -1,6 +1,7 @@
 import {
   RESPONSE_PREVIEW_MAX_CHARS, renderTemplate, type AgentEndpointCheckOutput, type AgentEndpointMonitorConfig, type HttpParams,
 } from '@vantage/shared-protocol';
+import type { JsonPathsOutcome, PatternSandbox } from './assertions/sandbox.js';
 import { httpExchange, judgeResponse, type HttpCheckDeps, type HttpExchange, type Verdict } from './http-request.js';
 import { failed, passed, type Check, type CheckContext } from './types.js';
 
@@ -25,34 +26,46 @@ export function agentRequest(target: string, config: AgentEndpointMonitorConfig,
 
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
 
+/** Where an OpenAI-compatible answer keeps its model and token counts; singular paths, so cheap to select. */
+export const USAGE_PATHS = ['$.model', '$.usage.prompt_tokens', '$.usage.completion_tokens', '$.usage.total_tokens'];
+
+type Usage = Pick<AgentEndpointCheckOutput, 'model' | 'prompt_tokens' | 'completion_tokens' | 'tokens_used'>;
+
 /**
- * Token counts and model of an OpenAI-compatible answer: `usage.prompt_tokens`,
- * `usage.completion_tokens`, `usage.total_tokens` (their sum when absent), and `model`. Nulls for
- * a body that is not such JSON.
+ * Token counts and model of an OpenAI-compatible answer from the values USAGE_PATHS selected (in
+ * that order): `usage.prompt_tokens`, `usage.completion_tokens`, `usage.total_tokens` (their sum
+ * when absent), and `model`. Nulls for a body that is not such JSON, and for `selected` null (a
+ * body cut at the cap).
  */
-export function readUsage(body: string | null): Pick<AgentEndpointCheckOutput, 'model' | 'prompt_tokens' | 'completion_tokens' | 'tokens_used'> {
-  const none = { model: null, prompt_tokens: null, completion_tokens: null, tokens_used: null };
-  if (!body) return none;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch {
-    return none;
-  }
-  if (doc === null || typeof doc !== 'object') return none;
-  const record = doc as Record<string, unknown>;
-  const usage = (record.usage ?? null) as Record<string, unknown> | null;
-  const prompt = count(usage?.prompt_tokens);
-  const completion = count(usage?.completion_tokens);
-  const total = count(usage?.total_tokens) ?? (prompt !== null || completion !== null ? (prompt ?? 0) + (completion ?? 0) : null);
-  return { model: typeof record.model === 'string' ? record.model.slice(0, 200) : null, prompt_tokens: prompt, completion_tokens: completion, tokens_used: total };
+export function readUsage(selected: JsonPathsOutcome | null): Usage {
+  const value = (i: number): unknown => {
+    const r = selected?.ok ? selected.results[i] : undefined;
+    return r?.ok && r.values.length === 1 ? r.values[0] : undefined;
+  };
+  const [model, prompt, completion] = [value(0), count(value(1)), count(value(2))];
+  const total = count(value(3)) ?? (prompt !== null || completion !== null ? (prompt ?? 0) + (completion ?? 0) : null);
+  return { model: typeof model === 'string' ? model.slice(0, 200) : null, prompt_tokens: prompt, completion_tokens: completion, tokens_used: total };
 }
 
-function outputOf(ex: HttpExchange): AgentEndpointCheckOutput {
+/**
+ * The body's token usage and the `expected_fields` it lacks, from one parse in the sandbox (each
+ * field is present as soon as it selects one value); `missing_error` says why when one could not
+ * be selected (not JSON, a bound of the sandbox).
+ */
+async function readAnswer(ex: HttpExchange, expected_fields: string[], sandbox: PatternSandbox): Promise<{ usage: Usage; missing: string[]; missing_error: string | null }> {
+  const got = await sandbox.jsonPaths(ex.body ?? '', [...USAGE_PATHS, ...expected_fields], { first_only: true });
+  const usage = readUsage(ex.output.body_truncated ? null : got);
+  const fields = got.ok ? got.results.slice(USAGE_PATHS.length) : null;
+  const missing = expected_fields.filter((_, i) => !fields || !fields[i]!.ok || (fields[i] as { values: unknown[] }).values.length === 0);
+  const failed = fields?.find((r) => !r.ok) as { error: string } | undefined;
+  return { usage, missing, missing_error: !got.ok ? got.error : failed?.error ?? null };
+}
+
+function outputOf(ex: HttpExchange, usage: Usage): AgentEndpointCheckOutput {
   const o = ex.output;
   return {
     final_url: o.final_url, resolved_address: o.resolved_address, status_code: o.status_code, latency_ms: o.response_ms, timing: o.timing,
-    response_size: o.response_size, body_truncated: o.body_truncated, ...readUsage(o.body_truncated ? null : ex.body),
+    response_size: o.response_size, body_truncated: o.body_truncated, ...usage,
     response_preview: ex.body === null ? null : ex.body.slice(0, RESPONSE_PREVIEW_MAX_CHARS), missing_fields: [],
   };
 }
@@ -68,15 +81,13 @@ export function createAgentEndpointCheck<T extends AgentType>(type: T, deps: Htt
     type,
     async run(target, config: AgentEndpointMonitorConfig, ctx) {
       const ex = await httpExchange(target, agentRequest(target, config, ctx), ctx, deps);
-      const output = outputOf(ex);
+      const answer = await readAnswer(ex, config.expected_fields, deps.sandbox);
+      const output = outputOf(ex, answer.usage);
       const own = async (): Promise<Verdict> => {
-        if (config.expected_fields.length > 0) {
-          const found = await deps.sandbox.jsonPaths(ex.body ?? '', config.expected_fields);
-          output.missing_fields = config.expected_fields.filter((_, i) => !found.ok || !found.results[i]!.ok || (found.results[i] as { values: unknown[] }).values.length === 0);
-          if (output.missing_fields.length > 0) {
-            const why = found.ok ? '' : ` (${found.error})`;
-            return { ok: false, error: `response lacks ${output.missing_fields.join(', ')}${why}`, error_class: 'assertion' };
-          }
+        output.missing_fields = answer.missing;
+        if (answer.missing.length > 0) {
+          const why = answer.missing_error ? ` (${answer.missing_error})` : '';
+          return { ok: false, error: `response lacks ${answer.missing.join(', ')}${why}`, error_class: 'assertion' };
         }
         if (config.latency_sla_ms !== undefined && output.latency_ms !== null && output.latency_ms > config.latency_sla_ms) {
           return { ok: false, error: `latency ${output.latency_ms} ms exceeds latency_sla_ms ${config.latency_sla_ms}`, error_class: 'assertion' };

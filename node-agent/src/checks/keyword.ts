@@ -3,7 +3,12 @@ import { httpExchange, judgeResponse, type HttpCheckDeps, type Verdict } from '.
 import { requestOf } from './http.js';
 import { failed, passed, type Check } from './types.js';
 
-/** Whether `body` contains `keyword`; case-insensitive unless `case_sensitive` (Unicode lower case). */
+/**
+ * Whether `body` contains `keyword`; case-insensitive unless `case_sensitive` (Unicode lower case).
+ * Runs on the event loop because it is bounded: linear in the body (V8's string search, the
+ * Boyer-Moore family), which the body cap bounds (docs/api/checks.md "Patterns"); about 30 ms on
+ * 1 MiB at worst (assertions/loop-bound.test.ts).
+ */
 export function containsKeyword(body: string, keyword: string, case_sensitive: boolean): boolean {
   return case_sensitive ? body.includes(keyword) : body.toLowerCase().includes(keyword.toLowerCase());
 }

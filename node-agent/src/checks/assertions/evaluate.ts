@@ -2,7 +2,7 @@ import {
   ASSERTION_ACTUAL_MAX_CHARS, ASSERTION_DETAIL_MAX_CHARS, type Assertion, type AssertionResult,
 } from '@vantage/shared-protocol';
 import { compare, OP_WORDS, type Actual } from './compare.js';
-import type { PatternSandbox } from './sandbox.js';
+import type { JsonPathsOutcome, PatternSandbox } from './sandbox.js';
 
 /**
  * What a response offered to its assertions. `headers` null means no response arrived; `body`
@@ -84,12 +84,43 @@ async function bodyRegex(a: Assertion, s: ResponseSubject, sandbox: PatternSandb
   return result(a, actual, got.matched, got.matched ? `body matches ${show(a.value)}` : `body does not match ${show(a.value)}${truncNote(s)}`);
 }
 
+/** One assertion against a subject that has a response (and a body when it needs one). */
+async function evaluateOne(a: Assertion, subject: ResponseSubject, json: JsonPathsOutcome | null, jsonIndex: number, sandbox: PatternSandbox): Promise<AssertionResult> {
+  switch (a.type) {
+    case 'status_code':
+      return judge(a, 'status_code', subject.status_code === null ? absent : seen(subject.status_code), sandbox);
+    case 'response_time':
+      return judge(a, 'response_time', subject.response_time_ms === null ? absent : seen(subject.response_time_ms), sandbox, ' ms');
+    case 'ssl_days_remaining':
+      return subject.ssl_days_remaining === null
+        ? result(a, absent, false, 'ssl_days_remaining: no certificate (not a TLS response)')
+        : judge(a, 'ssl_days_remaining', seen(subject.ssl_days_remaining), sandbox, ' days');
+    case 'header_value': {
+      const value = subject.headers![a.header!.toLowerCase()];
+      return judge(a, `header ${a.header!.toLowerCase()}`, value === undefined ? absent : seen(value), sandbox);
+    }
+    case 'body_contains':
+      return bodyContains(a, subject);
+    case 'body_regex':
+      return bodyRegex(a, subject, sandbox);
+    case 'json_path': {
+      if (!json || !json.ok) return result(a, absent, false, `${a.path}: ${json?.error ?? 'no body'}${truncNote(subject)}`);
+      const r = json.results[jsonIndex]!;
+      if (!r.ok) return result(a, absent, false, `${a.path}: ${r.error}`);
+      return judge(a, a.path!, r.values.length === 0 ? absent : seen(r.values.length === 1 ? r.values[0] : r.values), sandbox);
+    }
+  }
+}
+
 /**
  * Evaluate every assertion against `subject`, in order (docs/api/checks.md "Assertions"). Each
  * gets a result with its actual value, ok and detail; none is skipped. Without a response every
  * assertion fails ("no response"); a body assertion without a body fails likewise. JSONPath
- * queries share one parse of the body; regular expressions and large documents go through the
- * `sandbox`, so no pattern can stall the node. Never rejects.
+ * queries share one parse of the body; regular expressions and costly JSONPath queries run in the
+ * `sandbox` under its bounds (docs/api/checks.md "Patterns"). What stays on the main thread is
+ * linear in bounded values (the body cap, the sandbox's selection cap), and the event loop gets a
+ * turn between assertions. An assertion whose evaluation throws (a value nested too deeply to
+ * compare) fails alone, saying why. Never rejects.
  */
 export async function evaluateAssertions(assertions: readonly Assertion[], subject: ResponseSubject, sandbox: PatternSandbox): Promise<AssertionResult[]> {
   const jsonPaths = assertions.filter((a) => a.type === 'json_path').map((a) => a.path!);
@@ -107,43 +138,13 @@ export async function evaluateAssertions(assertions: readonly Assertion[], subje
       out.push(result(a, absent, false, 'not evaluated: no response body was read'));
       continue;
     }
-    switch (a.type) {
-      case 'status_code':
-        out.push(await judge(a, 'status_code', subject.status_code === null ? absent : seen(subject.status_code), sandbox));
-        break;
-      case 'response_time':
-        out.push(await judge(a, 'response_time', subject.response_time_ms === null ? absent : seen(subject.response_time_ms), sandbox, ' ms'));
-        break;
-      case 'ssl_days_remaining':
-        out.push(subject.ssl_days_remaining === null
-          ? result(a, absent, false, 'ssl_days_remaining: no certificate (not a TLS response)')
-          : await judge(a, 'ssl_days_remaining', seen(subject.ssl_days_remaining), sandbox, ' days'));
-        break;
-      case 'header_value': {
-        const value = subject.headers[a.header!.toLowerCase()];
-        out.push(await judge(a, `header ${a.header!.toLowerCase()}`, value === undefined ? absent : seen(value), sandbox));
-        break;
-      }
-      case 'body_contains':
-        out.push(await bodyContains(a, subject));
-        break;
-      case 'body_regex':
-        out.push(await bodyRegex(a, subject, sandbox));
-        break;
-      case 'json_path': {
-        if (!json || !json.ok) {
-          out.push(result(a, absent, false, `${a.path}: ${json?.error ?? 'no body'}${truncNote(subject)}`));
-          break;
-        }
-        const r = json.results[jsonIndex]!;
-        if (!r.ok) {
-          out.push(result(a, absent, false, `${a.path}: ${r.error}`));
-          break;
-        }
-        const actual = r.values.length === 0 ? absent : seen(r.values.length === 1 ? r.values[0] : r.values);
-        out.push(await judge(a, a.path!, actual, sandbox));
-        break;
-      }
+    await new Promise(setImmediate);
+    try {
+      out.push(await evaluateOne(a, subject, json, jsonIndex, sandbox));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const why = err instanceof RangeError && /call stack/.test(message) ? 'the value is nested too deeply to compare' : message;
+      out.push(result(a, absent, false, `could not be evaluated: ${why}`));
     }
   }
   return out;

@@ -1,24 +1,36 @@
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
-import { compileRegex, jsonPathFault } from '@vantage/shared-protocol';
+import { jsonPathFault, REGEX_PROGRAM_MAX } from '@vantage/shared-protocol';
 import { query } from 'jsonpath-rfc9535';
+import parseJsonPath from 'jsonpath-rfc9535/parser';
+import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
 /*
  * Runs user-supplied patterns (RE2 regular expressions, RFC 9535 JSONPath) on response text
- * without letting them stall the node. RE2 is linear in the input, but its fallback from DFA to
- * NFA costs about program size × input length steps, seconds for a 1 MiB body. So a match whose
- * cost bound is small runs inline; a larger one runs in one worker thread under a deadline, and a
- * worker past its deadline is terminated (the assertion fails, the event loop never waited).
+ * without letting them stall the node (docs/api/checks.md "Patterns"). What they cost is not a
+ * function of the input's size: RE2 falls back from its DFA to an NFA costing program size ×
+ * input length steps (seconds on 1 MiB), compiling a pattern costs up to its program size, and
+ * each descendant segment of a JSONPath multiplies the work by the document's size (`$..*..*` is
+ * quadratic in its nodes, `$..*..*..*` cubic) while the values it selects can outgrow memory.
+ * So the main thread runs only what is bounded by construction: a JSONPath made of name and
+ * index selectors alone (one step per segment) on a document up to INLINE_JSON_MAX_CHARS.
+ * Everything else runs in the pattern worker (worker-pool.ts) under a deadline and a heap limit,
+ * and what it selects comes back capped in count and size.
  */
 
-/** Inline when program size × input characters is at most this (about 0.1 s in the worst case). */
-export const INLINE_REGEX_BUDGET = 4_000_000;
-/** JSON documents up to this many characters are parsed and queried inline. */
+/** A JSON document up to this many characters is parsed on the main thread when every path is cheap. */
 export const INLINE_JSON_MAX_CHARS = 64 * 1024;
-/** Default deadline of one pattern job in the worker, ms. */
+/** Default deadline of one pattern job (one JSONPath of a document) in the worker, ms. */
 export const PATTERN_DEADLINE_MS = 2000;
+/** Default heap limit of the pattern worker, MB (old generation). */
+export const WORKER_HEAP_MAX_MB = 64;
+/** Most values one JSONPath may select; past it the path fails (narrow it). */
+export const JSON_SELECTED_VALUES_MAX = 10_000;
+/** Most characters of JSON the values one JSONPath selects may take; past it the path fails. */
+export const JSON_SELECTION_MAX_CHARS = 256 * 1024;
 /** Longest match text reported. */
 export const MATCH_TEXT_MAX_CHARS = 200;
+/** The worker locates a match (for its text) only when program size × input length is at most this. */
+export const REGEX_LOCATE_BUDGET = 16_000_000;
 
 /** A regex outcome: `match` is the matched text (null when not located: too costly), or an error. */
 export type RegexOutcome = { ok: true; matched: boolean; match: string | null } | { ok: false; error: string };
@@ -27,11 +39,20 @@ export type JsonPathOutcome = { ok: true; values: unknown[] } | { ok: false; err
 /** The document could not be read as JSON (`error`), or the per-path outcomes. */
 export type JsonPathsOutcome = { ok: true; results: JsonPathOutcome[] } | { ok: false; error: string };
 
+export interface JsonPathsOptions {
+  /** Select at most the first value of each path (a presence test: never fails on the value caps). */
+  first_only?: boolean;
+}
+
 export interface PatternSandbox {
-  /** Search `input` for `pattern` (RE2 syntax, unanchored). Never rejects. */
+  /** Search `input` for `pattern` (RE2 syntax, unanchored), in the worker. Never rejects. */
   regex(pattern: string, input: string): Promise<RegexOutcome>;
-  /** Parse `text` as JSON once and select every path (RFC 9535). Never rejects. */
-  jsonPaths(text: string, paths: string[]): Promise<JsonPathsOutcome>;
+  /**
+   * Parse `text` as JSON once and select every path (RFC 9535). A path that meets a bound
+   * (deadline, heap, JSON_SELECTED_VALUES_MAX, JSON_SELECTION_MAX_CHARS) fails alone, its error
+   * naming the bound. Never rejects.
+   */
+  jsonPaths(text: string, paths: string[], options?: JsonPathsOptions): Promise<JsonPathsOutcome>;
   /** Stop the worker (tests; the worker does not keep the process alive). */
   close(): Promise<void>;
 }
@@ -39,42 +60,36 @@ export interface PatternSandbox {
 export interface SandboxOptions {
   /** Deadline of one job in the worker, ms (default PATTERN_DEADLINE_MS). */
   deadline_ms?: number;
-  /** Inline budgets (tests force the worker with 0). */
-  inline_regex_budget?: number;
+  /** Heap limit of the worker, MB (default WORKER_HEAP_MAX_MB). */
+  heap_max_mb?: number;
+  /** Largest document parsed inline (default INLINE_JSON_MAX_CHARS; tests force the worker with 0). */
   inline_json_max_chars?: number;
 }
 
-/** Patterns and paths seen lately, compiled or judged once (a monitor repeats them every round). */
+/** Paths seen lately, judged once (a monitor repeats them every round). */
 const CACHE_MAX = 512;
-const compiled = new Map<string, ReturnType<typeof compileRegex> | Error>();
 const pathFaults = new Map<string, string | null>();
+const cheapPaths = new Map<string, boolean>();
 
 function remember<V>(cache: Map<string, V>, key: string, make: () => V): V {
-  let value = cache.get(key);
-  if (value === undefined && !cache.has(key)) {
-    value = make();
-    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-    cache.set(key, value);
-  }
-  return value as V;
+  if (cache.has(key)) return cache.get(key) as V;
+  const value = make();
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+  return value;
 }
 
-function compiledRegex(pattern: string): ReturnType<typeof compileRegex> | Error {
-  return remember(compiled, pattern, () => {
-    try {
-      return compileRegex(pattern);
-    } catch (err) {
-      return err as Error;
-    }
-  });
-}
-
-function regexInline(pattern: string, input: string, locate: boolean): RegexOutcome {
-  const re = compiledRegex(pattern);
-  if (re instanceof Error) return { ok: false, error: re.message };
-  if (!re.test(input)) return { ok: true, matched: false, match: null };
-  const found = locate ? re.exec(input) : null;
-  return { ok: true, matched: true, match: found ? String(found[0]).slice(0, MATCH_TEXT_MAX_CHARS) : null };
+/**
+ * Whether `path` (already free of faults) selects at most one value in one step per segment: only
+ * child segments, each a single name or index selector (RFC 9535 2.3.5.1 "singular query").
+ */
+export function isSingularPath(path: string): boolean {
+  return remember(cheapPaths, path, () => parseJsonPath(path).segments.every((s) => {
+    if (s.type !== 'ChildSegment') return false;
+    if (s.node.type === 'MemberNameShorthand') return true;
+    return s.node.type === 'BracketedSelection' && s.node.selectors.length === 1
+      && (s.node.selectors[0]!.type === 'NameSelector' || s.node.selectors[0]!.type === 'IndexSelector');
+  }));
 }
 
 function jsonPathsInline(text: string, paths: string[]): JsonPathsOutcome {
@@ -84,56 +99,7 @@ function jsonPathsInline(text: string, paths: string[]): JsonPathsOutcome {
   } catch (err) {
     return { ok: false, error: `body is not JSON (${(err as Error).message.slice(0, 200)})` };
   }
-  return { ok: true, results: paths.map((path) => {
-    try {
-      return { ok: true, values: query(doc as never, path) };
-    } catch (err) {
-      return { ok: false, error: `not a usable JSONPath: ${(err as Error).message.slice(0, 200)}` };
-    }
-  }) };
-}
-
-/** Program size of `pattern`, or null when it does not compile (the inline path reports the error). */
-function programSize(pattern: string): number | null {
-  const re = compiledRegex(pattern);
-  return re instanceof Error ? null : re.programSize();
-}
-
-// The worker: plain CommonJS so it loads without the TypeScript loader; the two libraries are
-// required by the paths this module resolved (the same copies the main thread uses).
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { RE2JS } = require(workerData.re2js);
-const { query } = require(workerData.jsonpath);
-parentPort.postMessage({ ready: true });
-parentPort.on('message', (job) => {
-  let reply;
-  try {
-    if (job.kind === 'regex') {
-      const re = RE2JS.compile(job.pattern);
-      const matched = re.test(job.input);
-      const found = matched && job.locate ? re.exec(job.input) : null;
-      reply = { ok: true, matched, match: found ? String(found[0]).slice(0, ${MATCH_TEXT_MAX_CHARS}) : null };
-    } else {
-      let doc;
-      try { doc = JSON.parse(job.text); } catch (err) { reply = { ok: false, error: 'body is not JSON (' + String(err.message).slice(0, 200) + ')' }; }
-      if (!reply) reply = { ok: true, results: job.paths.map((path) => {
-        try { return { ok: true, values: query(doc, path) }; } catch (err) { return { ok: false, error: 'not a usable JSONPath: ' + String(err.message).slice(0, 200) }; }
-      }) };
-    }
-  } catch (err) {
-    reply = { ok: false, error: String(err && err.message || err).slice(0, 300) };
-  }
-  parentPort.postMessage({ id: job.id, reply });
-});
-`;
-
-interface Pending {
-  id: number;
-  job: Record<string, unknown>;
-  resolve: (reply: unknown) => void;
-  /** When this job became the one the worker is running (performance.now()), null while queued behind another. */
-  head_since: number | null;
+  return { ok: true, results: paths.map((path) => ({ ok: true, values: query(doc as never, path) })) };
 }
 
 function workerPaths(): { re2js: string; jsonpath: string } | null {
@@ -141,119 +107,90 @@ function workerPaths(): { re2js: string; jsonpath: string } | null {
     const require = createRequire(import.meta.url);
     return { re2js: require.resolve('re2js'), jsonpath: require.resolve('jsonpath-rfc9535') };
   } catch {
-    return null; // a bundle without the packages on disk: everything runs inline (see runWorker)
+    return null; // the packages are not on disk: only what is bounded inline can run
   }
 }
 
+type Selected = { ok: true; json: string } | { ok: false; error: string };
+type JsonStep = { parsed: true } | { index: number; result: Selected };
+
+/** Run `paths` over `text` in the worker; a path past a bound fails alone, the rest go on. */
+function jsonPathsInWorker(pool: WorkerPool, text: string, paths: string[], first_only: boolean): Promise<JsonPathsOutcome> {
+  return new Promise((resolve) => {
+    const results: JsonPathOutcome[] = [];
+    let parsed = false;
+    const job = () => ({ kind: 'json', text, paths, from: results.length, first_only });
+    pool.run({
+      job: job(),
+      step(m) {
+        const s = m as JsonStep;
+        if ('parsed' in s) parsed = true;
+        else results.push(s.result.ok ? { ok: true, values: JSON.parse(s.result.json) as unknown[] } : s.result);
+      },
+      done(m) {
+        const d = m as { ok: true } | { ok: false; error: string };
+        resolve(d.ok ? { ok: true, results } : d);
+      },
+      fail(error) {
+        if (!parsed && results.length === 0) {
+          resolve({ ok: false, error: `could not be read: ${error}` });
+          return null;
+        }
+        // Unparsed again after a restart: the document itself met the bound, so do all that remain.
+        do results.push({ ok: false, error }); while (!parsed && results.length < paths.length);
+        parsed = false;
+        if (results.length < paths.length) return job();
+        resolve({ ok: true, results });
+        return null;
+      },
+    });
+  });
+}
+
 /**
- * Create the sandbox. Jobs go to the worker in order and run one at a time; the one running is
- * given `deadline_ms` from when it started, and past that the worker is terminated, that job
- * answers a timeout error, and the jobs queued behind it go to a fresh worker.
+ * Create the sandbox: cheap JSONPath queries on small documents inline, everything else in one
+ * worker thread (worker-pool.ts) whose jobs run in order, each with `deadline_ms` from when it
+ * starts and the worker's heap limited to `heap_max_mb`.
  */
 export function createPatternSandbox(options: SandboxOptions = {}): PatternSandbox {
   const deadline_ms = options.deadline_ms ?? PATTERN_DEADLINE_MS;
-  const regexBudget = options.inline_regex_budget ?? INLINE_REGEX_BUDGET;
+  const heap_max_mb = options.heap_max_mb ?? WORKER_HEAP_MAX_MB;
   const jsonInlineMax = options.inline_json_max_chars ?? INLINE_JSON_MAX_CHARS;
   const paths = workerPaths();
-  let worker: Worker | null = null;
-  let nextId = 1;
-  let timer: NodeJS.Timeout | null = null;
-  const pending: Pending[] = [];
-
-  /** The current worker has loaded its libraries (its start-up, ~0.1-0.3 s, is not counted against a job). */
-  let ready = false;
-  const armHead = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const head = pending[0];
-    if (!head || !ready) return;
-    head.head_since ??= performance.now();
-    timer = setTimeout(onDeadline, Math.max(0, head.head_since + deadline_ms - performance.now()));
-  };
-  // The worker keeps the process alive only while it has work.
-  const holdWhileBusy = () => (pending.length > 0 ? worker?.ref() : worker?.unref());
-
-  const spawn = (): Worker => {
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: paths });
-    ready = false;
-    w.unref();
-    w.on('message', (m: { id: number; reply: unknown } | { ready: true }) => {
-      if ('ready' in m) {
-        if (worker === w) {
-          ready = true;
-          armHead();
-        }
-        return;
-      }
-      const i = pending.findIndex((p) => p.id === m.id);
-      if (i < 0) return;
-      const [done] = pending.splice(i, 1);
-      done!.resolve(m.reply);
-      armHead();
-      holdWhileBusy();
-    });
-    w.on('error', (err) => restart(`pattern worker failed: ${err.message}`));
-    return w;
-  };
-
-  /** Fail the running job with `error`, replace the worker, and resend what was queued behind. */
-  const restart = (error: string) => {
-    const old = worker;
-    worker = null;
-    void old?.terminate();
-    const head = pending.shift();
-    head?.resolve({ ok: false, error });
-    if (pending.length > 0) {
-      worker = spawn();
-      for (const p of pending) worker.postMessage(p.job);
-    }
-    armHead();
-    holdWhileBusy();
-  };
-
-  function onDeadline() {
-    timer = null;
-    restart(`took longer than ${deadline_ms} ms, stopped (simplify the pattern or reduce the body)`);
-  }
-
-  function runWorker<T>(job: Record<string, unknown>): Promise<T> {
-    return new Promise<T>((resolve) => {
-      const entry: Pending = { id: nextId++, job: { ...job }, resolve: resolve as (r: unknown) => void, head_since: null };
-      entry.job.id = entry.id;
-      pending.push(entry);
-      worker ??= spawn();
-      worker.postMessage(entry.job);
-      holdWhileBusy();
-      if (pending.length === 1) armHead();
-    });
-  }
+  const pool = paths && createWorkerPool({
+    deadline_ms, heap_max_mb,
+    worker_data: {
+      ...paths, regex_program_max: REGEX_PROGRAM_MAX, regex_locate_budget: REGEX_LOCATE_BUDGET, match_text_max_chars: MATCH_TEXT_MAX_CHARS,
+      values_max: JSON_SELECTED_VALUES_MAX, selection_max_chars: JSON_SELECTION_MAX_CHARS,
+    },
+  });
+  const unavailable = 'cannot run on this node: the pattern worker is not available';
 
   return {
-    async regex(pattern, input) {
-      const size = programSize(pattern);
-      const cost = size === null ? 0 : size * input.length;
-      if (size === null || cost <= regexBudget) return regexInline(pattern, input, true);
-      if (!paths) return { ok: false, error: `too costly to run here (${size} instructions × ${input.length} characters)` };
-      // Locating the match needs the slower NFA; only when that too stays within the inline budget.
-      return runWorker<RegexOutcome>({ kind: 'regex', pattern, input, locate: cost <= regexBudget * 4 });
+    regex(pattern, input) {
+      if (!pool) return Promise.resolve({ ok: false, error: unavailable });
+      return new Promise((resolve) => pool.run({
+        job: { kind: 'regex', pattern, input },
+        step() {},
+        done: (m) => resolve(m as RegexOutcome),
+        fail(error) {
+          resolve({ ok: false, error });
+          return null;
+        },
+      }));
     },
-    async jsonPaths(text, list) {
+    async jsonPaths(text, list, opts = {}) {
       // Refused paths (syntax, match()/search()) never reach the library, whoever sent them.
       const faults = list.map((path) => remember(pathFaults, path, () => jsonPathFault(path)));
       const usable = list.filter((_, i) => faults[i] === null);
-      const got = usable.length === 0 ? jsonPathsInline(text, [])
-        : text.length <= jsonInlineMax || !paths ? jsonPathsInline(text, usable)
-          : await runWorker<JsonPathsOutcome>({ kind: 'json', text, paths: usable });
+      const inline = text.length <= jsonInlineMax && usable.every(isSingularPath);
+      const got = inline ? jsonPathsInline(text, usable)
+        : pool ? await jsonPathsInWorker(pool, text, usable, opts.first_only ?? false)
+          : { ok: false as const, error: unavailable };
       if (!got.ok) return got;
       let next = 0;
       return { ok: true, results: faults.map((fault) => (fault ? { ok: false, error: fault } : got.results[next++]!)) };
     },
-    async close() {
-      if (timer) clearTimeout(timer);
-      const w = worker;
-      worker = null;
-      for (const p of pending.splice(0)) p.resolve({ ok: false, error: 'sandbox closed' });
-      await w?.terminate();
-    },
+    close: async () => pool?.close(),
   };
 }
