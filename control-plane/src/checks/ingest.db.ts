@@ -17,8 +17,21 @@ export interface IngestMonitorRow {
   revision: number;
   /** Nodes the monitor is placed on now. */
   placed: number;
-  /** The monitor is placed on the reporting node, or was until less than the placement history ago. */
-  assigned: boolean;
+  /** When the monitor was created, epoch ms. */
+  created_ms: number;
+  /**
+   * The spans the reporting node was placed on the monitor (its placement and the earlier ones,
+   * monitor_placements_past) that are live or ended less than the placement history ago, in no
+   * order: [from, until] epoch ms, until Infinity while placed. Empty: the monitor is not assigned
+   * to the node.
+   */
+  placed_spans: Array<[number, number]>;
+  /**
+   * The monitor's schedule spans (monitor_schedules) over the same window, in no order: [from,
+   * until (Infinity: open), interval_s]; like `config`, only when its revision is not the one the
+   * caller knows (a change of interval or status bumps it), else null.
+   */
+  schedule_spans: Array<[number, number, number]> | null;
   /** The series of (monitor, reporting node), null before its first stored check. */
   series_id: number | null;
   /** The monitor's config (defaults filled), only when its revision is not the one the caller knows; else null. */
@@ -26,18 +39,28 @@ export interface IngestMonitorRow {
 }
 
 /**
- * The monitors `ids` that exist, with whether each is assigned to `node_id` (monitor_placements:
- * placed now, or ended less than `history_ms` ago, so results the node buffered while it ran the
- * monitor still count), how many nodes it is placed on, the node's series of it, and its config
- * when `known_revisions` (same order as `ids`; -1 for none) does not hold its current revision.
+ * The monitors `ids` that exist, with their round history for `node_id` (the spans the node was
+ * placed on each and the spans each had rounds at one interval: live, or ended less than
+ * `history_ms` ago, so results the node buffered while it ran the monitor still count), how many
+ * nodes each is placed on, the node's series of it, and its config and schedule spans when
+ * `known_revisions` (same order as `ids`; -1 for none) does not hold its current revision.
  */
 export async function ingestMonitors(tx: SqlExecutor, node_id: string, ids: string[], known_revisions: number[], history_ms: number): Promise<IngestMonitorRow[]> {
+  const since_s = history_ms / 1000;
+  // Spans as 2-D arrays, one array subquery per table and unordered: ordered or per-column
+  // aggregates tripled the cost of this read.
   return tx<IngestMonitorRow[]>`
-    SELECT m.id, m.type, m.interval_s, m.revision::int AS revision,
+    SELECT m.id, m.type, m.interval_s, m.revision::int AS revision, extract(epoch FROM m.created_at)::float8 * 1000 AS created_ms,
       (SELECT count(*) FROM monitor_placements a WHERE a.monitor_id = m.id AND a.ended_at IS NULL)::int AS placed,
-      EXISTS (SELECT 1 FROM monitor_placements p WHERE p.monitor_id = m.id AND p.node_id = ${node_id}
-        AND (p.ended_at IS NULL OR p.ended_at > now() - make_interval(secs => ${history_ms / 1000}))) AS assigned,
-      (SELECT s.id FROM check_series s WHERE s.monitor_id = m.id AND s.node_id = ${node_id}) AS series_id,
+      ARRAY(SELECT ARRAY[extract(epoch FROM x.placed_at)::float8 * 1000, coalesce(extract(epoch FROM x.ended_at)::float8 * 1000, 'Infinity')]
+        FROM (SELECT p.placed_at, p.ended_at FROM monitor_placements p WHERE p.monitor_id = m.id AND p.node_id = ${node_id}
+          UNION ALL SELECT q.placed_at, q.ended_at FROM monitor_placements_past q WHERE q.monitor_id = m.id AND q.node_id = ${node_id}) x
+        WHERE x.ended_at IS NULL OR x.ended_at > now() - make_interval(secs => ${since_s})) AS placed_spans,
+      CASE WHEN m.revision IS DISTINCT FROM k.revision THEN ARRAY(SELECT ARRAY[extract(epoch FROM x.from_at)::float8 * 1000,
+          coalesce(extract(epoch FROM x.until_at)::float8 * 1000, 'Infinity'), x.interval_s]
+        FROM monitor_schedules x WHERE x.monitor_id = m.id
+          AND (x.until_at IS NULL OR x.until_at > now() - make_interval(secs => ${since_s}))) END AS schedule_spans,
+      (SELECT c.id FROM check_series c WHERE c.monitor_id = m.id AND c.node_id = ${node_id}) AS series_id,
       CASE WHEN m.revision IS DISTINCT FROM k.revision THEN m.config END AS config
     FROM unnest(${ids}::text[], ${known_revisions}::bigint[]) AS k(id, revision)
     JOIN monitors m ON m.id = k.id`;

@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { MonitorResultStore, SqlExecutor } from '../contracts.js';
 import { PLACEMENT_HISTORY_MS } from '../monitors/placement-job.js';
 import { createSeries, ingestMonitors, storeNodeChecks, type IngestMonitorRow, type NodeCheckInsert } from './ingest.db.js';
+import { ROUND_CLOCK_TOLERANCE_MS, roundOf, type RoundHistory } from './ingest-rounds.js';
 import { encodeOutput } from './output-codec.js';
 import { checkRetention } from './retention.js';
 import { CHECK_TRAITS, roundDeadlineMs } from './traits.js';
@@ -12,12 +13,27 @@ export const CHECK_REJECT = {
   not_assigned: 'monitor not assigned to this node',
   type_mismatch: 'result type does not match the monitor type',
   too_old: 'round is older than the rounds retention (results are accepted for as long as rounds are kept)',
-  in_future: 'scheduled_at lies more than a day in the future (is the node\'s clock set?)',
+  in_future: 'scheduled_at lies in the future (is the node\'s clock set?)',
   far_start: 'started_at is more than a day away from scheduled_at',
 } as const;
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
+
+/** What a monitor's revision fixes, as the check store remembers it. */
+interface Fixed {
+  revision: number;
+  /** The round deadline offset, ms after the round's start. */
+  deadline_ms: number;
+  schedule_spans: RoundHistory['schedule_spans'];
+}
+
+/** A monitor of a batch: as read for the node, what its revision fixes, and its round history. */
+interface Read {
+  row: IngestMonitorRow;
+  fixed: Fixed;
+  history: RoundHistory;
+}
 
 /** The error stored for a failed result that came without one. */
 export const MISSING_ERROR = 'the node reported a failure without a reason';
@@ -36,34 +52,50 @@ export function agreeingOutcome(r: { success: boolean; error: string | null; err
 /**
  * The check store (contracts.ts MonitorResultStore; docs/architecture/checks.md "Ingest"): what the
  * result sink hands every monitor result to. Per batch, two statements whatever its size: one
- * reads the monitors, the node's placements and series (and a monitor's config only when its
- * revision changed), one stores the checks (ON CONFLICT DO NOTHING on (series, scheduled_at)),
+ * reads the monitors, the node's placement spans and series (and a monitor's config and schedule
+ * spans only when its revision changed), one stores the checks (ON CONFLICT DO NOTHING on (series, scheduled_at)),
  * adds them to their rounds and marks ended hours for the rollup job (ingest.db.ts
  * storeNodeChecks). A node's first result of a monitor costs one more, creating its series.
  *
  * A result is refused ({@link CHECK_REJECT}) when its monitor is not placed on the node (nor was
  * within the placement history: monitors/placement-job.ts PLACEMENT_HISTORY_MS), when its type is
- * not the monitor's, when its round is older than the rounds retention or more than a day ahead, or
- * when it started more than a day from its round. Everything else counts as stored: newly, or
- * already (the same node's result for the same round, whatever its result id), so the node can
- * drop it. Rounds get the new reports and become due for judging (checks/decide.ts).
+ * not the monitor's, when its round is older than the rounds retention or ahead of our clock (by
+ * more than ROUND_CLOCK_TOLERANCE_MS), when it started more than a day from its round, or when its
+ * round is not one the monitor had while the node was placed on it (checks/ingest-rounds.ts
+ * roundOf: aligned to the monitor's phase and interval of the time, not before it was created,
+ * not while paused). Everything else counts as stored: newly, or already (the same node's result
+ * for the same round, whatever its result id), so the node can drop it. Rounds get the new
+ * reports and become due for judging (checks/decide.ts); a round counts the interval it had.
  *
  * `success` is stored as the node sent it; `error` and `error_class` are made to agree with it
  * ({@link agreeingOutcome}): the shared result schema does not tie them together.
  */
-export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms'> }): MonitorResultStore {
+export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms' | 'placement_grace_ms'> }): MonitorResultStore {
   const retention_ms = checkRetention(deps.config).rounds_days * DAY_MS;
   const grace_ms = deps.config.checks_round_grace_ms;
-  // monitor id → its revision and round deadline offset (ms after the round's start).
-  const deadlines = new Map<string, { revision: number; ms: number }>();
+  // How long after a schedule or placement change a node may still run the old one (ingest-rounds.ts roundOf).
+  const lag_ms = Math.max(deps.config.placement_grace_ms, ROUND_CLOCK_TOLERANCE_MS);
+  // monitor id → what its revision fixes (every change of a monitor bumps it: 0020_monitors.sql):
+  // its round deadline offset (ms after the round's start) and its schedule spans.
+  const known = new Map<string, Fixed>();
 
-  /** The round deadline offset of `m`, ms, remembered per revision (its config comes with a new revision only). */
-  function deadlineMs(m: IngestMonitorRow): number {
-    if (m.config !== null) {
-      deadlines.set(m.id, { revision: m.revision, ms: roundDeadlineMs(m.type, m.config, m.interval_s, grace_ms) });
-    }
-    const known = deadlines.get(m.id);
-    return known?.revision === m.revision ? known.ms : m.interval_s * 1000 + grace_ms;
+  /** What `m`'s revision fixes: as read now when its revision moved (remembered), else as `held` (the batch's view, same revision). */
+  function fixedOf(m: IngestMonitorRow, held: Fixed | undefined): Fixed {
+    if (m.config === null || m.schedule_spans === null) return held!;
+    const fixed = { revision: m.revision, deadline_ms: roundDeadlineMs(m.type, m.config, m.interval_s, grace_ms), schedule_spans: m.schedule_spans };
+    known.set(m.id, fixed);
+    return fixed;
+  }
+
+  /** Why `r` is refused, or the interval its round had (`m`: its monitor as read for the node, if it exists). */
+  function judge(r: MonitorResultEnvelope, m: Read | undefined, now: number): { reason: string } | { interval_s: number } {
+    const scheduled = Date.parse(r.scheduled_at);
+    if (!m || m.row.placed_spans.length === 0) return { reason: CHECK_REJECT.not_assigned };
+    if (m.row.type !== r.type) return { reason: `${CHECK_REJECT.type_mismatch} (${r.type} for a ${m.row.type} monitor)` };
+    if (scheduled < now - retention_ms) return { reason: CHECK_REJECT.too_old };
+    if (scheduled > now + ROUND_CLOCK_TOLERANCE_MS) return { reason: CHECK_REJECT.in_future };
+    if (Math.abs(Date.parse(r.started_at) - scheduled) > DAY_MS) return { reason: CHECK_REJECT.far_start };
+    return roundOf(m.history, scheduled, lag_ms);
   }
 
   async function store(tx: SqlExecutor, node_id: string, results: MonitorResultEnvelope[]) {
@@ -72,36 +104,36 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     if (results.length === 0) return { stored, rejected };
     const now = Date.now();
     const ids = [...new Set(results.map((r) => r.monitor_id))];
-    // Forgotten before the read, so the configs of this batch's monitors all come with it.
-    if (deadlines.size > 100_000) deadlines.clear();
-    const rows = await ingestMonitors(tx, node_id, ids, ids.map((id) => deadlines.get(id)?.revision ?? -1), PLACEMENT_HISTORY_MS);
-    const monitors = new Map(rows.map((m) => [m.id, m]));
+    if (known.size > 100_000) known.clear();
+    // This batch's view of what it remembers: the read brings config and schedule of every monitor
+    // whose revision is not the one held here, so the rest is always in `held`.
+    const held = new Map(ids.map((id) => [id, known.get(id)]));
+    const rows = await ingestMonitors(tx, node_id, ids, ids.map((id) => held.get(id)?.revision ?? -1), PLACEMENT_HISTORY_MS);
+    const monitors = new Map(rows.map((row): [string, Read] => {
+      const fixed = fixedOf(row, held.get(row.id));
+      return [row.id, { row, fixed, history: { id: row.id, created_ms: row.created_ms, placed_spans: row.placed_spans, schedule_spans: fixed.schedule_spans } }];
+    }));
 
-    const accepted: MonitorResultEnvelope[] = [];
+    // Accepted results with the interval their round had.
+    const accepted: Array<[MonitorResultEnvelope, number]> = [];
     for (const r of results) {
-      const m = monitors.get(r.monitor_id);
-      const scheduled = Date.parse(r.scheduled_at);
-      const reason = !m || !m.assigned ? CHECK_REJECT.not_assigned
-        : m.type !== r.type ? `${CHECK_REJECT.type_mismatch} (${r.type} for a ${m.type} monitor)`
-          : scheduled < now - retention_ms ? CHECK_REJECT.too_old
-            : scheduled > now + DAY_MS ? CHECK_REJECT.in_future
-              : Math.abs(Date.parse(r.started_at) - scheduled) > DAY_MS ? CHECK_REJECT.far_start : null;
-      if (reason) rejected.push({ result_id: r.result_id, reason });
-      else accepted.push(r);
+      const verdict = judge(r, monitors.get(r.monitor_id), now);
+      if ('reason' in verdict) rejected.push({ result_id: r.result_id, reason: verdict.reason });
+      else accepted.push([r, verdict.interval_s]);
     }
     if (accepted.length === 0) return { stored, rejected };
 
     const series = new Map<string, number>();
-    for (const m of monitors.values()) if (m.series_id !== null) series.set(m.id, m.series_id);
-    const missing = [...new Set(accepted.map((r) => r.monitor_id))].filter((id) => !series.has(id));
+    for (const { row } of monitors.values()) if (row.series_id !== null) series.set(row.id, row.series_id);
+    const missing = [...new Set(accepted.map(([r]) => r.monitor_id))].filter((id) => !series.has(id));
     if (missing.length > 0) for (const [id, s] of await createSeries(tx, node_id, missing)) series.set(id, s);
 
     // One row per (series, round): a round sent twice in one batch is stored once.
     const inserts = new Map<string, NodeCheckInsert>();
     const this_hour = Math.floor(now / HOUR_MS) * HOUR_MS;
-    for (const r of accepted) {
+    for (const [r, interval_s] of accepted) {
       stored.push(r.result_id);
-      const m = monitors.get(r.monitor_id)!;
+      const { row: m, fixed } = monitors.get(r.monitor_id)!;
       const series_id = series.get(r.monitor_id)!;
       const scheduled = Date.parse(r.scheduled_at);
       const key = `${series_id}/${scheduled}`;
@@ -116,7 +148,7 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
         success: r.success, ...agreeingOutcome(r),
         assertions: r.assertions.length > 0 ? JSON.stringify(r.assertions) : null,
         output: null, output_z: output === null ? null : `\\x${encodeOutput(output).toString('hex')}`,
-        monitor_id: r.monitor_id, deadline_at: new Date(scheduled + deadlineMs(m)).toISOString(), interval_s: m.interval_s,
+        monitor_id: r.monitor_id, deadline_at: new Date(scheduled + fixed.deadline_ms).toISOString(), interval_s,
         expected: m.placed, past_hour: hour < this_hour ? new Date(hour).toISOString() : null,
       });
     }

@@ -10,7 +10,7 @@ import { monitorStats } from './stats.js';
 import { runDueJobs } from './jobs.js';
 import { listPartitions } from './partitions.db.js';
 import { ensurePartitions } from './partitions.js';
-import { httpResult, seedMonitor } from './test-support.js';
+import { httpResult, roundAt, seedMonitor } from './test-support.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -33,13 +33,15 @@ t.test('partition rollover across midnight: each check in its day\'s partition, 
   t.ok(created.includes(`checks_p${day(midnight)}`) && created.includes(`check_rounds_p${day(midnight)}`), 'tomorrow\'s partitions ready');
   t.same(await ensurePartitions(sql), [], 'idempotent');
   const m = await seedMonitor(sql, { nodes: 1, interval_s: 60 });
-  const before = new Date(midnight - 500).toISOString();
-  const after = new Date(midnight + 500).toISOString();
+  // The monitor's last round before today's midnight and its first from then on (rounds that ran).
+  const today = midnight - DAY_MS;
+  const before = roundAt(m, 0, today - 1);
+  const after = roundAt(m, 1, today - 1);
   t.same((await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, before), httpResult(m.monitor_id, after)])).rejected, []);
-  t.same(await where(before), [`checks_p${day(midnight - 1)}`]);
-  t.same(await where(after), [`checks_p${day(midnight)}`]);
+  t.same(await where(before), [`checks_p${day(today - 1)}`]);
+  t.same(await where(after), [`checks_p${day(today)}`]);
   const rounds = await sql`SELECT tableoid::regclass::text AS p FROM check_rounds WHERE monitor_id = ${m.monitor_id} ORDER BY scheduled_at`;
-  t.same(rounds.map((r) => r.p), [`check_rounds_p${day(midnight - 1)}`, `check_rounds_p${day(midnight)}`]);
+  t.same(rounds.map((r) => r.p), [`check_rounds_p${day(today - 1)}`, `check_rounds_p${day(today)}`]);
 
   // Days later: the job keeps partitions ahead of the clock.
   const later = new Date(midnight + 3 * DAY_MS + 60_000);
@@ -52,7 +54,7 @@ t.test('rows that landed in DEFAULT move into the partition created for them', a
   const { sql, sink, where } = await setup(t);
   await ensurePartitions(sql);
   const m = await seedMonitor(sql, { nodes: 1 });
-  const old = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - 5 * DAY_MS + 3_600_000).toISOString();
+  const old = roundAt(m, 0, Math.floor(Date.now() / DAY_MS) * DAY_MS - 5 * DAY_MS + 3_600_000);
   await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, old)]);
   t.same(await where(old), ['checks_default'], 'no partition for that day yet');
   await ensurePartitions(sql, new Date(old));
@@ -65,7 +67,7 @@ t.test('retention drops whole days past the raw retention and months past the ro
   await ensurePartitions(sql);
   const m = await seedMonitor(sql, { nodes: 1 });
   const now = Date.now();
-  await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, new Date(now - 2 * HOUR_MS).toISOString())]);
+  await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, roundAt(m, 0, now - 2 * HOUR_MS))]);
   const today = day(now);
   // 31 days on (raw retention 30 days on the free plan): today's partition is past it, days since are not.
   const future = new Date(now + 31 * DAY_MS);
@@ -87,7 +89,7 @@ t.test('the rollup job rolls up finished hours, and again when late checks arriv
   const m = await seedMonitor(sql, { nodes: 2 });
   const [a, b] = m.node_ids as [string, string];
   const hour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 3 * HOUR_MS;
-  const at = (i: number) => new Date(hour + i * 60_000).toISOString();
+  const at = (i: number) => roundAt(m, i + 1, hour - 1); // the i-th round starting in that hour
   for (let i = 0; i < 10; i++) await sink.ingest(a, [httpResult(m.monitor_id, at(i), { response_ms: 50 + i * 10, success: i !== 3 })]);
   const run = async () => {
     for (let i = 0; i < 20; i++) {

@@ -31,25 +31,31 @@ export async function seedNodes(sql: SqlExecutor, count: number, countries: stri
   return ids;
 }
 
+/** How long ago seeded monitors were created and placed by default, ms: the rounds tests report lie within their life. */
+const SEEDED_AGE_MS = 7 * 86_400_000;
+
 /**
  * A monitor of `type` (default http) placed on `node_ids` (new nodes when a number), with
- * `config` merged over a 1 s timeout (so rounds' deadlines come soon after their start).
+ * `config` merged over a 1 s timeout (so rounds' deadlines come soon after their start), created
+ * and placed `age_ms` ago (default {@link SEEDED_AGE_MS}): ingest accepts only rounds the monitor
+ * had while the node was placed on it.
  */
 export async function seedMonitor(sql: SqlExecutor, opts: {
-  user_id?: string; nodes: number | string[]; type?: string; interval_s?: number; config?: Record<string, unknown>; state?: string;
+  user_id?: string; nodes: number | string[]; type?: string; interval_s?: number; config?: Record<string, unknown>; state?: string; age_ms?: number;
 }): Promise<SeededMonitor> {
   const user_id = opts.user_id ?? await seedUser(sql);
   const node_ids = typeof opts.nodes === 'number' ? await seedNodes(sql, opts.nodes) : opts.nodes;
   const monitor_id = newId('monitor');
   const interval_s = opts.interval_s ?? 60;
   const type = opts.type ?? 'http';
+  const since = new Date(Date.now() - (opts.age_ms ?? SEEDED_AGE_MS));
   await sql`
-    INSERT INTO monitors (id, user_id, name, type, target, config, interval_s, node_count, state)
+    INSERT INTO monitors (id, user_id, name, type, target, config, interval_s, node_count, state, created_at)
     VALUES (${monitor_id}, ${user_id}, ${`monitor ${monitor_id}`}, ${type}, 'https://example.com/', ${sql.json({ timeout_ms: 1000, ...opts.config } as never)},
-      ${interval_s}, ${node_ids.length}, ${opts.state ?? 'pending'})`;
+      ${interval_s}, ${node_ids.length}, ${opts.state ?? 'pending'}, ${since})`;
   if (node_ids.length > 0) {
     await sql`
-      INSERT INTO monitor_placements (monitor_id, node_id, revision) SELECT ${monitor_id}, n, 1 FROM unnest(${node_ids}::text[]) AS n`;
+      INSERT INTO monitor_placements (monitor_id, node_id, revision, placed_at) SELECT ${monitor_id}, n, 1, ${since} FROM unnest(${node_ids}::text[]) AS n`;
   }
   return { user_id, monitor_id, node_ids, interval_s };
 }

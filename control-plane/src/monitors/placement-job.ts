@@ -3,6 +3,7 @@ import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { createPlacementEngine, PLACEMENT_BATCH, type PlacementEngine } from './placement-engine.js';
 import { pruneEndedPlacements, queueMonitorsOfGoneNodes } from './placement.db.js';
+import { pruneRoundHistory } from './round-history.db.js';
 
 /**
  * How long an ended placement still lets its node deliver the monitor's results, ms: as long as
@@ -23,7 +24,8 @@ export type PlacementJobConfig = Pick<Config, 'placement_grace_ms' | 'placement_
  * 2. work the queue until nothing is due (created or changed monitors that no request placed,
  *    monitors of gone nodes, monitors short of nodes retried);
  * 3. every `placement_rebalance_interval_ms`, one rebalance pass (better spread from new nodes);
- * 4. hourly, forget placements ended more than PLACEMENT_HISTORY_MS ago.
+ * 4. hourly, forget placements, and the spans of monitors' schedules and placements
+ *    (round-history.db.ts), ended more than PLACEMENT_HISTORY_MS ago.
  * Errors are logged and the next pass tries again.
  * @returns `stop()` (waits for a pass in progress) and `runOnce()` (tests and benchmarks)
  */
@@ -46,7 +48,8 @@ export function startPlacementJob(deps: { sql: Sql; log: Logger; config: Placeme
     if (Date.now() - last_prune >= PRUNE_EVERY_MS) {
       last_prune = Date.now();
       const pruned = await pruneEndedPlacements(sql, PLACEMENT_HISTORY_MS);
-      if (pruned > 0) log.info({ pruned }, 'old placements forgotten');
+      const spans = await pruneRoundHistory(sql, PLACEMENT_HISTORY_MS);
+      if (pruned + spans > 0) log.info({ pruned, spans }, 'old placements forgotten');
     }
   }
 
