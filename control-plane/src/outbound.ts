@@ -3,6 +3,7 @@ import type { Config } from './config/index.js';
 import type { EventPublisher, Mailer } from './contracts.js';
 import type { Sql } from './db/sql.js';
 import { createEmailSender } from './delivery/email-sender.js';
+import { createOutboundConnector, type OutboundConnector } from './delivery/connector.js';
 import { createOutboundHttp, type OutboundHttp } from './delivery/http-client.js';
 import { createMailer } from './delivery/mailer.js';
 import { createOutboundPolicy, type OutboundPolicy } from './delivery/outbound-policy.js';
@@ -27,17 +28,27 @@ export interface Outbound {
   /** The event relay (outbox rows written by triggers → webhook deliveries). */
   relay: EventRelay;
   policy: OutboundPolicy;
+  /**
+   * The one way this process connects to other hosts (delivery/connector.ts): the delivery
+   * engine's HTTP client and the registry look-ups of domain_expiry use it; so must anything
+   * new that connects out.
+   */
+  connector: OutboundConnector;
   /** Start the relay and the worker (after migrations; main.ts after listen). */
   start(): Promise<void>;
-  /** Stop the relay and the worker (attempts under way get `grace_ms`), then close the HTTP pool and SMTP connections. */
+  /** Stop the relay and the worker (attempts under way get `grace_ms`), then close the connector's pool and SMTP connections. */
   close(grace_ms?: number): Promise<void>;
 }
 
 /**
  * Composition root of outbound delivery (docs/architecture/delivery.md): the wake signal, the
- * address policy, the pinned HTTP client, the mailer and event publisher (queue side) and the
- * worker with one sender per channel, and the event relay (outbox rows of the triggers → deliveries): `webhook` always, `email` when `smtp_url` is set, and
- * one `alert.<type>` sender per alert channel type (alerting/senders/). Tests add senders with `extra_senders`.
+ * address policy and the connector every outbound connection goes through, the HTTP client,
+ * the mailer and event publisher (queue side) and the worker with one sender per channel, and
+ * the event relay (outbox rows of the triggers → deliveries): `webhook` always, `email` when
+ * `smtp_url` is set, and one `alert.<type>` sender per alert channel type (alerting/senders/).
+ * Tests add senders with `extra_senders`. The SMTP transport alone connects without the
+ * connector: its one host is the operator's `smtp_url` (often a relay on loopback or the LAN),
+ * never an address a user supplies (recipients only go into the SMTP envelope).
  * Construction only: nothing is claimed until `start()`.
  * @param opts.listen LISTEN/NOTIFY wake-ups (default: when a database server URL is configured; PGlite delivers no NOTIFY)
  */
@@ -48,7 +59,8 @@ export function createOutbound(
   const { sql, log, config } = deps;
   const signal = createWakeSignal();
   const policy = opts.policy ?? createOutboundPolicy(config);
-  const http: OutboundHttp = createOutboundHttp(policy);
+  const connector = createOutboundConnector(policy);
+  const http: OutboundHttp = createOutboundHttp(connector);
   const transport = createMailTransport(config);
   const mail = createMailer({ sql, log, config, signal });
   const events = createEventPublisher({ sql, log, config, signal });
@@ -67,7 +79,7 @@ export function createOutbound(
   const relay = createEventRelay({ sql, log, config, events, signal: createWakeSignal(), listen });
   let started = false;
   return {
-    events, mail, worker, relay, policy,
+    events, mail, worker, relay, policy, connector,
     async start() {
       started = true;
       await relay.start();
@@ -76,7 +88,7 @@ export function createOutbound(
     async close(grace_ms) {
       if (started) await relay.stop();
       await worker.stop(grace_ms);
-      await http.close().catch(() => {});
+      await connector.close().catch(() => {});
       transport?.close();
     },
   };

@@ -23,23 +23,36 @@ const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.i
  * monitor is claimed by one instance (SKIP LOCKED, leased for the look-up), looked up (RDAP, then
  * WHOIS), and its result stored for the round containing `now` (idempotent); down (class
  * `assertion`) when fewer than `min_days_remaining` (or `critical_days`) whole days remain, down
- * (class `target`) when no registry gave an expiry date. The next run is the next round.
+ * (class `target`) when no registry gave an expiry date (a registry the outbound policy refuses
+ * included: the error gives the policy's reason). The next run is the next round.
+ * Once `signal` aborts (shutdown), the look-up under way is dropped, not stored, and the monitors
+ * not yet checked are released (due now, for any instance).
  * @returns checks stored
  */
-export async function runDomainChecks(sql: Sql, lookup: DomainLookupOptions, now: () => Date = () => new Date()): Promise<number> {
+export async function runDomainChecks(sql: Sql, lookup: DomainLookupOptions, now: () => Date = () => new Date(), signal?: AbortSignal): Promise<number> {
   const t0 = now();
   const lease_ms = 3 * (lookup.timeout_ms ?? 10_000) * BATCH;
   const claimed = await sql.begin((tx) => claimDomainChecks(tx, t0, lease_ms, BATCH));
+  /** Make the monitors from the i-th on due again at once (for whichever instance claims next). */
+  const releaseFrom = (i: number) => sql.begin(async (tx) => { for (const left of claimed.slice(i)) await scheduleDomainCheck(tx, left.monitor_id, t0); });
   let stored = 0;
-  for (const m of claimed) {
+  for (const [i, m] of claimed.entries()) {
+    if (signal?.aborted) {
+      await releaseFrom(i);
+      break;
+    }
     const round = roundOf(m.monitor_id, m.interval_s, t0);
     const started_at = now();
     let output: DomainExpiryCheckOutput | null = null;
     let error: string | null = null;
     try {
-      output = await lookupDomain(m.target, lookup, now);
+      output = await lookupDomain(m.target, lookup, now, signal);
     } catch (err) {
       error = (err as Error).message.slice(0, 2000);
+    }
+    if (signal?.aborted) {
+      await releaseFrom(i);
+      break;
     }
     const min_days = Math.max(num(m.config.min_days_remaining, 30), num(m.config.critical_days, 0));
     const days = output?.days_until_expiry ?? null;
@@ -61,18 +74,26 @@ export async function runDomainChecks(sql: Sql, lookup: DomainLookupOptions, now
 
 /**
  * Run domain_expiry passes every `every_ms` (default 15 s), one at a time.
- * @returns stop(): resolves once a running pass has ended
+ * @returns stop(): aborts the look-up under way (its monitors are released, nothing is stored
+ *   for it) and resolves once the running pass has ended
  */
 export function startDomainExpiryJob(deps: { sql: Sql; log: Logger }, lookup: DomainLookupOptions, every_ms = 15_000): { stop(): Promise<void> } {
   const log = deps.log.child({ module: 'control-checks.domain-expiry' });
   let running: Promise<void> | null = null;
+  const stopping = new AbortController();
   const timer = setInterval(() => {
     if (running) return;
-    running = runDomainChecks(deps.sql, lookup)
+    running = runDomainChecks(deps.sql, lookup, undefined, stopping.signal)
       .then((n) => { if (n > 0) log.debug({ stored: n }, 'domain expiry checks stored'); })
       .catch((err) => log.warn({ err }, 'domain expiry pass failed'))
       .finally(() => { running = null; });
   }, every_ms);
   timer.unref();
-  return { async stop() { clearInterval(timer); await running; } };
+  return {
+    async stop() {
+      clearInterval(timer);
+      stopping.abort();
+      await running;
+    },
+  };
 }

@@ -4,14 +4,18 @@ import type { Config } from '../config/index.js';
 import { compileAddressPolicy, systemResolver, type AddressVerdict, type HostResolver } from '../probes/address-policy.js';
 
 /**
- * Which addresses outbound deliveries may reach: the probe target rule (public unicast only;
- * private, loopback, link-local, reserved… refused) opened by the operator's CIDR lists
+ * Which addresses the control plane may connect to (webhooks, alert channels, registry look-ups:
+ * every outbound connection, made through connector.ts): the probe target rule (public unicast
+ * only; private, loopback, link-local, reserved… refused) opened by the operator's CIDR lists
  * `probe_allow_cidrs` and `delivery_allow_cidrs` (docs/architecture/delivery.md "Address policy").
  */
 export interface OutboundPolicy {
   allowed(address: string): AddressVerdict;
   resolve: HostResolver;
 }
+
+/** The setting an operator uses to open a private range to outbound connections (config `delivery_allow_cidrs`, read as VANTAGE_<FIELD>). */
+export const OUTBOUND_ALLOW_SETTING = `VANTAGE_${('delivery_allow_cidrs' satisfies keyof Config).toUpperCase()}`;
 
 /** The policy of this deployment (config read once in main.ts). @param resolve override for tests */
 export function createOutboundPolicy(config: Pick<Config, 'probe_allow_cidrs' | 'delivery_allow_cidrs'>, resolve: HostResolver = systemResolver()): OutboundPolicy {
@@ -29,6 +33,7 @@ export type HostCheck =
  * every address it has: refused when any is, so a name with one public and one private address
  * cannot be used to reach the private one. `localhost` names are loopback without a lookup
  * (RFC 6761 6.3). A name that does not resolve is `refused: false` (it may resolve later).
+ * A refusal's reason names the address, its range and {@link OUTBOUND_ALLOW_SETTING}.
  */
 export async function checkHost(host: string, policy: OutboundPolicy): Promise<HostCheck> {
   const bare = canonicalHost(host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
@@ -48,7 +53,7 @@ export async function checkHost(host: string, policy: OutboundPolicy): Promise<H
     const v = policy.allowed(address);
     if (!v.allowed) {
       const what = address === bare ? address : `${bare} resolves to ${address}`;
-      return { ok: false, refused: true, reason: `${what}, a ${v.range} address, which outbound deliveries may not reach` };
+      return { ok: false, refused: true, reason: `${what}, a ${v.range} address, which the control plane does not connect to (the operator can open a range with ${OUTBOUND_ALLOW_SETTING})` };
     }
   }
   return { ok: true, addresses };
@@ -57,7 +62,7 @@ export async function checkHost(host: string, policy: OutboundPolicy): Promise<H
 /**
  * Check an outbound URL before it is stored (webhook endpoint create/update): http or https,
  * and a host whose every address the policy allows. It is checked again at every connection
- * (http-client.ts), because DNS answers change.
+ * (connector.ts), because DNS answers change.
  * @returns null when allowed, else the reason (for a 422)
  */
 export async function refuseOutboundUrl(url: string, policy: OutboundPolicy): Promise<string | null> {

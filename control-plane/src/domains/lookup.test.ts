@@ -2,6 +2,8 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { createOutboundConnector } from '../delivery/connector.js';
+import { createOutboundPolicy } from '../delivery/outbound-policy.js';
 import { parseBootstrap, rdapServersFor } from './bootstrap.js';
 import { lookupDomain } from './lookup.js';
 
@@ -32,9 +34,11 @@ async function servers(t: Tap) {
   const whois = createTcpServer((s) => s.once('data', (d) => { queries.push(d.toString()); s.end(WHOIS_TEXT); }));
   await new Promise<void>((r) => rdap.listen(0, '127.0.0.1', r));
   await new Promise<void>((r) => whois.listen(0, '127.0.0.1', r));
-  t.teardown(() => { rdap.close(); whois.close(); });
+  // The servers are on loopback: the outbound policy allows it here (lookup-policy.test.ts tests the refusals).
+  const connector = createOutboundConnector(createOutboundPolicy({ probe_allow_cidrs: [], delivery_allow_cidrs: ['127.0.0.0/8'] }));
+  t.teardown(() => { rdap.close(); whois.close(); return connector.close(); });
   const bootstrap = parseBootstrap(JSON.stringify({ version: '1.0', services: [[['test'], [`http://127.0.0.1:${(rdap.address() as AddressInfo).port}/rdap`]]] }));
-  return { bootstrap, whois_server: () => `127.0.0.1:${(whois.address() as AddressInfo).port}`, queries, timeout_ms: 5000 };
+  return { bootstrap, connector, whois_server: () => `127.0.0.1:${(whois.address() as AddressInfo).port}`, queries, timeout_ms: 5000 };
 }
 type Tap = { teardown(fn: () => unknown): void };
 

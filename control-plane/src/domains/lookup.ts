@@ -1,12 +1,15 @@
 import type { DomainExpiryCheckOutput } from '@vantage/shared-protocol';
 import { rdapServersFor, type RdapBootstrap } from './bootstrap.js';
+import type { OutboundConnector } from '../delivery/connector.js';
 import { rdapLookup, type DomainRegistration } from './rdap.js';
-import { parseWhois, whoisQuery } from './whois.js';
+import { formatServer, whoisLookup } from './whois.js';
 
 /** Where registries are asked. */
 export interface DomainLookupOptions {
   /** RFC 9224 bootstrap (bootstrap.ts loadBootstrap). */
   bootstrap: RdapBootstrap;
+  /** The process's outbound connector (outbound.ts): every RDAP and WHOIS connection, redirects and referrals included, goes through it. */
+  connector: OutboundConnector;
   /** WHOIS server for a TLD: `host` or `host:port`; default `whois.nic.<tld>:43` (com and net: Verisign's). */
   whois_server?: (tld: string) => string;
   /** Bound of each registry exchange, ms (default 10000). */
@@ -18,11 +21,15 @@ const DAY_MS = 86_400_000;
 
 /**
  * The registration of `domain` (docs/api/checks.md "domain_expiry"): RDAP at the servers the
- * bootstrap lists for its TLD, in order; when none is listed or none answers, WHOIS (port 43).
- * `days_until_expiry` counts whole days from `now` (negative once expired).
+ * bootstrap lists for its TLD, in order; when none is listed or none answers, WHOIS (port 43,
+ * following one referral when the registry's answer has no expiry date). Every connection goes
+ * through `opts.connector`: a server, redirect or referral the outbound address policy refuses is
+ * not contacted, and the error says why and which setting opens it.
+ * `days_until_expiry` counts whole days from `now` (negative once expired). `signal` ends the
+ * exchange under way (the caller drops the result).
  * @throws with both reasons when neither source gave registration data
  */
-export async function lookupDomain(domain: string, opts: DomainLookupOptions, now: () => Date = () => new Date()): Promise<DomainExpiryCheckOutput> {
+export async function lookupDomain(domain: string, opts: DomainLookupOptions, now: () => Date = () => new Date(), signal?: AbortSignal): Promise<DomainExpiryCheckOutput> {
   const name = domain.toLowerCase().replace(/\.$/, '');
   const started = Date.now();
   const timeout_ms = opts.timeout_ms ?? 10_000;
@@ -36,17 +43,18 @@ export async function lookupDomain(domain: string, opts: DomainLookupOptions, no
   let rdap_error = servers.length === 0 ? `no RDAP server for .${name.split('.').pop()} in the bootstrap registry` : '';
   for (const base of servers) {
     try {
-      return done('rdap', base, await rdapLookup(base, name, timeout_ms), null);
+      return done('rdap', base, await rdapLookup(opts.connector, base, name, timeout_ms, signal), null);
     } catch (err) {
-      rdap_error = (err as Error).name === 'TimeoutError' ? `RDAP: no answer from ${base} within ${timeout_ms} ms` : (err as Error).message;
+      rdap_error = (err as Error).message;
     }
   }
+  if (signal?.aborted) throw new Error(`${rdap_error}; WHOIS: not asked (stopped)`);
   const tld = name.split('.').pop()!;
   const server = opts.whois_server?.(tld) ?? WHOIS_SERVERS[tld] ?? `whois.nic.${tld}`;
   const [host, port] = server.includes(':') ? [server.slice(0, server.lastIndexOf(':')), Number(server.slice(server.lastIndexOf(':') + 1))] : [server, 43];
   try {
-    const text = await whoisQuery(host!, port!, name, timeout_ms);
-    return done('whois', `${host}:${port}`, parseWhois(name, text), rdap_error.slice(0, 500));
+    const found = await whoisLookup(opts.connector, { host: host!, port: port! }, name, timeout_ms, signal);
+    return done('whois', formatServer(found.server), found.registration, rdap_error.slice(0, 500));
   } catch (err) {
     throw new Error(`${rdap_error}; ${(err as Error).message}`);
   }

@@ -1,3 +1,6 @@
+import { interceptors, request } from 'undici';
+import { explainFailure, type OutboundConnector } from '../delivery/connector.js';
+
 /*
  * An RDAP domain look-up (RFC 9082 query, RFC 9083 response): registrar, expiration, name
  * servers and statuses of a domain from its registry's RDAP server.
@@ -45,17 +48,54 @@ export function parseRdapDomain(doc: Json): DomainRegistration {
   };
 }
 
+/** Redirects an RDAP look-up follows (RFC 7480 5.2: servers redirect to another RDAP server), each hop a connection the policy judges. */
+const RDAP_MAX_REDIRECTS = 3;
+
+/** A one-line reason for a failed exchange with `base`: the policy's refusal, a timeout, or the error's code and message. */
+function failure(err: unknown, base: string, timeout_ms: number): Error {
+  const f = explainFailure(err);
+  if (f.kind === 'refused') return new Error(`RDAP: ${f.text}`);
+  if (f.kind === 'timeout' || f.kind === 'aborted') return new Error(`RDAP: no answer from ${base} within ${timeout_ms} ms`);
+  return new Error(`RDAP: ${base}: ${f.text}`);
+}
+
 /**
- * Look `domain` up at the RDAP base URL `base` (`<base>domain/<domain>`), within `timeout_ms`.
- * @throws with a one-line reason: not found (404), HTTP status, not RDAP JSON, too large, timeout
+ * Look `domain` up at the RDAP base URL `base` (`<base>domain/<domain>`) through `connector`
+ * (every connection, redirect hops included, under the outbound address policy), within
+ * `timeout_ms` (and `signal`), following at most RDAP_MAX_REDIRECTS redirects, reading at most
+ * RDAP_MAX_BYTES.
+ * @throws with a one-line reason starting `RDAP: `: the policy's refusal, not found (404), HTTP
+ *   status, not RDAP JSON, too large, timeout, connection error
  */
-export async function rdapLookup(base: string, domain: string, timeout_ms: number): Promise<DomainRegistration> {
+export async function rdapLookup(connector: OutboundConnector, base: string, domain: string, timeout_ms: number, signal?: AbortSignal): Promise<DomainRegistration> {
   const url = new URL(`domain/${encodeURIComponent(domain)}`, base.endsWith('/') ? base : `${base}/`);
-  const res = await fetch(url, { headers: { accept: 'application/rdap+json, application/json' }, signal: AbortSignal.timeout(timeout_ms), redirect: 'follow' });
-  if (res.status === 404) throw new Error(`RDAP: ${domain} not found at ${base}`);
-  if (!res.ok) throw new Error(`RDAP: HTTP ${res.status} from ${base}`);
-  const text = await res.text();
-  if (text.length > RDAP_MAX_BYTES) throw new Error(`RDAP: response over ${RDAP_MAX_BYTES} bytes`);
+  let status: number;
+  let text: string;
+  try {
+    const res = await request(url, {
+      dispatcher: connector.dispatcher.compose(interceptors.redirect({ maxRedirections: RDAP_MAX_REDIRECTS })),
+      headers: { accept: 'application/rdap+json, application/json' },
+      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeout_ms)]) : AbortSignal.timeout(timeout_ms),
+      headersTimeout: timeout_ms, bodyTimeout: timeout_ms,
+    });
+    status = res.statusCode;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > RDAP_MAX_BYTES) {
+        res.body.destroy();
+        throw new Error(`RDAP: response from ${base} over ${RDAP_MAX_BYTES} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    text = Buffer.concat(chunks).toString('utf8');
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith('RDAP: ')) throw err;
+    throw failure(err, base, timeout_ms);
+  }
+  if (status === 404) throw new Error(`RDAP: ${domain} not found at ${base}`);
+  if (status < 200 || status > 299) throw new Error(`RDAP: HTTP ${status} from ${base}`);
   let doc: unknown;
   try { doc = JSON.parse(text); } catch { throw new Error(`RDAP: not JSON from ${base}`); }
   if (typeof doc !== 'object' || doc === null || (doc as Json).objectClassName !== 'domain') throw new Error(`RDAP: not a domain object from ${base}`);

@@ -10,7 +10,7 @@ import { getGroup } from './monitor-groups.db.js';
 import type { MonitorFields } from './monitors.db.js';
 import { planLimits } from './plans.js';
 import { ownsPrivateNode } from './private-nodes.db.js';
-import { MonitorTargetError, parseMonitorTarget } from './target.js';
+import { MonitorTargetError, parseMonitorTarget, type ContactedHost } from './target.js';
 
 /** A monitor as a client describes it (create request, PATCH merged onto the stored monitor, import item). */
 export interface MonitorInput {
@@ -48,10 +48,11 @@ function invalidTarget(err: MonitorTargetError): ApiError {
  * 4. `node_count` 0 or absent = the plan's default, above the plan's maximum → 422
  *    MONITOR_LIMIT_EXCEEDED; 0 for the types the control plane checks (heartbeat, domain_expiry);
  * 5. `group_id` must be one of the caller's groups → 400 VALIDATION_FAILED;
- * 6. every host a node would contact passes the address policy of probe targets
- *    (probes/address-policy.ts, `probe_allow_cidrs`), or the target is private (or cannot be
- *    shown to be public) and the owner has a node that allows private targets: then
- *    `private_target` is true; otherwise 422 MONITOR_INVALID_TARGET. With `recheck_address`
+ * 6. every host a node would contact (the target's; a dns or rbl monitor's `config.server`)
+ *    passes the address policy of probe targets (probes/address-policy.ts, `probe_allow_cidrs`),
+ *    or it is private (or cannot be shown to be public) and the owner has a node that allows
+ *    private targets: then `private_target` is true; otherwise 422 MONITOR_INVALID_TARGET naming
+ *    the field the host came from. With `recheck_address`
  *    false (a PATCH that changes neither target nor config) `previous_private` is kept.
  */
 export function monitorChecker(deps: MonitorCheckerDeps) {
@@ -60,16 +61,16 @@ export function monitorChecker(deps: MonitorCheckerDeps) {
   const plan = planLimits(deps.config);
   const intervals_s = [...new Set([...MONITOR_LIMITS.intervals_s, ...(deps.config.monitor_extra_intervals_s ?? [])])].sort((a, b) => a - b);
 
-  async function privateTarget(user_id: string, hosts: string[]): Promise<boolean> {
-    for (const host of hosts) {
+  async function privateTarget(user_id: string, hosts: ContactedHost[]): Promise<boolean> {
+    for (const { host, path } of hosts) {
       const blocked = await firstBlockedAddress(host, allowed, resolve);
       if (!blocked) continue;
       if (await ownsPrivateNode(deps.sql, user_id)) return true;
       const what = blocked.address === null
-        ? `target ${host} cannot be shown to be public: ${blocked.reason}`
-        : `target ${host} is a ${blocked.range} address (${blocked.address})`;
+        ? `${path} ${host} cannot be shown to be public: ${blocked.reason}`
+        : `${path} ${host} is a ${blocked.range} address (${blocked.address})`;
       throw new ApiError('MONITOR_INVALID_TARGET', `${what}; private targets need one of your nodes that allows private targets`,
-        { host, address: blocked.address, range: blocked.range, fields: [{ path: 'target', message: what }] });
+        { host, address: blocked.address, range: blocked.range, fields: [{ path, message: what }] });
     }
     return false;
   }

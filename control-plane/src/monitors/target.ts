@@ -1,15 +1,22 @@
 import { isIP } from 'node:net';
-import { splitSslTarget, type MonitorConfig, type MonitorType, type ProbeParams } from '@vantage/shared-protocol';
+import { rblServerHost, splitSslTarget, type MonitorConfig, type MonitorType, type ProbeParams } from '@vantage/shared-protocol';
 import { isHost, parseTarget, TargetSyntaxError } from '../probes/target.js';
+
+/** A host a node contacts for a monitor, and the request field it comes from (`target`, `config.server`). */
+export interface ContactedHost {
+  host: string;
+  path: string;
+}
 
 /**
  * A monitor's target taken apart: `target` as stored (trimmed; null for heartbeat) and `hosts`,
- * the hosts a node contacts for it, which the address policy must allow (empty for the types
- * whose target is looked up, not contacted: domain_expiry, rbl, heartbeat).
+ * the hosts a node contacts for it, which the address policy must allow (the target's host, or
+ * the DNS server of dns and rbl monitors; none for domain_expiry and heartbeat, and for an rbl
+ * target, which is looked up, not contacted).
  */
 export interface MonitorTarget {
   target: string | null;
-  hosts: string[];
+  hosts: ContactedHost[];
 }
 
 /** A target that does not fit its monitor's type: the route answers 422 MONITOR_INVALID_TARGET naming `path`. */
@@ -28,8 +35,10 @@ export function isDomain(text: string): boolean {
 }
 
 function probeTarget(type: 'http' | 'ping' | 'dns' | 'tcp', target: string, params: unknown): MonitorTarget {
+  // A dns monitor contacts its server (config.server), never its target, which is the name asked about.
+  const path = type === 'dns' ? 'config.server' : 'target';
   try {
-    return { target, hosts: parseTarget(type, target, params as ProbeParams[typeof type]).hosts };
+    return { target, hosts: parseTarget(type, target, params as ProbeParams[typeof type]).hosts.map((host) => ({ host, path })) };
   } catch (err) {
     if (err instanceof TargetSyntaxError) throw new MonitorTargetError(err.path.replace(/^params\./, 'config.'), err.message.replace(/params\./g, 'config.'));
     throw err;
@@ -46,7 +55,7 @@ function sslTarget(target: string, config: MonitorConfig<'ssl_expiry'>): Monitor
   if (port !== null && config.port !== undefined && port !== config.port) {
     throw new MonitorTargetError('config.port', `config.port ${config.port} disagrees with the port in target (${port})`);
   }
-  return { target, hosts: [host] };
+  return { target, hosts: [{ host, path: 'target' }] };
 }
 
 /**
@@ -56,7 +65,8 @@ function sslTarget(target: string, config: MonitorConfig<'ssl_expiry'>): Monitor
  * - ping, traceroute: a host name or IP; tcp: host:port, or a host with `config.port`;
  * - dns: a domain (the contacted host is `config.server` when given); ssl_expiry: host,
  *   host:port or https:// URL (port 443 unless given);
- * - domain_expiry: a domain; rbl: an IP address or a domain (both looked up, not contacted);
+ * - domain_expiry: a domain; rbl: an IP address or a domain (both looked up, not contacted; an
+ *   rbl monitor contacts `config.server` when given: shared-protocol rblServerHost);
  * - heartbeat: ignored (stored as null).
  * @param config the type's validated config (ports and DNS servers live there)
  * @throws MonitorTargetError naming the field (`target`, `config.port`, `config.server`)
@@ -85,7 +95,8 @@ export function parseMonitorTarget<T extends MonitorType>(type: T, raw: string |
     case 'rbl': {
       const bare = target.replace(/^\[(.*)\]$/, '$1');
       if (isIP(bare) === 0 && !isDomain(bare)) throw new MonitorTargetError('target', 'target must be an IP address or a domain name');
-      return { target: bare, hosts: [] };
+      const server = rblServerHost(config as MonitorConfig<'rbl'>);
+      return { target: bare, hosts: server === null ? [] : [{ host: server, path: 'config.server' }] };
     }
     default:
       throw new MonitorTargetError('type', `unknown monitor type ${String(type)}`);

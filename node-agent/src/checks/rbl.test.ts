@@ -42,6 +42,17 @@ t.test('rbl', async (t) => {
     t.match(r.output!.listings[0], { listed: null, error: /refused the query \(127\.255\.255\.254\)/ });
   });
 
+  t.test('a server the policy refuses is down (blocked) before any query: the rule the control plane applies at save', async (t) => {
+    const before = bl.queries;
+    const r = await runCheckOnce(checks, 'rbl', '127.0.0.2', { zones: ['bl.test', 'other.test'], server: bl.server }, { policy: { allow_private: false, allow_cidrs: [] } });
+    checkResultSchema.parse(r);
+    t.match(r, { success: false, error_class: 'blocked', error: 'DNS server target 127.0.0.1 (loopback), which this check may not reach' });
+    t.same(r.output!.listings, [], 'nothing looked up');
+    t.equal(bl.queries, before, 'the server got no query');
+    const opened = await runCheckOnce(checks, 'rbl', '127.0.0.9', { zones: ['bl.test'], server: bl.server }, { policy: { allow_private: false, allow_cidrs: ['127.0.0.0/8'] } });
+    t.equal(opened.success, true, 'allowed by an allow-list CIDR');
+  });
+
   t.test('query names and codes (RFC 5782)', async (t) => {
     t.equal(rblQueryName('192.0.2.99', 'bl.test'), '99.2.0.192.bl.test');
     t.equal(rblQueryName('2001:db8::1', 'bl.test'), '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.bl.test');

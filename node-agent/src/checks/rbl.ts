@@ -1,9 +1,10 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { RBL_ADDRESSES_MAX, canonicalHost, type RblCheckOutput } from '@vantage/shared-protocol';
+import { RBL_ADDRESSES_MAX, canonicalHost, rblServerHost, type RblCheckOutput } from '@vantage/shared-protocol';
 import { dnsProbe } from '../probes/dns.js';
 import { ProbeInputError } from '../probes/input-error.js';
+import { resolveTarget } from '../probes/resolve.js';
 import type { Probe, ProbeContext } from '../probes/types.js';
 import { failed, passed, type Check } from './types.js';
 
@@ -71,16 +72,23 @@ async function lookUp(probe: Probe<'dns'>, address: string, zone: string, server
 /**
  * Build the `rbl` check (docs/api/checks.md): the target IP, or every address of a host name (up
  * to RBL_ADDRESSES_MAX), looked up in each DNS block list of `zones` (default: shared-protocol
- * DEFAULT_RBL_ZONES) through `server` or the node's resolver. Down when any list has it, with the
- * zones, codes and TXT reasons in the error and the output. A look-up that fails (timeout,
- * SERVFAIL, a list refusing the resolver) is reported per listing; the check is down for it only
- * when every look-up failed.
+ * DEFAULT_RBL_ZONES) through `server` or the node's resolver. `server` is judged first by the
+ * check's target policy (shared-protocol rblServerHost: the rule the control plane applies when
+ * the monitor is saved): a refused one is down (class `blocked`) before any query is sent.
+ * Down when any list has it, with the zones, codes and TXT reasons in the error and the output.
+ * A look-up that fails (timeout, SERVFAIL, a list refusing the resolver) is reported per listing;
+ * the check is down for it only when every look-up failed.
  */
 export function createRblCheck(probe: Probe<'dns'> = dnsProbe): Check<'rbl'> {
   return {
     type: 'rbl',
     async run(target, config, ctx) {
       const output: RblCheckOutput = { server: config.server ?? null, addresses: [], listings: [], listed_count: 0 };
+      const server = rblServerHost(config);
+      if (server !== null) {
+        const allowed = await resolveTarget(server, 'auto', ctx.policy);
+        if (!allowed.ok) return failed(output, `DNS server ${allowed.error}`, allowed.error_class);
+      }
       try {
         output.addresses = await addressesOf(target);
       } catch (err) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS as L } from '../limits.js';
+import { splitHostPort } from '../host-port.js';
 import { textString } from '../parse.js';
 import { dnsParamsSchema, pingParamsSchema, tcpParamsSchema, tracerouteParamsSchema } from '../probe/params.js';
 
@@ -105,7 +106,8 @@ const ZONE = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:
  * `rbl` monitor config: `zones` (1-50 DNS block-list zones, lower-cased and de-duplicated;
  * default {@link DEFAULT_RBL_ZONES}); the check fails when the target (an IP address, or a
  * domain for domain lists) is listed in any. `server` (a resolver, host or host:port) and
- * `timeout_ms` (default 5000) as in the DNS probe.
+ * `timeout_ms` (default 5000) as in the DNS probe. `server` is a host the check contacts, so
+ * the probe target policy applies to it ({@link rblServerHost}).
  * @example { "zones": ["zen.spamhaus.org", "bl.spamcop.net"] }
  */
 export const rblMonitorConfigSchema = z.strictObject({
@@ -114,3 +116,17 @@ export const rblMonitorConfigSchema = z.strictObject({
   server: dnsParamsSchema.shape.server,
   timeout_ms: dnsParamsSchema.shape.timeout_ms,
 });
+
+/**
+ * The host an `rbl` check sends its DNS queries to: the host of `config.server` (`host`,
+ * `host:port`, `[v6]:port`; {@link splitHostPort}), or null when the node's own resolver is used
+ * (or the text is malformed, which the schema refuses first). The one rule for both sides
+ * (docs/api/checks.md "rbl"): the control plane judges this host with the probe target policy
+ * when the monitor is saved, like a dns monitor's server (private, loopback… only with a node of
+ * the owner's that allows private targets, or inside the deployment's `probe_allow_cidrs`), and
+ * the node judges it again, under the monitor's policy and its own, before the first query.
+ * @example rblServerHost({ server: '[2001:db8::53]:5353' }) // '2001:db8::53'
+ */
+export function rblServerHost(config: { server?: string | undefined }): string | null {
+  return config.server === undefined ? null : splitHostPort(config.server)?.host ?? null;
+}

@@ -11,6 +11,8 @@ import { rblQueryName } from '../rbl.js';
 export interface DnsblServer {
   /** `127.0.0.1:port`, ready for an rbl config's `server`. */
   server: string;
+  /** Queries received so far. */
+  readonly queries: number;
   close(): Promise<void>;
 }
 
@@ -18,7 +20,9 @@ export async function startDnsblServer(opts: { zone?: string; listed: Record<str
   const zone = opts.zone ?? 'bl.test';
   const byName = new Map(Object.entries(opts.listed).map(([address, entry]) => [rblQueryName(address, zone), entry]));
   const socket = dgram.createSocket('udp4');
+  let queries = 0;
   socket.on('message', (msg, rinfo) => {
+    queries++;
     let query: DecodedPacket;
     try { query = dnsPacket.decode(msg); } catch { return; }
     const q = query.questions?.[0];
@@ -35,6 +39,7 @@ export async function startDnsblServer(opts: { zone?: string; listed: Record<str
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   return {
     server: `127.0.0.1:${socket.address().port}`,
+    get queries() { return queries; },
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }
