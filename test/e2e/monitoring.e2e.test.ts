@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { ApiError } from './client.js';
+import { ApiError, call } from './client.js';
 import { allChecks, byRound, ROUND_S, routingKey, shortenBrowserRounds, startMonitoringNetwork, until, webhookSecret, type MonitoringNetwork } from './monitoring.js';
 import { dedupe, type ReceivedCall } from './receivers.js';
 
@@ -47,6 +47,10 @@ async function run(t: Test): Promise<void> {
     pagerduty: await channel('pagerduty', 'pagerduty', { routing_key: routingKey(), api_url: `${m.pagerduty.origin}/v2/enqueue` }),
     email: await channel('on-call mail', 'email', { to: ['oncall@vantage.test'] }),
   };
+  // The on-call address gets pages only once it confirms through its opt-in e-mail (docs/api/alerting.md "E-mail recipients").
+  const opt_in = await until('the on-call opt-in e-mail', () => m.smtp.messages.find((x) => x.to.includes('oncall@vantage.test')) ?? null, 60_000, 100);
+  const confirm_link = new URL(/https?:\/\/\S+\/v1\/alert-channels\/recipients\/confirm\?token=\S+/.exec(opt_in.parsed.text ?? '')![0]);
+  t.match(await call(net.api_url, 'POST', `${confirm_link.pathname}${confirm_link.search}`), { state: 'confirmed' }, 'the on-call address confirmed');
   const endpoint = await api<{ endpoint: { id: string }; secret: string }>('POST', '/v1/webhook-endpoints', {
     url: `${m.webhook.origin}/endpoint`, events: ['monitor.down', 'monitor.up', 'monitor.degraded', 'alert.firing', 'alert.acknowledged', 'alert.resolved'],
   });
@@ -82,7 +86,7 @@ async function run(t: Test): Promise<void> {
   }
   const mon = (name: string) => monitors.get(name)!;
 
-  const oncall = () => m.smtp.messages.filter((x) => x.to.includes('oncall@vantage.test'));
+  const oncall = () => m.smtp.messages.filter((x) => x.to.includes('oncall@vantage.test') && x !== opt_in);
   const get = (id: string) => api<Monitor>('GET', `/v1/monitors/${id}`);
   const waitState = (name: string, state: string, timeout_ms = 120_000) => until(`${name} ${state}`, async () => ((await get(mon(name).id)).state === state ? true : null), timeout_ms);
   const changes = (name: string) => api<{ items: StateChange[] }>('GET', `/v1/monitors/${mon(name).id}/state-changes?from=-1h&page_size=200`).then((r) => r.items);

@@ -1,4 +1,5 @@
 import type { AlertChannelType } from '@vantage/shared-protocol';
+import type { SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 
 /** An `alert_channels` row (0026_alerting.sql); `config` holds secrets in full. */
@@ -31,8 +32,8 @@ export async function getChannelById(sql: Sql, id: string): Promise<AlertChannel
   return row ?? null;
 }
 
-/** Insert a channel. */
-export async function insertChannel(sql: Sql, c: { id: string; user_id: string; name: string; type: AlertChannelType; config: Record<string, unknown> }): Promise<AlertChannelRow> {
+/** Insert a channel (inside the caller's transaction when `sql` is one). */
+export async function insertChannel(sql: SqlExecutor, c: { id: string; user_id: string; name: string; type: AlertChannelType; config: Record<string, unknown> }): Promise<AlertChannelRow> {
   const [row] = await sql<AlertChannelRow[]>`
     INSERT INTO alert_channels (id, user_id, name, type, config)
     VALUES (${c.id}, ${c.user_id}, ${c.name}, ${c.type}, ${sql.json(c.config as never)})
@@ -44,7 +45,7 @@ export async function insertChannel(sql: Sql, c: { id: string; user_id: string; 
  * Update name and/or config of the caller's channel; a new config clears `verified` (the
  * destination may have changed). @returns the row, or null when not the caller's
  */
-export async function updateChannel(sql: Sql, user_id: string, id: string, p: { name?: string; config?: Record<string, unknown> }): Promise<AlertChannelRow | null> {
+export async function updateChannel(sql: SqlExecutor, user_id: string, id: string, p: { name?: string; config?: Record<string, unknown> }): Promise<AlertChannelRow | null> {
   const [row] = await sql<AlertChannelRow[]>`
     UPDATE alert_channels SET
       name = coalesce(${p.name ?? null}, name),

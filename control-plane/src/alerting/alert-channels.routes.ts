@@ -12,8 +12,10 @@ import { requireAuth } from '../middleware/auth.js';
 import { deleteChannel, getChannel, insertChannel, listChannels, updateChannel, type AlertChannelRow } from './alert-channels.db.js';
 import { notificationState } from './alert-deliveries.db.js';
 import { mergeConfig, validateChannelConfig } from './channel-config.js';
+import { channelAddresses, channelViews, planRecipients, storeRecipients } from './email-recipients.js';
+import { emailRecipientsRouter } from './email-recipients.routes.js';
 import { queueNotification, testNotification } from './notify.js';
-import { toChannel } from './view.js';
+import { ALERT_TEST_SEND_LIMIT, chargeAccount } from './send-limits.js';
 
 const read = [requireAuth({ scope: 'read' })];
 const write = [requireAuth({ scope: 'write' })];
@@ -21,6 +23,7 @@ const TAGS = ['alerting'];
 const idParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'ach_01jd3k6w9z4q8r2t7v5x1y3b6c' }) });
 const NOT_FOUND = { 404: jsonError('ALERT_CHANNEL_NOT_FOUND: no such channel of yours (another account\'s is not found either)') };
 const INVALID = { 400: jsonError('VALIDATION_FAILED, or ALERT_CHANNEL_INVALID: the config does not fit the type (details.fields names each field)') };
+const OPT_IN_LIMITED = { 429: jsonError('RATE_LIMIT_EXCEEDED: new e-mail addresses would pass the account\'s opt-in e-mail budget, or the request rate limit (Retry-After); nothing is saved') };
 
 const list = createRoute({
   method: 'get', path: '/', tags: TAGS, security: BEARER, middleware: read, summary: 'Your alert channels (secrets masked), oldest first',
@@ -29,8 +32,9 @@ const list = createRoute({
 const create = createRoute({
   method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: write,
   summary: 'Create an alert channel: name, type (email, webhook, slack, discord, telegram, wecom, dingtalk, feishu, wechat, sms, pagerduty) and its config',
+  description: 'An e-mail address other than the account\'s own verified one is pending: it gets one opt-in e-mail and nothing else until its recipient confirms (recipients[] shows each state).',
   request: { body: jsonBody(alertChannelCreateSchema) },
-  responses: { 201: jsonOk(alertChannelSchema, 'the channel (secrets masked, verified false)'), ...INVALID, ...AUTH_ERRORS },
+  responses: { 201: jsonOk(alertChannelSchema, 'the channel (secrets masked, verified false)'), ...INVALID, ...AUTH_ERRORS, ...OPT_IN_LIMITED },
 });
 const readOne = createRoute({
   method: 'get', path: '/{id}', tags: TAGS, security: BEARER, middleware: read, summary: 'One alert channel (secrets masked)',
@@ -39,8 +43,9 @@ const readOne = createRoute({
 const patch = createRoute({
   method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
   summary: 'Rename a channel or change its config (merged field by field over the stored one; a config change clears verified)',
+  description: 'New e-mail addresses get one opt-in e-mail each, as on create.',
   request: { params: idParam, body: jsonBody(alertChannelPatchSchema) },
-  responses: { 200: jsonOk(alertChannelSchema, 'the updated channel'), ...INVALID, ...NOT_FOUND, ...AUTH_ERRORS },
+  responses: { 200: jsonOk(alertChannelSchema, 'the updated channel'), ...INVALID, ...NOT_FOUND, ...AUTH_ERRORS, ...OPT_IN_LIMITED },
 });
 const remove = createRoute({
   method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
@@ -51,8 +56,12 @@ const remove = createRoute({
 const test = createRoute({
   method: 'post', path: '/{id}/test', tags: TAGS, security: BEARER, middleware: write,
   summary: 'Send a test notification through the delivery engine and wait for its first attempt; success marks the channel verified',
+  description: 'At most 10 test sends per account per 10 minutes. An e-mail channel sends only to confirmed recipients.',
   request: { params: idParam },
-  responses: { 200: jsonOk(alertChannelTestResultSchema, 'the outcome (status pending when the first attempt has not ended in time)'), ...NOT_FOUND, ...AUTH_ERRORS },
+  responses: {
+    200: jsonOk(alertChannelTestResultSchema, 'the outcome (status pending when the first attempt has not ended in time)'), ...NOT_FOUND, ...AUTH_ERRORS,
+    429: jsonError('RATE_LIMIT_EXCEEDED: the account\'s test sends per 10 minutes, or the request rate limit (Retry-After)'),
+  },
 });
 
 /** How long the test route waits between looks at its delivery. */
@@ -60,9 +69,11 @@ const TEST_POLL_MS = 100;
 
 /**
  * `/v1/alert-channels` (docs/api/alerting.md "Channels"): list, create, read, patch, delete and
- * test. Configs are validated per type (ALERT_CHANNEL_INVALID) and their URLs against the
- * outbound address policy; secrets are only ever returned masked; another account's channel is
- * 404 ALERT_CHANNEL_NOT_FOUND.
+ * test, and the e-mail recipients' routes (email-recipients.routes.ts). Configs are validated per
+ * type (ALERT_CHANNEL_INVALID) and their URLs against the outbound address policy; secrets are
+ * only ever returned masked; new e-mail addresses are stored with their state and sent an opt-in
+ * e-mail in the save's transaction; test sends are limited per account (ALERT_TEST_SEND_LIMIT);
+ * another account's channel is 404 ALERT_CHANNEL_NOT_FOUND.
  */
 export function alertChannelsRouter(deps: AppDeps, policy: OutboundPolicy = createOutboundPolicy(deps.config)) {
   const r = createRouter();
@@ -74,16 +85,27 @@ export function alertChannelsRouter(deps: AppDeps, policy: OutboundPolicy = crea
     return row;
   }
 
-  r.openapi(list, async (c) => ok(c, { items: (await listChannels(deps.sql, c.get('principal')!.user_id)).map(toChannel) }, 200));
+  const view = async (row: AlertChannelRow) => (await channelViews(deps.sql, row.user_id, [row]))[0]!;
+
+  r.openapi(list, async (c) => {
+    const user_id = c.get('principal')!.user_id;
+    return ok(c, { items: await channelViews(deps.sql, user_id, await listChannels(deps.sql, user_id)) }, 200);
+  });
 
   r.openapi(create, async (c) => {
     const body = c.req.valid('json');
+    const user_id = c.get('principal')!.user_id;
     const config = await validateChannelConfig(body.type, body.config, policy);
-    const row = await insertChannel(deps.sql, { id: newId('alert_channel'), user_id: c.get('principal')!.user_id, name: body.name, type: body.type, config });
-    return ok(c, toChannel(row), 201);
+    const plan = body.type === 'email' ? await planRecipients(deps, user_id, channelAddresses(config)) : null;
+    const row = await deps.sql.begin(async (tx) => {
+      const inserted = await insertChannel(tx, { id: newId('alert_channel'), user_id, name: body.name, type: body.type, config });
+      if (plan) await storeRecipients(deps, tx, user_id, inserted.name, plan);
+      return inserted;
+    });
+    return ok(c, await view(row), 201);
   });
 
-  r.openapi(readOne, async (c) => ok(c, toChannel(await owned(c.get('principal')!.user_id, c.req.valid('param').id)), 200));
+  r.openapi(readOne, async (c) => ok(c, await view(await owned(c.get('principal')!.user_id, c.req.valid('param').id)), 200));
 
   r.openapi(patch, async (c) => {
     const { id } = c.req.valid('param');
@@ -92,9 +114,14 @@ export function alertChannelsRouter(deps: AppDeps, policy: OutboundPolicy = crea
     const current = await owned(user_id, id);
     const config = body.config ? await validateChannelConfig(current.type, mergeConfig(current.type, current.config, body.config), policy) : undefined;
     const changed = config && JSON.stringify(config) !== JSON.stringify(current.config) ? config : undefined;
-    const row = await updateChannel(deps.sql, user_id, id, { name: body.name, config: changed });
+    const plan = changed && current.type === 'email' ? await planRecipients(deps, user_id, channelAddresses(changed)) : null;
+    const row = await deps.sql.begin(async (tx) => {
+      const updated = await updateChannel(tx, user_id, id, { name: body.name, config: changed });
+      if (updated && plan) await storeRecipients(deps, tx, user_id, updated.name, plan);
+      return updated;
+    });
     if (!row) throw notFound(id);
-    return ok(c, toChannel(row), 200);
+    return ok(c, await view(row), 200);
   });
 
   r.openapi(remove, async (c) => {
@@ -109,6 +136,7 @@ export function alertChannelsRouter(deps: AppDeps, policy: OutboundPolicy = crea
     const { id } = c.req.valid('param');
     const user_id = c.get('principal')!.user_id;
     const channel = await owned(user_id, id);
+    await chargeAccount(deps.sql, user_id, ALERT_TEST_SEND_LIMIT);
     const { delivery_id } = await queueNotification(deps.sql, deps.config, channel, testNotification(channel));
     // The first attempt has the engine's deadline; the worker may first need a poll interval to see it.
     const until = Date.now() + deps.config.delivery_timeout_ms + deps.config.delivery_poll_interval_ms + 2000;
@@ -125,5 +153,6 @@ export function alertChannelsRouter(deps: AppDeps, policy: OutboundPolicy = crea
     }, 200);
   });
 
+  r.route('/', emailRecipientsRouter(deps));
   return r;
 }

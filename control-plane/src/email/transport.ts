@@ -9,6 +9,8 @@ export interface SmtpMessage {
   html: string;
   /** The Message-ID (RFC 5322 3.6.4) without angle brackets: the same on every retry, so mail systems can drop duplicates. */
   message_id: string;
+  /** Extra header fields (List-Unsubscribe of RFC 2369, List-Unsubscribe-Post of RFC 8058); values of one line. */
+  headers?: Record<string, string>;
 }
 
 /** What an SMTP server answered to an accepted message (`250 OK: queued as …`). */
@@ -41,6 +43,7 @@ export function createMailTransport(config: Pick<Config, 'smtp_url' | 'smtp_from
       const info = await transport.sendMail({
         from: config.smtp_from, to: m.to, subject: m.subject, text: m.text, html: m.html,
         messageId: `<${m.message_id}@${domain}>`,
+        ...(m.headers ? { headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, v.replace(/[\r\n]+/g, ' ')])) } : {}),
       });
       return { response: String((info as { response?: unknown }).response ?? '') };
     },

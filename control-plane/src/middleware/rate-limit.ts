@@ -44,6 +44,8 @@ export function rateLimit(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>): Middle
       throw new ApiError('RATE_LIMIT_EXCEEDED', `rate limit of ${limit} requests per ${window_s} s exceeded`, { limit, window_s }, headers);
     }
     await next();
+    // A route's own limit that refused the request (a 429 with its X-RateLimit-*) keeps its headers: they say when to retry.
+    if (c.res.status === 429 && c.res.headers.has('X-RateLimit-Limit')) return;
     for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
   };
 }

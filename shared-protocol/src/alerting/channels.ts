@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { idSchema } from '../ids.js';
 import { textString } from '../parse.js';
 import { ALERT_CHANNEL_TYPES } from './channel-configs.js';
+import { alertEmailRecipientSchema } from './email-recipients.js';
 
 /** A channel, policy, group or window name: 1-200 characters. */
 export const alertNameSchema = textString().trim().min(1).max(200);
@@ -30,7 +31,11 @@ export const alertChannelPatchSchema = z.strictObject({
 });
 export type AlertChannelPatch = z.infer<typeof alertChannelPatchSchema>;
 
-/** A channel as returned: secrets in `config` masked (`****` + last 4 characters). */
+/**
+ * A channel as returned: secrets in `config` masked (`****` + last 4 characters). An `email`
+ * channel also has `recipients[]`: each address of `config.to` with its state (email-recipients.ts);
+ * only confirmed ones receive notifications.
+ */
 export const alertChannelSchema = z.object({
   id: idSchema('alert_channel'),
   user_id: z.string(),
@@ -38,6 +43,7 @@ export const alertChannelSchema = z.object({
   type: z.enum(ALERT_CHANNEL_TYPES),
   config: z.record(z.string(), z.unknown()),
   verified: z.boolean(),
+  recipients: z.array(alertEmailRecipientSchema).optional(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
@@ -78,6 +84,12 @@ export const alertNotificationSchema = z.object({
   monitor: z.object({ id: z.string(), name: z.string(), type: z.string(), target: z.string() }).nullable(),
   event_id: z.string().nullable(),
   policy_id: z.string().nullable(),
+  /**
+   * Present when the policy's title or body template was not used (docs/api/alerting.md
+   * "Templates"): which one and why (it no longer compiles, or a render bound stopped it); the
+   * default template was rendered instead and the body ends with the same note.
+   */
+  template_fault: z.string().max(2048).optional(),
   /**
    * Present on a collapsed message (docs/api/alerting.md "Alert groups"): the alert group and
    * every monitor whose page it gathers (`monitor`, `event_id` and `policy_id` are then null).

@@ -1,6 +1,8 @@
-/** Alerting (docs/api/alerting.md): channel configs, channels, policies, silences, groups, maintenance windows, alert events. */
+/** Alerting (docs/api/alerting.md): channel configs, channels, e-mail recipients, policies, silences, groups, maintenance windows, alert events. */
 export * from './channel-configs.js';
 export * from './channels.js';
+export * from './email-recipients.js';
 export * from './policies.js';
+export * from './templates.js';
 export * from './windows.js';
 export * from './events.js';

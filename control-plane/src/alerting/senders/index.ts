@@ -2,7 +2,7 @@ import type { MailTransport } from '../../email/transport.js';
 import type { Sender } from '../../delivery/sender.js';
 import { discordFormat } from './discord.js';
 import { dingtalkFormat } from './dingtalk.js';
-import { createAlertEmailSender } from './email.js';
+import { createAlertEmailSender, type AlertEmailSenderDeps } from './email.js';
 import { feishuFormat } from './feishu.js';
 import { createHttpChannelSender, type AlertSenderDeps } from './http-channel.js';
 import { pagerdutyFormat } from './pagerduty.js';
@@ -16,9 +16,10 @@ import { wecomFormat } from './wecom.js';
 /**
  * One delivery-engine sender per alert channel type (`alert.email`, `alert.slack`…), for the
  * delivery engine's sender registry (outbound.ts). `transport` is the SMTP transport, null
- * without one (alert e-mails then fail at once with that reason).
+ * without one (alert e-mails then fail at once with that reason); `config` also gives the e-mail
+ * sender its session key and public URL (unsubscribe links).
  */
-export function createAlertSenders(deps: AlertSenderDeps & { transport: MailTransport | null }): Sender[] {
+export function createAlertSenders(deps: AlertSenderDeps & { transport: MailTransport | null; config: AlertEmailSenderDeps['config'] }): Sender[] {
   return [
     createAlertEmailSender(deps),
     createHttpChannelSender(webhookFormat, deps),

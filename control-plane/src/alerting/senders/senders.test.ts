@@ -166,6 +166,21 @@ t.test('sms: GET puts the form-encoded template in the query', async (t) => {
   t.equal(res.status, 'succeeded');
 });
 
+t.test('sms: a body the bounds stop, or a stored template that no longer compiles, sends the default body saying why', async (t) => {
+  const s = await setup(t);
+  const rx = await startReceiver(t);
+  // 341 messages of up to 500 characters: far over the 8192-character body bound.
+  const ch = await s.channel('sms', { url: rx.url, phone_numbers: ['+8613800000001'], body_template: '{{.Message}}'.repeat(341) });
+  t.equal((await s.test(ch.id)).body.data.status, 'succeeded');
+  const [long] = await rx.waitFor(1);
+  t.match(json(long!), { to: '+8613800000001', message: /^\[body_template not used: the output is longer than 8192 characters\] .*test notification/ });
+  // A template stored before save-time validation (an unknown field) no longer fails every send.
+  await s.ctx.sql`UPDATE alert_channels SET config = jsonb_set(config, '{body_template}', '"{\\"text\\":\\"{{.Text}}\\"}"') WHERE id = ${ch.id}`;
+  t.equal((await s.test(ch.id)).body.data.status, 'succeeded');
+  const [, legacy] = await rx.waitFor(2);
+  t.match(json(legacy!), { to: '+8613800000001', message: /^\[body_template not used: unknown field \.Text/ });
+});
+
 t.test('pagerduty: Events API v2 trigger with routing_key, dedup_key and payload', async (t) => {
   const key = 'R0123456789ABCDEF0123456789ABCDE';
   const { req, res } = await sendOne(t, 'pagerduty', (_b, url) => ({ routing_key: key, api_url: url }), { status: 202, body: '{"status":"success","message":"Event processed","dedup_key":"x"}' });
@@ -192,17 +207,22 @@ t.test('webhook: Standard Webhooks signature verified by the reference library',
   t.equal(res.status, 'succeeded');
 });
 
-t.test('email: through a real SMTP server to every address', async (t) => {
+t.test('email: through a real SMTP server, one e-mail to each confirmed address', async (t) => {
   const smtp = await startSmtpServer(t);
   const s = await setup(t, { smtp_url: smtp.smtp_url });
   const ch = await s.channel('email', { to: ['a@example.test', 'b@example.test'] });
+  // Registration sent a verification e-mail, the channel one opt-in e-mail per address: confirm both.
+  await smtp.waitFor(3);
+  for (const m of smtp.messages.filter((x) => x.parsed.subject === 'Confirm alert e-mails from Vantage')) {
+    const link = /https?:\/\/[^/\s]+(\/v1\/alert-channels\/recipients\/confirm\?token=\S+)/.exec(m.parsed.text ?? '');
+    t.equal((await call(s.ctx.app, 'POST', link![1]!)).status, 200, `confirmed ${m.to.join()}`);
+  }
   const res = await s.test(ch.id);
-  // Registration sent a verification e-mail first.
-  await smtp.waitFor(2);
-  const mail = smtp.messages.find((m) => /test notification/.test(m.parsed.subject ?? ''));
-  t.same(mail!.to.sort(), ['a@example.test', 'b@example.test']);
-  t.match(mail!.parsed.subject, /Vantage test notification/);
-  t.match(mail!.parsed.text, /test notification/);
+  await smtp.waitFor(5);
+  const mails = smtp.messages.filter((m) => /test notification/.test(m.parsed.subject ?? ''));
+  t.same(mails.map((m) => m.to.join()).sort(), ['a@example.test', 'b@example.test'], 'each address its own e-mail');
+  t.match(mails[0]!.parsed.subject, /Vantage test notification/);
+  t.match(mails[0]!.parsed.text, /test notification/);
   t.match(res.body.data, { status: 'succeeded', verified: true });
 });
 
