@@ -21,6 +21,7 @@ export * from './node-protocol/enroll-proof.js';
 export * from './nodes.js';
 export * from './account.js';
 export * from './host-port.js';
+export * from './http-headers.js';
 export * from './events.js';
 export * from './webhooks.js';
 export * from './email-verification.js';

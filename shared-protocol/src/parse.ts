@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
+import { jsonDepthAt } from './json-depth.js';
 import { nodeMessageSchema, serverMessageSchema, type NodeMessage, type ServerMessage } from './node-protocol/messages.js';
 
 /** Outcome of validating untrusted input: the value, or a readable one-line error plus field issues. */
@@ -86,6 +87,19 @@ export function findTextFault(value: unknown): FieldIssue | null {
   return null;
 }
 
+/**
+ * The field issue of JSON text that nests more than `max_depth` arrays and objects (json-depth.ts
+ * jsonDepthAt, a scan of the text that builds nothing), or null: `path` reads like
+ * {@link issuePath} and names the value that opens the level past the bound (empty at the top).
+ * Checked before JSON.parse, so recursive validation never meets deeper input
+ * (docs/api/conventions.md "Limits": LIMITS.json_depth_max for request bodies,
+ * LIMITS.ws_message_depth_max for node-protocol messages).
+ */
+export function jsonDepthFault(text: string, max_depth: number): FieldIssue | null {
+  const deep = jsonDepthAt(text, max_depth);
+  return deep && { path: issuePath(deep.path), message: `nested deeper than ${max_depth} levels of arrays and objects` };
+}
+
 /** Validate `input` with `schema`, never throwing. */
 export function safeParse<S extends z.ZodType>(schema: S, input: unknown): Parsed<z.infer<S>> {
   const r = schema.safeParse(input);
@@ -99,9 +113,12 @@ function parseFrame<S extends z.ZodType>(schema: S, raw: string | Buffer): Parse
   if (size > LIMITS.ws_message_max_bytes) {
     return { ok: false, error: `message of ${size} bytes exceeds ${LIMITS.ws_message_max_bytes}`, issues: [] };
   }
+  const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+  const deep = jsonDepthFault(text, LIMITS.ws_message_depth_max);
+  if (deep) return { ok: false, error: `message ${deep.path ? `${deep.path}: ` : ''}${deep.message}`, issues: [deep] };
   let json: unknown;
   try {
-    json = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+    json = JSON.parse(text);
   } catch {
     return { ok: false, error: 'message is not valid JSON', issues: [] };
   }
@@ -109,8 +126,9 @@ function parseFrame<S extends z.ZodType>(schema: S, raw: string | Buffer): Parse
 }
 
 /**
- * Parse one WebSocket frame sent by a node. Errors: oversized frame (over 1 MiB), invalid JSON,
- * unknown `type` ("type: Invalid input: expected …"), or field errors with paths.
+ * Parse one WebSocket frame sent by a node. Errors: oversized frame (over 1 MiB), nesting deeper
+ * than LIMITS.ws_message_depth_max (naming where), invalid JSON, unknown `type` ("type: Invalid
+ * input: expected …"), or field errors with paths.
  */
 export function parseNodeMessage(raw: string | Buffer): Parsed<NodeMessage> {
   return parseFrame(nodeMessageSchema, raw);

@@ -132,6 +132,30 @@ t.test('NUL, lone surrogates and malformed percent-encoding: 400 on every route 
     t.equal(await snapshot(sql), before);
   });
 
+  t.test('JSON nested past LIMITS.json_depth_max: 400 REQUEST_BODY_INVALID naming where, on every route family, nothing stored', async (t) => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const zeros = (n: number) => '[0]'.repeat(n);
+    // [method, path, body text, field]: 15,000 levels in 30 KB (under the 32 KB body bound).
+    const cases: Array<[string, string, string, string]> = [
+      ['POST', '/v1/monitors', `{"name":"deep","type":"llm_endpoint","target":"https://198.18.0.1/","config":{"payload_template":{"a":${nested(15_000)}}}}`, `config.payload_template.a${zeros(61)}`],
+      ['POST', '/v1/monitors/import', `{"monitors":[{"name":"d","type":"http","config":{"assertions":[{"value":${nested(15_000)}}]}}]}`, `monitors[0].config.assertions[0].value${zeros(58)}`],
+      ['POST', '/v1/auth/login', `{"email":${nested(15_000)}}`, `email${zeros(63)}`],
+      ['POST', '/v1/probe/http', `{"target":"http://198.18.0.1/","params":{"headers":${nested(15_000)}}}`, `params.headers${zeros(62)}`],
+      ['POST', '/v1/alert-channels', `{"name":"c","type":"webhook","config":{"x":${nested(15_000)}}}`, `config.x${zeros(62)}`],
+      ['PATCH', '/v1/account/profile', nested(15_000), zeros(64)],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const before = await snapshot(sql);
+      const r = await call(app, method, path, { ...auth, body });
+      t.equal(r.status, 400, `${method} ${path}`);
+      t.equal(r.body?.error?.code, 'REQUEST_BODY_INVALID', `${method} ${path}: code`);
+      t.same(r.body?.error?.details, { fields: [{ path: field, message: 'nested deeper than 64 levels of arrays and objects' }], in: 'json' }, `${method} ${path}: names where`);
+      t.equal(await snapshot(sql), before, `${method} ${path}: database unchanged`);
+    }
+    const at_bound = await call(app, 'POST', '/v1/auth/login', { body: `{"email":${nested(63)}}` });
+    t.equal(at_bound.body.error.code, 'VALIDATION_FAILED', '64 levels pass the body parser and meet the route\'s validation');
+  });
+
   t.test('raw bytes on a real socket: NUL in a header or the path never reaches the app', async (t) => {
     const header = await rawRequest(url, Buffer.from(`GET /v1/nodes HTTP/1.1\r\nHost: x\r\nX-Tag: a\u0000b\r\nConnection: close\r\n\r\n`, 'latin1'));
     t.match(header, /^HTTP\/1\.1 400/, 'NUL in a header value: 400 from the HTTP parser');

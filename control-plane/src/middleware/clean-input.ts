@@ -1,5 +1,5 @@
 import type { Hono, MiddlewareHandler } from 'hono';
-import { findTextFault, textFault } from '@vantage/shared-protocol';
+import { LIMITS, findTextFault, jsonDepthFault, textFault } from '@vantage/shared-protocol';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 import { paramAt, routeTable } from '../http/route-table.js';
@@ -40,9 +40,14 @@ function fieldError(where: 'param' | 'path' | 'query' | 'json', path: string, me
  * type) must be valid UTF-8 (RFC 8259 section 8.1) and none of its strings or keys may hold NUL
  * or a lone surrogate (shared-protocol `textFault`).
  *
+ * A JSON body may nest at most LIMITS.json_depth_max arrays and objects, counted on the text
+ * before anything parses it (shared-protocol jsonDepthFault), so no route's recursive validation
+ * meets input deep enough to exhaust the stack.
+ *
  * Answers 400 VALIDATION_FAILED naming the field (`details.fields[{path, message}]`, `details.in`
  * = `param` with the route's parameter name, `query`, or `json`), or 400 REQUEST_BODY_INVALID for
- * a body that is not UTF-8. Malformed JSON is left to the route's validator (REQUEST_BODY_INVALID).
+ * a body that is not UTF-8 or nests too deep (`details.fields` naming where, `details.in` =
+ * `json`). Malformed JSON is left to the route's validator (REQUEST_BODY_INVALID).
  * Headers need no check: Node's HTTP parser refuses NUL and control bytes in them (400), and
  * their values are Latin-1, so they cannot hold a surrogate.
  * @param app the app whose routes name the path parameters (read on first request)
@@ -73,6 +78,12 @@ export function cleanInput(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
         text = utf8.decode(bytes);
       } catch {
         throw new ApiError('REQUEST_BODY_INVALID', 'request body is not valid UTF-8');
+      }
+      // Before anything parses it: recursive validation of deeper input would exhaust the stack.
+      const deep = jsonDepthFault(text, LIMITS.json_depth_max);
+      if (deep) {
+        const path = deep.path || 'body';
+        throw new ApiError('REQUEST_BODY_INVALID', `${path}: ${deep.message}`, { fields: [{ path, message: deep.message }], in: 'json' });
       }
       // The route's validator reads the body as text (hono's c.req.json): it gets this one, read
       // and decoded once, instead of decoding the cached bytes again through a web Response.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { textString } from '../parse.js';
+import { httpHeadersSchema } from '../http-headers.js';
 
 /*
  * One config schema per alert channel type (docs/api/alerting.md "Channel types"). Each follows
@@ -92,9 +93,11 @@ export const wechatChannelConfigSchema = z.strictObject({
   api_base_url: channelUrlSchema.default('https://sctapi.ftqq.com'),
 });
 
-/** Header names a gateway may be given (hop-by-hop and framing headers are set by the client). */
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'must be an HTTP header name')
-  .refine((n) => !['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'te', 'trailer', 'keep-alive'].includes(n.toLowerCase()), 'is set by Vantage');
+/** The SMS body template when a channel gives none (and the one rendered when a channel's cannot be). */
+export const SMS_DEFAULT_BODY_TEMPLATE = '{"to":"{{.Phone}}","message":"{{.Message}}"}';
+
+/** Longest SMS `body_template`, characters. */
+export const SMS_BODY_TEMPLATE_MAX_CHARS = 4096;
 
 /**
  * `sms`: any HTTP SMS gateway. For each number in `phone_numbers` one request of `method` to `url`
@@ -106,10 +109,9 @@ const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'must 
 export const smsChannelConfigSchema = z.strictObject({
   url: channelUrlSchema,
   method: z.enum(['POST', 'PUT', 'GET']).default('POST'),
-  headers: z.record(headerName, textString().max(1024).refine((v) => !/[\r\n]/.test(v), 'must be one line')).default({})
-    .refine((h) => Object.keys(h).length <= 10, 'at most 10 headers'),
+  headers: httpHeadersSchema().default({}),
   content_type: z.enum(['application/json', 'application/x-www-form-urlencoded', 'text/plain']).default('application/json'),
-  body_template: textString().max(4096).default('{"to":"{{.Phone}}","message":"{{.Message}}"}'),
+  body_template: textString().max(SMS_BODY_TEMPLATE_MAX_CHARS).default(SMS_DEFAULT_BODY_TEMPLATE),
   phone_numbers: z.array(z.string().regex(/^\+?[0-9]{5,20}$/, 'must be a phone number (digits, optional leading +)')).min(1).max(10),
 });
 

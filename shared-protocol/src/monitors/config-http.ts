@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { textString } from '../parse.js';
+import { jsonPathSchema } from '../checks/patterns.js';
 import { templateFault } from '../checks/template.js';
 import { LIMITS } from '../limits.js';
 import { httpParamsSchema } from '../probe/params.js';
+import { httpHeadersSchema } from '../http-headers.js';
 import { assertionsSchema, expectedStatusSchema, ASSERTION_TEXT_MAX_CHARS } from './assertions.js';
 
 /*
@@ -19,6 +21,8 @@ import { assertionsSchema, expectedStatusSchema, ASSERTION_TEXT_MAX_CHARS } from
  * @example { "method": "GET", "expected_status": "200-299", "assertions": [{ "type": "response_time", "op": "lt", "value": 800 }] }
  */
 export const httpMonitorConfigSchema = httpParamsSchema.extend({
+  // A secret header's mask stands for the stored secret (docs/api/monitors.md "Secrets in headers").
+  headers: httpHeadersSchema({ masks: true }).default({}),
   expected_status: expectedStatusSchema('200-399'),
   assertions: assertionsSchema,
 });
@@ -54,19 +58,19 @@ export const AGENT_ENDPOINT_TIMEOUT_MS_MAX = 120_000;
  * Config of `llm_endpoint`, `tool_api` and `rag` monitors (agent observability): an HTTP
  * request like the `http` config, but `method` defaults to POST, `timeout_ms` to 30000 (up to
  * 120000: model answers are slow) and `expected_status` to `200-299`; `expected_fields` are
- * JSONPaths (`$.choices[0].message`) that must be present in the JSON response, checked with
- * `assertions[]`. `payload_template` (a JSON object, instead of `body`) is sent as the JSON body
- * with `{{model_name}}`, `{{monitor_id}}`, `{{scheduled_at}}`, `{{timestamp}}` and `{{target}}`
- * substituted (checks/template.ts); `model_name` fills `{{model_name}}`; `latency_sla_ms` and
- * `expected_tokens_max` (tokens of the OpenAI-compatible `usage`) fail the check when exceeded.
+ * RFC 9535 JSONPaths (`$.choices[0].message`; no match()/search(): checks/patterns.ts) that
+ * must be present in the JSON response, checked with `assertions[]`. `payload_template` (a JSON
+ * object, instead of `body`) is sent as the JSON body with `{{model_name}}`, `{{monitor_id}}`,
+ * `{{scheduled_at}}`, `{{timestamp}}` and `{{target}}` substituted (checks/template.ts);
+ * `model_name` fills `{{model_name}}`; `latency_sla_ms` and `expected_tokens_max` (tokens of the
+ * OpenAI-compatible `usage`) fail the check when exceeded.
  * @example { "method": "POST", "headers": { "content-type": "application/json" }, "body": "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"ping\"}]}", "expected_fields": ["$.choices[0].message.content"] }
  */
 export const agentEndpointMonitorConfigSchema = httpMonitorConfigSchema.extend({
   method: httpParamsSchema.shape.method.unwrap().default('POST'),
   timeout_ms: z.number().int().min(1000).max(AGENT_ENDPOINT_TIMEOUT_MS_MAX).default(30_000),
   expected_status: expectedStatusSchema('200-299'),
-  expected_fields: z.array(textString().min(1).max(ASSERTION_TEXT_MAX_CHARS).regex(/^\$/, 'must be a JSONPath starting with $'))
-    .max(20).default([]),
+  expected_fields: z.array(jsonPathSchema(ASSERTION_TEXT_MAX_CHARS)).max(20).default([]),
   // Agent observability (docs/api/checks.md): a JSON body built from a template, the model, and the limits.
   payload_template: z.record(z.string(), z.json()).optional()
     .refine((t) => t === undefined || templateFault(t) === null, { message: 'unknown template variable (see docs/api/checks.md)' })

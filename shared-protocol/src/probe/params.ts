@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS as L } from '../limits.js';
+import { httpHeadersSchema } from '../http-headers.js';
 
 /** The five ad-hoc probe types of docs/api/probes.md. */
 export const PROBE_TYPES = ['http', 'ping', 'dns', 'tcp', 'traceroute'] as const;
@@ -10,13 +11,14 @@ const timeoutMs = (def: number) =>
   z.number().int().min(L.probe_timeout_ms_min).max(L.probe_timeout_ms_max).default(def);
 
 /**
- * HTTP probe params (docs/api/probes.md): method default GET; timeout_ms 1000-30000 default 10000; headers;
- * body up to 32768 characters; follow_redirects default true; ip_version v4/v6/auto default auto.
+ * HTTP probe params (docs/api/probes.md): method default GET; timeout_ms 1000-30000 default 10000; headers
+ * (http-headers.ts: names, values and count checked, CR/LF refused); body up to 32768 characters;
+ * follow_redirects default true; ip_version v4/v6/auto default auto.
  */
 export const httpParamsSchema = z.strictObject({
   method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']).default('GET'),
   timeout_ms: z.number().int().min(L.http_timeout_ms_min).max(L.http_timeout_ms_max).default(L.http_timeout_ms_default),
-  headers: z.record(z.string().min(1).max(256), z.string().max(8192)).default({}),
+  headers: httpHeadersSchema().default({}),
   body: z.string().max(L.http_body_max_chars).optional(),
   follow_redirects: z.boolean().default(true),
   ip_version: z.enum(['v4', 'v6', 'auto']).default('auto'),
