@@ -7,6 +7,7 @@ import { loadShedding } from './middleware/load-shed.js';
 import { cleanInput } from './middleware/clean-input.js';
 import { identify } from './accounts/identify.js';
 import { exceptArtifactUploads } from './artifacts/upload-exemption.js';
+import { exceptHeartbeatCheckins } from './control-checks/heartbeat-checkin-body.js';
 import { failedAuthLimit, rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { mountOpenApi } from './openapi/document.js';
@@ -18,8 +19,10 @@ import type { ZodError } from 'zod';
  * Build the control-plane HTTP app without listening (construction apart from
  * listening). Middleware order: request id + logger, load shedding (503 with Retry-After past the
  * instance's capacity, before any database work), 32 KB body limit (node artifact uploads have
- * their own), clean input (NUL, lone surrogates and malformed percent-encoding refused with 400
- * on every route), invalid-credential limit per source IP (counts identify's 401s; 429 past it),
+ * their own; heartbeat check-ins keep a prefix of any body), clean input (NUL, lone surrogates,
+ * malformed percent-encoding and JSON nested past LIMITS.json_depth_max refused with 400 on
+ * every route but heartbeat check-ins, whose body
+ * is sanitised instead), invalid-credential limit per source IP (counts identify's 401s; 429 past it),
  * identify (principal or null; bad credentials 401; not on node artifact uploads, which check
  * the node credential), rate limit; then every router (`mountRoutes`), GET
  * /v1/openapi.json, and the one notFound (404/405) and onError (error envelope, docs/api/conventions.md).
@@ -34,9 +37,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.use('*', requestContext(deps.log));
   app.use('*', loadShedding(deps.config));
-  // Node artifact uploads carry a node credential and their own size bound (artifacts/upload.routes.ts).
-  app.use('*', exceptArtifactUploads(limitBody()));
-  app.use('*', cleanInput(app));
+  // Node artifact uploads carry a node credential and their own size bound (artifacts/upload.routes.ts);
+  // heartbeat check-ins count whatever their body and keep a sanitised prefix of it (control-checks/heartbeat-checkin-body.ts).
+  app.use('*', exceptArtifactUploads(exceptHeartbeatCheckins(limitBody())));
+  app.use('*', exceptHeartbeatCheckins(cleanInput(app)));
   app.use('*', failedAuthLimit(deps));
   app.use('*', exceptArtifactUploads(identify(deps)));
   app.use('*', rateLimit(deps));

@@ -54,6 +54,7 @@ t.test('SIGTERM with every kind of socket open: the control plane exits cleanly 
   ];
   // Let every request reach the server before the signal.
   await new Promise((r) => setTimeout(r, 500));
+  t.match(log, /"level":40,.*"public_base_url":"http:\/\/127\.0\.0\.1:0".*VANTAGE_PUBLIC_URL is not set/, 'start-up says links fall back to the listening address');
   const sent_at = Date.now();
   child.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;

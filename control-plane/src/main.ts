@@ -3,9 +3,11 @@ import { hostname } from 'node:os';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
 import { loadConfig } from './config/index.js';
+import { publicBaseUrl } from './config/public-url.js';
 import { withSecretsKey } from './secrets/key-file.js';
 import { secretBoxOf } from './secrets/secret-box.js';
 import { sweepHeaderSecrets } from './monitors/secrets-sweep.js';
+import { applyPlatformNodeOwners } from './nodes/platform-nodes.db.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { connect, pickClient } from './db/sql.js';
@@ -54,6 +56,9 @@ const pick_sql = embedded ? sql : pickClient(config.database_url!, log.child({ m
 const endDatabase = (timeout: number) => Promise.all([...new Set([sql, pick_sql])].map((client) => client.end({ timeout })));
 const applied = await migrate(sql);
 if (applied.length > 0) log.info({ applied }, 'migrations applied');
+// Platform nodes (trusted with every account's secret headers) follow VANTAGE_PLATFORM_NODE_OWNERS.
+const platform = await applyPlatformNodeOwners(sql, config.platform_node_owners);
+if (platform.marked + platform.unmarked > 0) log.info({ ...platform, owners: config.platform_node_owners }, 'platform nodes follow VANTAGE_PLATFORM_NODE_OWNERS');
 // Check history partitions for today and the days ahead exist before the first result arrives (else
 // rows wait in the DEFAULT partitions until the partition job makes them: never fatal).
 await ensurePartitions(sql).catch((err: unknown) => log.warn({ err }, 'check partitions not created now; the partition job retries'));
@@ -76,7 +81,8 @@ const app = createApp(deps satisfies AppDeps);
 // Built first, listening last: node statuses are recovered and LISTEN runs before the first request.
 const server = createAdaptorServer({ fetch: app.fetch }) as Server;
 // A request must have sent its headers within 20 s (slowly trickled headers hold a socket no
-// longer), and be received whole within 60 s (bodies are at most 32 KB).
+// longer), and be received whole within 60 s (bodies are at most 32 KB; of a heartbeat check-in,
+// the first 10 KB are read and the rest is discarded after the answer).
 server.headersTimeout = 20_000;
 server.requestTimeout = 60_000;
 // Every socket, including upgraded node sockets and upgrades still being decided, which
@@ -97,6 +103,10 @@ server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG },
   const info = server.address() as { address: string; port: number; family: string };
   const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
   log.info({ url: `http://${host}:${info.port}`, public_url: config.public_url, instance_id: base.config.instance_id }, 'control plane listening');
+  // Links handed out (check-in URLs, artifact URLs, e-mail links) come from configuration only, never a request's Host.
+  if (!config.public_url) {
+    log.warn({ public_base_url: publicBaseUrl(config) }, 'VANTAGE_PUBLIC_URL is not set: heartbeat check-in URLs, signed artifact URLs and e-mail links point at this listening address, which clients elsewhere may not reach; set it to the URL clients use');
+  }
 });
 // Header secrets stored in plain text (rows from before sealing) or under a rotated-out key are
 // sealed with the current key (rows claimed with SKIP LOCKED: any number of instances).
@@ -121,9 +131,10 @@ const checkJobs = startCheckJobs({ ...base, hooks: checkHooks, maintenance: crea
 // Deletes browser-check artifacts (HAR, screenshots) no kept check needs (claimed with SKIP LOCKED).
 const artifactJobs = startArtifactJobs(base);
 // Control-plane checks: missed heartbeat check-ins, and domain registry look-ups (RDAP servers from
-// the RFC 9224 bootstrap file, VANTAGE_RDAP_BOOTSTRAP_FILE to use a refreshed copy); both claimed with SKIP LOCKED.
+// the RFC 9224 bootstrap file, VANTAGE_RDAP_BOOTSTRAP_FILE to use a refreshed copy; every registry
+// connection through the outbound connector and its address policy); both claimed with SKIP LOCKED.
 const heartbeatJob = startHeartbeatJob(base);
-const domainExpiryJob = startDomainExpiryJob(base, { bootstrap: loadBootstrap(process.env.VANTAGE_RDAP_BOOTSTRAP_FILE || undefined) });
+const domainExpiryJob = startDomainExpiryJob(base, { bootstrap: loadBootstrap(process.env.VANTAGE_RDAP_BOOTSTRAP_FILE || undefined), connector: outbound.connector });
 // Opens, escalates and resolves alert events (steps claimed with SKIP LOCKED: any number of instances).
 const alertEngine = startAlertEngine({ ...base, events: outbound.events });
 // Claims due deliveries (SKIP LOCKED with a lease: any number of instances); releases this instance's claims of a previous run first.

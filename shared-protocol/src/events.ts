@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema } from './ids.js';
+import { failingNodeSchema } from './monitors/failing-node.js';
 import { PROBE_TYPES } from './probe/params.js';
 
 /*
@@ -19,12 +20,12 @@ export const eventMonitorSchema = z.object({
   target: z.string(),
 });
 
-/** A node that failed a monitor's round, with its error (`monitor.down`, `monitor.degraded`). */
-export const eventFailingNodeSchema = z.object({
-  node_id: z.string(),
-  country: z.string().nullable(),
-  error: z.string().nullable(),
-});
+/**
+ * A check that failed a monitor's round, with its error (`monitor.down`, `monitor.degraded`): the
+ * state-change shape (monitors/failing-node.ts), so `node_id` is null for monitors the
+ * control plane checks itself (`heartbeat`, `domain_expiry`), which have no node.
+ */
+export const eventFailingNodeSchema = failingNodeSchema;
 
 /** `monitor.down`, `monitor.up`, `monitor.degraded`: a monitor's state changed (verdict of a round). */
 export const monitorStateEventSchema = z.object({

@@ -1,5 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { EmailDelivery } from '@vantage/shared-protocol';
+import { publicBaseUrl } from '../config/public-url.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { claimVerificationSend } from './email-verification.db.js';
@@ -38,10 +39,9 @@ export async function checkVerificationToken(key: Uint8Array, token: string): Pr
   }
 }
 
-/** Where a verification link points: `public_url`, else this instance's listening address. */
+/** Where a verification link points: the configured base URL (config/public-url.ts). */
 function verifyUrl(config: AppDeps['config'], token: string): string {
-  const base = (config.public_url ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`).replace(/\/+$/, '');
-  return `${base}/v1/auth/verify-email?token=${encodeURIComponent(token)}`;
+  return `${publicBaseUrl(config)}/v1/auth/verify-email?token=${encodeURIComponent(token)}`;
 }
 
 /**

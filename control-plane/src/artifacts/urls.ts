@@ -1,5 +1,5 @@
 import { ARTIFACT_URL_FIELDS, parseArtifactPath, type CheckItem } from '@vantage/shared-protocol';
-import type { Context } from 'hono';
+import { publicBaseUrl } from '../config/public-url.js';
 import type { AppDeps } from '../deps.js';
 import { artifactKey, artifactSigner, type ArtifactSigner } from './signing.js';
 
@@ -34,11 +34,12 @@ export function signArtifactUrls(item: CheckItem, s: UrlSigning): CheckItem {
 
 /**
  * The URL-signing hook of the check read paths (checks list and event stream): signs with the
- * deployment's key, the configured lifetime and `public_url` (else the request's own origin).
+ * deployment's key, the configured lifetime and the configured base URL (config/public-url.ts:
+ * `public_url`, else the listening address; never the request's Host header).
  * @returns a function from a check item to the same item with signed artifact URLs
  */
-export async function artifactUrlHook(deps: Pick<AppDeps, 'config' | 'sql'>, c: Context): Promise<(item: CheckItem) => CheckItem> {
+export async function artifactUrlHook(deps: Pick<AppDeps, 'config' | 'sql'>): Promise<(item: CheckItem) => CheckItem> {
   const signer = artifactSigner(await artifactKey(deps));
-  const base_url = (deps.config.public_url ?? new URL(c.req.url).origin).replace(/\/+$/, '');
+  const base_url = publicBaseUrl(deps.config);
   return (item) => signArtifactUrls(item, { signer, base_url, ttl_s: deps.config.artifact_url_ttl_s, now_ms: Date.now() });
 }

@@ -1,4 +1,4 @@
-import type { MonitorState, MonitorType } from '@vantage/shared-protocol';
+import type { FailingNode, MonitorState, MonitorType } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import type { Verdict } from './verdict.js';
 import type { RoundRollupRow } from './history.db.js';
@@ -152,11 +152,11 @@ export async function countReports(tx: SqlExecutor, rounds: Array<{ monitor_id: 
   return out;
 }
 
-/** Failed checks of rounds `(monitor, scheduled_at)`, with the node's country: monitor/epoch ms → failures. */
-export async function failuresOf(tx: SqlExecutor, rounds: Array<{ monitor_id: string; at: Date }>): Promise<Map<string, Array<{ node_id: string; country: string | null; error: string | null }>>> {
-  const out = new Map<string, Array<{ node_id: string; country: string | null; error: string | null }>>();
+/** Failed checks of rounds `(monitor, scheduled_at)`, with the node's country (node and country null for a control-plane check): monitor/epoch ms → failures. */
+export async function failuresOf(tx: SqlExecutor, rounds: Array<{ monitor_id: string; at: Date }>): Promise<Map<string, FailingNode[]>> {
+  const out = new Map<string, FailingNode[]>();
   if (rounds.length === 0) return out;
-  const rows = await tx<{ monitor_id: string; scheduled_at: Date; node_id: string; country: string | null; error: string | null }[]>`
+  const rows = await tx<{ monitor_id: string; scheduled_at: Date; node_id: string | null; country: string | null; error: string | null }[]>`
     SELECT s.monitor_id, c.scheduled_at, s.node_id, n.country, c.error
     FROM unnest(${rounds.map((r) => r.monitor_id)}::text[], ${rounds.map((r) => r.at.toISOString())}::timestamptz[]) AS u(m, at)
     JOIN check_series s ON s.monitor_id = u.m
@@ -210,7 +210,7 @@ export interface ChangeInsert {
   changed_at: Date;
   late: boolean;
   reason: string | null;
-  failing_nodes: Array<{ node_id: string; country: string | null; error: string | null }>;
+  failing_nodes: FailingNode[];
 }
 
 /** A recorded state change, as the API shows it (0025_checks.sql monitor_state_changes). */
@@ -224,7 +224,7 @@ export interface ChangeRow {
   source: 'verdict' | 'user' | 'maintenance';
   late: boolean;
   reason: string | null;
-  failing_nodes: Array<{ node_id: string; country: string | null; error: string | null }>;
+  failing_nodes: FailingNode[];
   round_at: Date | null;
 }
 

@@ -102,7 +102,7 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const series = await monitorSeries(deps.sql, id, q.node_id);
     const nodes = new Map(series.map((s) => [s.id, s.node_id]));
     const { rows, total } = await listChecks(deps.sql, series.map((s) => s.id), from, to, q.page_size, (q.page - 1) * q.page_size);
-    const signUrls = await artifactUrlHook(deps, c);
+    const signUrls = await artifactUrlHook(deps);
     const items = rows.map((row) => signUrls(toCheckItem(id, nodes.get(row.series_id)!, row)));
     return ok(c, { items, total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
   });
@@ -147,7 +147,7 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const { id } = c.req.valid('param');
     await owned(c.get('principal')!.user_id, id);
     const timings = { poll_ms: deps.config.checks_stream_poll_ms, settle_ms: deps.config.checks_stream_settle_ms, ...opts.stream };
-    return streamMonitorEvents(c, deps.sql, id, timings, await artifactUrlHook(deps, c)) as never;
+    return streamMonitorEvents(c, deps.sql, id, timings, await artifactUrlHook(deps)) as never;
   });
 
   return r;

@@ -47,6 +47,33 @@ t.test('check-in variants store checks; the body is kept to 10 KB', async (t) =>
   t.equal(state!.deadline_at.getTime() - state!.last_checkin_at.getTime(), (3600 + 600) * 1000, 'next check-in expected a period after the last one, plus the grace');
 });
 
+t.test('a check-in counts whatever its body: NUL, bytes that are not UTF-8, any type, any size; kept sanitised', async (t) => {
+  const { app, sql, url } = await testApp(t);
+  const m = await heartbeatMonitor(app);
+  const post = (path: string, body: Uint8Array | string, type: string) => fetch(`${url}/v1/heartbeat/${m.token}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+  const raw = new Uint8Array([...Buffer.from('ok\0tail '), 0xff, 0xfe, 0xc3, ...Buffer.from(' end')]);
+  const sent = [
+    await post('', raw, 'text/plain'),
+    await post('/1', raw, 'application/octet-stream'),
+    await post('/0', '{"log":"a\\u0000b","bad":"\\ud800"}', 'application/json'),
+    await post('', raw, 'application/json; charset=utf-8'),
+    // Over the 32 KB request limit of other routes, with a NUL and a 3-byte character across the 10 KB cut.
+    await post('/fail', Buffer.concat([Buffer.from('x\0'), Buffer.alloc(10_236, 'y'), Buffer.from('€'), Buffer.alloc(40_000, 'z')]), 'text/plain'),
+  ];
+  t.same(sent.map((r) => r.status), [200, 200, 200, 200, 200], 'every check-in is answered 200');
+  t.same(await Promise.all(sent.map((r) => r.text())), ['OK', 'OK', 'OK', 'OK', 'OK']);
+  const checks = await checksOf(sql, m.id);
+  t.same(checks.map((c: any) => [c.success, c.output.kind]), [[true, 'success'], [false, 'exit_status'], [true, 'success'], [true, 'success'], [false, 'fail']], 'all five counted');
+  const sanitised = 'ok\uFFFDtail \uFFFD\uFFFD\uFFFD end';
+  t.same(checks.slice(0, 2).map((c: any) => [c.output.body, c.output.body_truncated]), [[sanitised, false], [sanitised, false]], 'NUL and malformed UTF-8 replaced by U+FFFD');
+  t.equal(checks[2].output.body, '{"log":"a\\u0000b","bad":"\\ud800"}', 'a JSON body is kept as text, not parsed');
+  t.equal(checks[3].output.body, sanitised);
+  t.equal(checks[4].output.body, `x\uFFFD${'y'.repeat(10_236)}`, 'the first 10 KB, the character cut at the limit dropped');
+  t.equal(checks[4].output.body_truncated, true);
+  t.equal((await post('', 'x', 'text/plain')).status, 200);
+  t.equal((await fetch(`${url}/v1/heartbeat/${m.token}/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":"\\u0000"}' })).status, 200, '/start with any body');
+});
+
 t.test('unknown, malformed and rotated tokens; bad variants', async (t) => {
   const { app, sql } = await testApp(t);
   const m = await heartbeatMonitor(app);

@@ -10,6 +10,7 @@ import { rateLimitHeaders } from '../middleware/rate-limit.js';
 import { hashHeartbeatToken } from '../monitors/heartbeat.js';
 import { findMonitorByHeartbeatHash } from '../monitors/monitors.db.js';
 import { recordCheckin, type Checkin, type CheckinKind } from './heartbeat-checkin.js';
+import { readCheckinBody } from './heartbeat-checkin-body.js';
 
 /** Check-ins one token may make per window (docs/api/checks.md "heartbeat"). */
 export const HEARTBEAT_CHECKIN_LIMIT = { limit: 60, window_s: 60 } as const;
@@ -27,7 +28,7 @@ const ERRORS = {
   404: jsonError('NOT_FOUND: no heartbeat monitor has this token (also after it was rotated)'),
   429: jsonError('RATE_LIMIT_EXCEEDED: more than 60 check-ins a minute with this token (Retry-After, X-RateLimit-*)'),
 };
-const DESCRIPTION = 'Public (the token is the credential). GET, POST and HEAD all count; a POST body\'s first 10 KB is kept with the check. Down when a check-in is missed past the grace, or a failure arrives.';
+const DESCRIPTION = 'Public (the token is the credential). GET, POST and HEAD all count, whatever the body (any bytes, any type, any size): a POST body\'s first 10 KB is kept with the check, NUL and bytes that are not UTF-8 replaced by U+FFFD, the rest ignored. Down when a check-in is missed past the grace, or a failure arrives.';
 
 const plain = createRoute({
   method: 'post', path: '/{token}', tags: TAGS, summary: 'Check in: the run succeeded (also GET and HEAD)', description: DESCRIPTION,
@@ -64,7 +65,7 @@ export function heartbeatCheckinRouter(deps: Pick<AppDeps, 'sql' | 'config'>, no
     const headers = rateLimitHeaders(limit, counted);
     if (counted.count > limit) throw new ApiError('RATE_LIMIT_EXCEEDED', `at most ${limit} check-ins per ${window_s} s for one token`, { limit, window_s }, headers);
     const method = c.req.method === 'HEAD' ? 'HEAD' : c.req.method === 'POST' ? 'POST' : 'GET';
-    const body = method === 'POST' ? new Uint8Array(await c.req.arrayBuffer()) : null;
+    const body = method === 'POST' ? await readCheckinBody(c.req.raw) : null;
     const checkin: Checkin = {
       ...kindOf(a), method, body, source_ip: clientIp(c, deps.config.trust_proxy), user_agent: c.req.header('user-agent') ?? null,
     };

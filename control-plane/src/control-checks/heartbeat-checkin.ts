@@ -1,7 +1,8 @@
-import { HEARTBEAT_BODY_MAX_BYTES, heartbeatMonitorConfigSchema, type HeartbeatCheckOutput, type HeartbeatMonitorConfig } from '@vantage/shared-protocol';
+import { HEARTBEAT_BODIES_KEPT, heartbeatMonitorConfigSchema, type HeartbeatCheckOutput, type HeartbeatMonitorConfig } from '@vantage/shared-protocol';
 import type { Sql } from '../db/sql.js';
 import type { MonitorRow } from '../monitors/monitors.db.js';
-import { lockHeartbeatState, saveHeartbeatState } from './heartbeat.db.js';
+import type { KeptBody } from './heartbeat-checkin-body.js';
+import { keepCheckinBody, lockHeartbeatState, saveHeartbeatState } from './heartbeat.db.js';
 import { earliest, runDeadline, waitAfter } from './heartbeat-schedule.js';
 import { storeControlCheck } from './results.db.js';
 
@@ -16,8 +17,8 @@ export interface Checkin {
   method: 'GET' | 'POST' | 'HEAD';
   source_ip: string | null;
   user_agent: string | null;
-  /** The request body (at most the request size limit), or null. */
-  body: Uint8Array | null;
+  /** The request body as kept (heartbeat-checkin-body.ts: sanitised, its first HEARTBEAT_BODY_MAX_BYTES), or null without one. */
+  body: KeptBody | null;
 }
 
 /** The stored config of a heartbeat monitor, read through its schema (defaults filled). */
@@ -26,21 +27,14 @@ export function heartbeatConfigOf(config: unknown): HeartbeatMonitorConfig {
   return parsed.success ? parsed.data : { period_s: 300, grace_s: 60 };
 }
 
-/** The first HEARTBEAT_BODY_MAX_BYTES of `body` as UTF-8 (a character cut at the end is dropped). */
-export function keptBody(body: Uint8Array | null): { body: string | null; body_truncated: boolean } {
-  if (!body || body.length === 0) return { body: null, body_truncated: false };
-  const truncated = body.length > HEARTBEAT_BODY_MAX_BYTES;
-  const text = new TextDecoder('utf-8').decode(truncated ? body.subarray(0, HEARTBEAT_BODY_MAX_BYTES) : body);
-  return { body: truncated ? text.replace(/\uFFFD+$/, '') : text, body_truncated: truncated };
-}
-
 /**
  * Record a check-in of heartbeat monitor `m` received at `now` (docs/api/checks.md "heartbeat"):
  * `/start` marks the start of a run (unfinished, a down check, when no success or failure follows
  * within `grace_s`: heartbeat-job.ts); a success, `/fail` or `/{exit_status}` stores a check
  * (success for exit status 0; down for a failure or a non-zero status) carrying the run's duration
- * since its start and the first 10 KB of the body, and restarts the wait for the next check-in
- * from `now`. A paused monitor's check-ins are answered but change nothing.
+ * since its start and the first 10 KB of the body (sanitised by the route; the newest
+ * HEARTBEAT_BODIES_KEPT bodies per monitor are kept, older ones cleared), and restarts the wait
+ * for the next check-in from `now`. A paused monitor's check-ins are answered but change nothing.
  * @returns ignored: true when the monitor is paused
  */
 export async function recordCheckin(sql: Sql, m: MonitorRow, c: Checkin, now: Date): Promise<{ ignored: boolean }> {
@@ -67,16 +61,18 @@ export async function recordCheckin(sql: Sql, m: MonitorRow, c: Checkin, now: Da
       kind, method: c.method, source_ip: c.source_ip, user_agent: c.user_agent?.slice(0, 200) ?? null,
       exit_status: c.exit_status,
       duration_ms: state.run_started_at && state.run_started_at <= now ? now.getTime() - state.run_started_at.getTime() : null,
-      ...keptBody(c.body),
+      ...(c.body ?? { body: null, body_truncated: false }),
       expected_at: null, deadline_at: null, last_checkin_at: state.last_checkin_at?.toISOString() ?? null, missed_count: 0,
     };
-    await storeControlCheck(tx, {
+    const stored = await storeControlCheck(tx, {
       monitor_id: m.id, interval_s: m.interval_s, scheduled_at: now, started_at: now, finished_at: now,
       success,
       error: success ? null : kind === 'fail' ? 'the job reported a failure (/fail check-in)' : `the job exited with status ${c.exit_status}`,
       error_class: success ? null : 'target',
       output,
     });
+    // Bodies are bounded per monitor (the newest HEARTBEAT_BODIES_KEPT); the check-ins themselves are all kept.
+    if (stored && output.body !== null) await keepCheckinBody(tx, m.id, now, HEARTBEAT_BODIES_KEPT);
     await saveHeartbeatState(tx, {
       ...state, revision: m.revision, anchor_at: now, ...waitAfter(config, now), last_checkin_at: now, run_started_at: null,
     });

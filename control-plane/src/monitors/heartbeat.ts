@@ -16,8 +16,8 @@ export function newHeartbeatToken(): { token: string; hash: string; preview: str
 }
 
 /**
- * The full check-in URL of `token`: `<base>/v1/heartbeat/<token>`, where `base` is the
- * configured public URL (VANTAGE_PUBLIC_URL) or, without one, the origin the request came to.
+ * The full check-in URL of `token`: `<base>/v1/heartbeat/<token>`, where `base` is the configured
+ * base URL (config/public-url.ts publicBaseUrl: VANTAGE_PUBLIC_URL, else the listening address).
  */
 export function heartbeatUrl(base: string, token: string): string {
   return `${base.replace(/\/+$/, '')}${HEARTBEAT_PATH}/${token}`;

@@ -1,5 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { monitorExportSchema, monitorImportResultSchema, monitorImportSchema } from '@vantage/shared-protocol';
+import { publicBaseUrl } from '../config/public-url.js';
 import type { AppDeps } from '../deps.js';
 import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
@@ -12,7 +13,6 @@ import { EXAMPLES, bodyWithExample, okWithExample } from './examples.js';
 import { importMonitors } from './import.js';
 import { listGroups } from './monitor-groups.db.js';
 import { allMonitors } from './monitors.db.js';
-import { publicBase } from './monitors.routes.js';
 import { planLimits } from './plans.js';
 import { monitorChecker } from './spec.js';
 import { toExportMonitor } from './view.js';
@@ -60,7 +60,7 @@ export function monitorTransferRouter(deps: AppDeps, opts: { resolve?: HostResol
   });
 
   r.openapi(importRoute, async (c) => {
-    const report = await importMonitors({ sql: deps.sql, box, check, plan, base_url: publicBase(deps, c) }, c.get('principal')!.user_id, c.req.valid('json'));
+    const report = await importMonitors({ sql: deps.sql, box, check, plan, base_url: publicBaseUrl(deps.config) }, c.get('principal')!.user_id, c.req.valid('json'));
     return ok(c, report, 200);
   });
 

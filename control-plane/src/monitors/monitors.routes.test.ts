@@ -183,11 +183,11 @@ t.test('heartbeat: token and URL once on create; rotate invalidates the old toke
   t.equal(notHb.body.error.code, 'CONFLICT');
 });
 
-t.test('without a public URL the check-in URL uses the origin the request came to', async (t) => {
-  const { app } = await testApp(t);
+t.test('without a public URL the check-in URL uses the listening address, not the request\'s host (config/public-url.test.ts)', async (t) => {
+  const { app, url } = await testApp(t);
   const u = await registerUser(app);
   const created = await call(app, 'POST', '/v1/monitors', { token: u.access_token, body: { name: 'hb', type: 'heartbeat' } });
-  t.equal(created.body.data.heartbeat.url, `http://localhost/v1/heartbeat/${created.body.data.heartbeat.token}`);
+  t.equal(created.body.data.heartbeat.url, `${url}/v1/heartbeat/${created.body.data.heartbeat.token}`);
 });
 
 t.test('monitor errors are localised by Accept-Language; the code stays the same', async (t) => {

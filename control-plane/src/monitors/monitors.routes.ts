@@ -4,6 +4,7 @@ import {
   monitorSchema, monitorStatusChangeSchema, newId, probeCreatedSchema, probeRequestSchema, type MonitorStatus,
 } from '@vantage/shared-protocol';
 import type { Context } from 'hono';
+import { publicBaseUrl } from '../config/public-url.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
@@ -111,11 +112,6 @@ const rotate = createRoute({
   },
 });
 
-/** The base of check-in URLs: the configured public URL, else the origin this request came to. */
-export function publicBase(deps: AppDeps, c: Context<AppEnv>): string {
-  return deps.config.public_url ?? new URL(c.req.url).origin;
-}
-
 /**
  * `/v1/monitors` (docs/api/monitors.md): list, create, read, patch,
  * delete, pause, resume and heartbeat token rotation. Only the owner sees a monitor: another
@@ -177,7 +173,7 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     const hb = body.type === 'heartbeat' ? newHeartbeatToken() : null;
     const out = await insertMonitor(deps.sql, { ...fields, config, id, user_id, type: body.type, heartbeat: hb }, plan.monitors_max);
     if ('refused' in out) throw out.refused === 'limit' ? quotaError() : nameTaken(fields.name);
-    return ok(c, toMonitor(shown(await placed(out.row)), hb ? { token: hb.token, url: heartbeatUrl(publicBase(deps, c), hb.token) } : undefined), 201);
+    return ok(c, toMonitor(shown(await placed(out.row)), hb ? { token: hb.token, url: heartbeatUrl(publicBaseUrl(deps.config), hb.token) } : undefined), 201);
   });
 
   r.openapi(readOne, async (c) => ok(c, toMonitor(shown(await owned(c.get('principal')!.user_id, c.req.valid('param').id))), 200));
@@ -236,7 +232,7 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     if (current.type !== 'heartbeat') throw new ApiError('CONFLICT', `a ${current.type} monitor has no check-in token: only heartbeat monitors do`);
     const hb = newHeartbeatToken();
     if (!(await rotateHeartbeatToken(deps.sql, user_id, id, hb))) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
-    return ok(c, { token: hb.token, url: heartbeatUrl(publicBase(deps, c), hb.token) }, 200);
+    return ok(c, { token: hb.token, url: heartbeatUrl(publicBaseUrl(deps.config), hb.token) }, 200);
   });
 
   return r;

@@ -30,7 +30,9 @@ export type TestBase = Pick<AppDeps, 'config' | 'sql' | 'log'>;
  * monitor results are accepted per placement), unless `overrides.results` /
  * `overrides.hub` give factories for others. `config.database_url` is the test database's URL.
  * Logs are silent unless TEST_LOG_LEVEL is set; rate limits default high (100000 per window) so
- * only tests that set `rate_limit_*` meet them. Everything is closed at teardown.
+ * only tests that set `rate_limit_*` meet them. `config.port` is the port the server got (unless
+ * `overrides.config.port` is given), so links built without a public URL reach it. Everything is
+ * closed at teardown.
  *
  * @returns `{ app, deps, sql, url, server }`: `url` like `http://127.0.0.1:41234` (no trailing slash)
  */
@@ -78,6 +80,9 @@ export async function testApp(
   if (isHub(hub)) await hub.ready();
   if (overrides.delivery) await outbound.start();
   const { port } = server.address() as AddressInfo;
+  // The listening address is what links fall back to without a public URL (config/public-url.ts):
+  // the port the server really got, unless the test chose one.
+  if (overrides.config?.port === undefined) config.port = port;
   return { app, deps, sql, url: `http://127.0.0.1:${port}`, server, outbound };
 }
 

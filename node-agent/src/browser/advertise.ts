@@ -26,7 +26,8 @@ export async function browserAdvertised(configured: string | undefined, log: Log
   if (!pending) detected.set(executable, pending = detectBrowser(executable));
   const support = await pending;
   if (support.ok) {
-    log.info({ type: 'browser', executable, version: support.version }, 'browser checks available');
+    log.info({ type: 'browser', executable, version: support.version, user: support.user, sandbox: support.sandbox_off === null }, 'browser checks available');
+    if (support.sandbox_off) log.warn({ type: 'browser', reason: support.sandbox_off }, 'Chromium runs without its sandbox: a page that exploits the renderer gets the agent\'s rights (docs/operators/agent.md "Browser sandbox")');
     return true;
   }
   detected.delete(executable);

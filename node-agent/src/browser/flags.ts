@@ -6,8 +6,8 @@
  * (`--host-resolver-rules`), so no path (prefetch, preconnect, a feature we did not think of) can
  * resolve or reach a target around the proxy. No background networking (update checks, safe
  * browsing, sync, metrics), no QUIC (UDP, which an HTTP proxy cannot carry), no WebRTC UDP,
- * bounded memory. Playwright adds --headless, --no-sandbox (its chromiumSandbox default is false,
- * which a root process needs anyway) and a fresh temporary profile per launch.
+ * bounded memory. Playwright adds --headless and a fresh temporary profile per launch, and
+ * --no-sandbox only where the sandbox cannot start (sandbox.ts decides).
  */
 
 /** Memory bounds of one browser, passed as flags. */

@@ -7,3 +7,4 @@ export { HAR_MAX_BYTES } from './har.js';
 export { LazyBrowserPool } from './lazy-pool.js';
 export { createBrowserCheck } from './check.js';
 export { browserAdvertised, browserExecutable } from './advertise.js';
+export { chromiumLaunch, type ChromiumLaunch } from './sandbox.js';

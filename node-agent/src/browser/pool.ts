@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 import type { Logger } from 'pino';
 import { chromiumArgs } from './flags.js';
+import { chromiumLaunch } from './sandbox.js';
 import { BrowserProxy, bindProxySession } from './proxy.js';
 import { findPidByArgument, killTree, treeRssBytes } from './process-tree.js';
 
@@ -187,11 +188,14 @@ export class BrowserPool {
   private async launch(): Promise<Instance> {
     const marker = `--vantage-browser=${randomUUID()}`;
     const started = Date.now();
+    // Sandboxed where the kernel allows, as the agent's user or (agent root) as nobody: sandbox.ts.
+    const how = await chromiumLaunch(this.opts.executable_path, this.opts.launch_timeout_ms);
     const proxy = await BrowserProxy.start(this.root_log);
     let browser: Browser;
     try {
       browser = await chromium.launch({
-        executablePath: this.opts.executable_path,
+        executablePath: how.executablePath,
+        chromiumSandbox: how.chromiumSandbox,
         headless: true,
         args: chromiumArgs({ js_heap_max_mb: this.opts.js_heap_max_mb, renderer_process_limit: Math.max(2, this.opts.concurrency) }, marker, proxy.server),
         timeout: this.opts.launch_timeout_ms,
@@ -212,7 +216,7 @@ export class BrowserPool {
       if (this.current === inst) this.current = null;
       inst.onDrained();
     });
-    this.log.info({ pid: inst.pid, launch_ms: Date.now() - started, version: browser.version() }, 'browser launched');
+    this.log.info({ pid: inst.pid, launch_ms: Date.now() - started, version: browser.version(), user: how.user, sandbox: how.sandbox_off === null }, 'browser launched');
     return inst;
   }
 

@@ -11,6 +11,14 @@ import { z } from 'zod';
 export const HEARTBEAT_BODY_MAX_BYTES = 10_240;
 
 /**
+ * Check-in bodies kept per heartbeat monitor: a check-in past the newest this many with a body
+ * clears the oldest one's `body` (null; the check stays). With HEARTBEAT_BODY_MAX_BYTES that bounds
+ * a monitor's stored bodies to about 1 MB (docs/api/checks.md "heartbeat"; migration
+ * 0040_heartbeat_bodies_kept.sql applies it to bodies stored before).
+ */
+export const HEARTBEAT_BODIES_KEPT = 100;
+
+/**
  * What produced a heartbeat check: `success` (a plain check-in or exit status 0), `fail` (the
  * `/fail` variant), `exit_status` (a non-zero `/{exit_status}`), `missed` (no check-in by the
  * expected time plus the grace), `unfinished` (a `/start` check-in, then no success or failure
@@ -23,7 +31,8 @@ export type HeartbeatCheckKind = z.infer<typeof heartbeatCheckKindSchema>;
  * Output of a `heartbeat` check. For a check-in: `method`, `source_ip`, `user_agent` (first 200
  * characters), `exit_status` (0-255; null unless sent), `duration_ms` (from the run's `/start`
  * check-in to this one; null without one), `body` (the first HEARTBEAT_BODY_MAX_BYTES of the
- * request body as UTF-8, null when empty) and `body_truncated`. For a missed check-in:
+ * request body as UTF-8, NUL and malformed bytes replaced by U+FFFD; null when empty, or once
+ * HEARTBEAT_BODIES_KEPT newer check-ins kept theirs) and `body_truncated`. For a missed check-in:
  * `expected_at` (when it was due), `deadline_at` (due + grace), `last_checkin_at` and
  * `missed_count` (expected check-ins missed since the last report, at least 1). For an unfinished
  * run: `expected_at` is when it started (its `/start`), `deadline_at` that + grace, `missed_count` 0.

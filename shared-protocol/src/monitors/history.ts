@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { assertionResultSchema } from '../checks/assertion-result.js';
+import { failingNodeSchema } from './failing-node.js';
 import { MONITOR_STATES, monitorStateSchema } from './types.js';
 
 /*
@@ -82,13 +83,7 @@ export const checkListSchema = z.object({
   has_more: z.boolean(),
 });
 
-/** A node that failed the round behind a state change, with its error. */
-export const failingNodeSchema = z.object({
-  node_id: z.string(),
-  country: z.string().nullable(),
-  error: z.string().nullable(),
-});
-export type FailingNode = z.infer<typeof failingNodeSchema>;
+export { failingNodeSchema, type FailingNode } from './failing-node.js';
 
 /**
  * Who changed a monitor's state: `verdict` (a round's verdict), `user` (pause, resume), or
