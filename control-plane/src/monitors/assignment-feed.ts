@@ -4,12 +4,15 @@ import type { AssignmentFeed } from '../contracts.js';
 import { batchCalls } from '../db/batch.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
+import { mayHoldSecretsOf, type NodeTrustFacts } from '../secrets/node-trust.js';
 import { SecretKeyError, secretBoxOf } from '../secrets/secret-box.js';
 import { openedConfig } from './header-secrets.js';
+import { createAssignmentCheck } from './assignment-check.js';
 import { onAssignmentsChanged } from './assignment-signals.js';
 import {
-  assignmentIndex, assignmentRows, assignmentSets, assignmentVersions, recordAssignmentsAck, type AssignmentRow,
+  assignmentIndex, assignmentRows, assignmentSets, assignmentVersions, recordAssignmentsAck, type AssignmentRow, type AssignmentSet,
 } from './assignments.db.js';
+import { monitorSecretHeaders } from './placement-status.js';
 
 /** Postgres channel on which bump_node_assignments (0024) announces nodes with new versions. */
 export const ASSIGNMENTS_CHANNEL = 'vantage_assignments';
@@ -27,6 +30,8 @@ interface Link {
   sent_version: number | null;
   /** Monitor id → revision the node holds once it applied what was sent. */
   held: Map<string, number>;
+  /** The node's owner and platform mark when its last full set was built (null: none yet). */
+  trust: NodeTrustFacts | null;
   /** Versions sent and not acked yet, oldest first, and when the oldest was sent. */
   unacked: number[];
   unacked_since: number;
@@ -69,7 +74,12 @@ function chunks(items: Assignment[]): Assignment[][] {
  *   (the node ignored a delta: it holds something else) gets a full set, as does a version left
  *   unacked for ACK_TIMEOUT_MS;
  * - every `sweep_ms` the held nodes' versions are compared with what they were sent, so a lost
- *   notification delays a delta, never loses it.
+ *   notification delays a delta, never loses it;
+ * - a monitor whose headers carry secrets is sent only to a node trusted with its owner's secrets
+ *   (secrets/node-trust.ts), checked here again whatever placement decided (defence in depth);
+ *   a node whose owner or platform mark changed gets a full set, judged anew;
+ * - an assignment a node would refuse (assignment-check.ts: a config stored before a rule the
+ *   nodes apply) is withheld with an error naming the field, so nodes get only what they run.
  * Work per node is serialised and coalesced. `start()` begins listening; `stop()` ends it.
  */
 export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick<Config, 'database_url' | 'probe_allow_cidrs' | 'secrets_key' | 'secrets_keys_previous'>; sweep_ms?: number }): AssignmentFeed & {
@@ -82,27 +92,53 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
   let stopListening: (() => Promise<void>) | null = null;
   let sweeper: NodeJS.Timeout | null = null;
   const box = secretBoxOf(config);
+  const refusedByNodes = createAssignmentCheck();
   // Every node says hello at once after a restart: their full sets are read in a few statements.
-  const fullSet = batchCalls<string, { version: number; rows: AssignmentRow[] }>(async (node_ids) => {
+  const fullSet = batchCalls<string, AssignmentSet>(async (node_ids) => {
     const sets = await assignmentSets(sql, node_ids);
     return node_ids.map((id) => sets.get(id)!);
   }, { max: FULL_SET_BATCH_NODES });
 
   /**
-   * The assignments of `rows`, header secrets opened (nodes get them over their authenticated
-   * socket). A monitor whose secrets cannot be opened here is left out, with an error naming the key.
+   * The assignments of `rows` for node `node_id`, header secrets opened (nodes get them over their
+   * authenticated socket), and the ids of the rows left out (`withheld`):
+   * - a monitor whose headers carry secrets the node may not hold (secrets/node-trust.ts: not the
+   *   owner's node, not a platform node) is never opened for it, whatever placement decided, with
+   *   an error in the log (placement should not have put it there);
+   * - a monitor whose secrets cannot be opened here, with an error naming the key;
+   * - a monitor whose assignment a node would refuse (assignment-check.ts: stored headers that
+   *   break the request header rule, a JSONPath or pattern stored before the API refused it,
+   *   anything node-protocol assignmentSchema refuses), with an error naming the field: the node
+   *   would drop it, so it is not sent (nor counted as held).
    */
-  function assignable(rows: AssignmentRow[]): Assignment[] {
-    const out: Assignment[] = [];
+  function assignable(node_id: string, node: NodeTrustFacts, rows: AssignmentRow[]): { assignments: Assignment[]; withheld: Set<string> } {
+    const assignments: Assignment[] = [];
+    const withheld = new Set<string>();
     for (const r of rows) {
+      const secret_headers = monitorSecretHeaders(r.type, r.config.headers);
+      if (secret_headers.length > 0 && !mayHoldSecretsOf(node, r.user_id)) {
+        log.error({ monitor_id: r.id, node_id, owner_user_id: r.user_id, node_owner_user_id: node.owner_user_id, secret_headers },
+          'monitor not assigned: its header secrets may not reach this node (neither its owner\'s node nor a platform node)');
+        withheld.add(r.id);
+        continue;
+      }
       try {
-        out.push(toAssignment({ ...r, config: openedConfig(box, r.id, r.type, r.config) }, config.probe_allow_cidrs));
+        const assignment = toAssignment({ ...r, config: openedConfig(box, r.id, r.type, r.config) }, config.probe_allow_cidrs);
+        const faults = refusedByNodes(assignment);
+        if (faults) {
+          // Stored before a rule the nodes apply (docs/api/monitors.md): they would not run it.
+          log.error({ monitor_id: r.id, node_id, revision: r.revision, field: faults[0]!.path, reason: faults[0]!.message, fields: faults.slice(0, 10) },
+            'monitor not assigned: its stored config breaks a rule nodes apply; it runs again once edited to pass');
+          withheld.add(r.id);
+          continue;
+        }
+        assignments.push(assignment);
       } catch (err) {
         if (!(err instanceof SecretKeyError)) throw err;
         log.error({ monitor_id: r.id, key_id: err.key_id, reason: err.message }, 'monitor not assigned: its header secrets cannot be opened');
       }
     }
-    return out;
+    return { assignments, withheld };
   }
 
   function sendAll(node_id: string, link: Link, frames: ServerMessage[], version: number): void {
@@ -118,12 +154,14 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
   }
 
   async function sendFull(node_id: string, link: Link): Promise<void> {
-    const { version, rows } = await fullSet(node_id);
-    const parts = chunks(assignable(rows));
+    const { version, node, rows } = await fullSet(node_id);
+    const { assignments, withheld } = assignable(node_id, node, rows);
+    const parts = chunks(assignments);
     const frames: ServerMessage[] = parts.map((part, i) => i === 0
       ? { type: 'assignments.full', version, assignments: part }
       : { type: 'assignments.delta', from_version: version, version, upsert: part, remove: [] });
-    link.held = new Map(rows.map((r) => [r.id, r.revision]));
+    link.held = new Map(rows.filter((r) => !withheld.has(r.id)).map((r) => [r.id, r.revision]));
+    link.trust = node;
     link.unacked = [];
     sendAll(node_id, link, frames, version);
     log.debug({ node_id, version, count: rows.length, frames: frames.length }, 'assignments.full sent');
@@ -132,16 +170,22 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
   async function sendDelta(node_id: string, link: Link): Promise<void> {
     const index = await assignmentIndex(sql, node_id);
     if (index.version === link.sent_version) return;
+    // Its owner or platform mark changed: what it may hold is judged again, monitor by monitor.
+    if (link.trust?.owner_user_id !== index.node.owner_user_id || link.trust?.platform !== index.node.platform) return sendFull(node_id, link);
     const upsert_ids = [...index.monitors].filter(([id, rev]) => link.held.get(id) !== rev).map(([id]) => id);
     const remove = [...link.held.keys()].filter((id) => !index.monitors.has(id));
     const rows = await assignmentRows(sql, upsert_ids);
     const from = link.sent_version!;
-    const parts = chunks(assignable(rows));
+    const { assignments, withheld } = assignable(node_id, index.node, rows);
+    // One it held before and may no longer hold (its headers gained a secret, the node lost its
+    // platform mark) leaves it now.
+    for (const id of withheld) if (link.held.has(id)) remove.push(id);
+    const parts = chunks(assignments);
     const frames: ServerMessage[] = parts.map((part, i) => ({
       type: 'assignments.delta', from_version: i === 0 ? from : index.version, version: index.version, upsert: part, remove: i === 0 ? remove : [],
     }));
     for (const id of remove) link.held.delete(id);
-    for (const r of rows) link.held.set(r.id, r.revision);
+    for (const r of rows) if (!withheld.has(r.id)) link.held.set(r.id, r.revision);
     sendAll(node_id, link, frames, index.version);
     log.debug({ node_id, from_version: from, version: index.version, upsert: rows.length, remove: remove.length }, 'assignments.delta sent');
   }
@@ -188,7 +232,7 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
     get held() { return links.size; },
     nodesChanged,
     async connected(node_id, send) {
-      const link: Link = { send, sent_version: null, held: new Map(), unacked: [], unacked_since: 0, acked_recorded: 0, pending: null, running: false };
+      const link: Link = { send, sent_version: null, held: new Map(), trust: null, unacked: [], unacked_since: 0, acked_recorded: 0, pending: null, running: false };
       links.set(node_id, link);
       schedule(node_id, 'full');
     },

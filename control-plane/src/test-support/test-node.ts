@@ -4,7 +4,8 @@ import WebSocket from 'ws';
 /**
  * A light node that speaks the real protocol, for tests and the hub benchmark: it connects with a
  * bearer, lets the caller send frames, and queues received server frames for `next`.
- * Unparseable server frames fail the waiting `next` (they would be a hub bug).
+ * Unparseable server frames, and assignments frames with an assignment a node would refuse, fail
+ * the waiting `next` (they would be a hub bug).
  */
 export class TestNode {
   private queue: ServerMessage[] = [];
@@ -23,8 +24,11 @@ export class TestNode {
     }));
     ws.on('message', (data) => {
       const parsed = parseServerMessage(data as Buffer);
-      if (!parsed.ok) {
-        for (const w of this.waiters.splice(0)) w.reject(new Error(`bad server frame: ${parsed.error}`));
+      // An assignment a node would drop (messages.ts splitAssignments) is a hub bug too: the feed withholds those.
+      const refused = parsed.ok && 'refused' in parsed.value ? parsed.value.refused : undefined;
+      if (!parsed.ok || refused) {
+        const error = parsed.ok ? `refused assignments: ${JSON.stringify(refused)}` : parsed.error;
+        for (const w of this.waiters.splice(0)) w.reject(new Error(`bad server frame: ${error}`));
         return;
       }
       if (this.onFrame?.(parsed.value)) return;

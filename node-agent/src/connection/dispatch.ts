@@ -1,4 +1,4 @@
-import { isId, type NodeMessage, type ServerMessage } from '@vantage/shared-protocol';
+import { describeIssues, isId, type NodeMessage, type RefusedAssignment, type ServerMessage } from '@vantage/shared-protocol';
 import type { Logger } from 'pino';
 import type { AssignmentScheduler } from '../assignments/scheduler.js';
 import type { AssignmentStore } from '../assignments/store.js';
@@ -23,6 +23,10 @@ export interface DispatchDeps {
  * task.cancel → abort; result.ack → delete from the outbox; assignments.full/delta → store,
  * reschedule, answer assignments.ack with the version held (a delta from another version is
  * ignored, so the ack tells the server to resend a full set); error → log (and free a refused batch).
+ * An assignment the message's parser refused (`refused`: a config this agent's schemas do not
+ * accept, a check type it does not know) costs only itself: it is logged with its monitor id and
+ * field paths, left out of a full set, and dropped by a delta (the node stops running what it held
+ * of that monitor rather than keep a revision the control plane replaced); the rest is applied.
  */
 export function dispatch(m: ServerMessage, d: DispatchDeps): void {
   switch (m.type) {
@@ -42,15 +46,19 @@ export function dispatch(m: ServerMessage, d: DispatchDeps): void {
       d.sender.acked(m.batch_id, m.result_ids);
       return;
     case 'assignments.full':
+      logRefused(m.refused, m.version, d.log);
       d.assignments.replaceAll(m.version, m.assignments);
       d.scheduler.sync(d.assignments.list());
       d.send({ type: 'assignments.ack', version: m.version });
-      d.log.info({ version: m.version, count: m.assignments.length }, 'assignments replaced');
+      d.log.info({ version: m.version, count: m.assignments.length, refused: m.refused?.length ?? 0 }, 'assignments replaced');
       return;
     case 'assignments.delta': {
-      const applied = d.assignments.applyDelta(m);
-      if (applied) d.scheduler.sync(d.assignments.list());
-      else d.log.warn({ held: d.assignments.version, from_version: m.from_version }, 'assignments delta for another version ignored');
+      const dropped = (m.refused ?? []).flatMap((r) => (r.monitor_id === null ? [] : [r.monitor_id]));
+      const applied = d.assignments.applyDelta({ ...m, remove: [...m.remove, ...dropped] });
+      if (applied) {
+        logRefused(m.refused, m.version, d.log);
+        d.scheduler.sync(d.assignments.list());
+      } else d.log.warn({ held: d.assignments.version, from_version: m.from_version }, 'assignments delta for another version ignored');
       d.send({ type: 'assignments.ack', version: d.assignments.version });
       return;
     }
@@ -63,6 +71,14 @@ export function dispatch(m: ServerMessage, d: DispatchDeps): void {
     case 'heartbeat':
     case 'enroll.confirmed': // handled by the agent (agent.ts), which owns the enrollment
       return;
+  }
+}
+
+/** One error line per refused assignment: its monitor id, where in the message and why. */
+function logRefused(refused: readonly RefusedAssignment[] | undefined, version: number, log: Logger): void {
+  for (const r of refused ?? []) {
+    log.error({ monitor_id: r.monitor_id, index: r.index, version, fields: r.issues },
+      `assignment refused, not run (the others are): ${describeIssues(r.issues).slice(0, 500)}`);
   }
 }
 

@@ -1,5 +1,7 @@
 import parseJsonPath from 'jsonpath-rfc9535/parser';
 import { RE2JS } from 're2js';
+import { textString } from '../parse.js';
+import { regexExpandedSize } from './regex-size.js';
 
 /*
  * What a user-supplied pattern may be. Regular expressions use RE2 syntax (github.com/google/re2/wiki/Syntax)
@@ -16,10 +18,18 @@ export const REGEX_PROGRAM_MAX = 5000;
 
 /**
  * Compile `pattern` with RE2 semantics (flags inline: `(?i)` case-insensitive, `(?s)` dot matches
- * newline, `(?m)` multi-line). Throws the engine's syntax error, or a RangeError past
- * {@link REGEX_PROGRAM_MAX}.
+ * newline, `(?m)` multi-line). Throws a RangeError without compiling when the pattern's text
+ * expands past {@link REGEX_PROGRAM_MAX} instructions (regex-size.ts regexExpandedSize, linear in
+ * its length: compiling costs time in proportion to the expansion, about 1 s for 140 `x{1000}`,
+ * so no refused pattern costs more than the largest accepted one), the engine's syntax error, or a
+ * RangeError when the compiled program is larger than {@link REGEX_PROGRAM_MAX}. The expansion
+ * counts alternations before RE2 factors out their common prefixes (`abc1|abc2` counts 9, `abc[12]` 4).
  */
 export function compileRegex(pattern: string): RE2JS {
+  const expanded = regexExpandedSize(pattern);
+  if (expanded > REGEX_PROGRAM_MAX) {
+    throw new RangeError(`pattern too complex (its repetitions expand to about ${expanded} instructions, at most ${REGEX_PROGRAM_MAX})`);
+  }
   const re = RE2JS.compile(pattern);
   if (re.programSize() > REGEX_PROGRAM_MAX) {
     throw new RangeError(`pattern too complex (${re.programSize()} instructions, at most ${REGEX_PROGRAM_MAX})`);
@@ -81,4 +91,17 @@ export function jsonPathFault(path: string): string | null {
   }
   const fn = refusedFunction(ast);
   return fn ? `${fn}() is not supported in a JSONPath (it would run a backtracking regular expression); select the value and use op regex` : null;
+}
+
+/**
+ * A user-supplied JSONPath field: 1-`max_chars` characters starting with `$`, refused when
+ * {@link jsonPathFault} finds a fault (RFC 9535 syntax, no match()/search()): the rule nodes
+ * apply before they evaluate a path, so what the API accepts the node runs.
+ * @example jsonPathSchema(1024).parse('$.choices[0].message') // ok; '$[?match(@.a, "x")]' is refused
+ */
+export function jsonPathSchema(max_chars: number) {
+  return textString().min(1).max(max_chars).regex(/^\$/, 'must be a JSONPath starting with $').superRefine((path, ctx) => {
+    const fault = jsonPathFault(path);
+    if (fault) ctx.addIssue({ code: 'custom', message: fault });
+  });
 }

@@ -143,3 +143,35 @@ t.test('absurd measurements and times are refused; unstorable text is sanitised'
   t.equal(answer?.value, '"x\ufffdy" "\ufffd"');
   t.equal(answer?.name, 'a\ufffd.test');
 });
+
+t.test('assignments: each is validated on its own; a bad one is refused alone, the message kept', async (t) => {
+  const good = { monitor_id: newId('monitor'), interval_s: 60, check: { type: 'tcp', target: '198.18.1.10:443', config: {} } };
+  const bad = { monitor_id: newId('monitor'), interval_s: 60, check: { type: 'llm_endpoint', target: 'https://198.18.1.10/', config: { expected_fields: ["$[?match(@.a,'x')]"] } } };
+  const header = { monitor_id: newId('monitor'), interval_s: 60, check: { type: 'http', target: 'http://198.18.1.10/', config: { headers: { 'X Foo:': 'a\r\nB: 1' } } } };
+  const full = parseServerMessage(JSON.stringify({ type: 'assignments.full', version: 7, assignments: [good, bad, 'junk', header] }));
+  t.ok(full.ok, 'the message parses');
+  if (!full.ok || full.value.type !== 'assignments.full') return;
+  t.same(full.value.assignments.map((a) => a.monitor_id), [good.monitor_id], 'the valid assignment is kept, with its defaults');
+  t.equal(full.value.assignments[0]!.policy.allow_private, false);
+  t.match(full.value.refused, [
+    { index: 1, monitor_id: bad.monitor_id, issues: [{ path: 'assignments[1].check.config.expected_fields[0]', message: /match\(\) is not supported/ }] },
+    { index: 2, monitor_id: null, issues: [{ path: 'assignments[2]' }] },
+    { index: 3, monitor_id: header.monitor_id, issues: [{ path: 'assignments[3].check.config.headers.X Foo:' }] },
+  ], 'each refused one with its monitor id and field path');
+  t.equal(full.value.refused!.length, 3);
+
+  const delta = parseServerMessage(JSON.stringify({ type: 'assignments.delta', from_version: 7, version: 8, upsert: [{ ...good, check: { type: 'teleport', target: 'x', config: {} } }, bad], remove: [] }));
+  t.ok(delta.ok && delta.value.type === 'assignments.delta');
+  if (delta.ok && delta.value.type === 'assignments.delta') {
+    t.same(delta.value.upsert, []);
+    t.match(delta.value.refused, [{ index: 0, monitor_id: good.monitor_id, issues: [{ path: 'upsert[0].check.type' }] }, { index: 1, monitor_id: bad.monitor_id }]);
+  }
+
+  // The wire shape is unchanged: `refused` is the parser's, never read from a frame.
+  const clean = parseServerMessage(JSON.stringify({ type: 'assignments.full', version: 1, assignments: [good], refused: [{ index: 0 }] }));
+  t.ok(clean.ok && clean.value.type === 'assignments.full' && clean.value.refused === undefined && clean.value.assignments.length === 1, 'no refused field when all are valid');
+  // The envelope itself is still checked.
+  const envelope = parseServerMessage(JSON.stringify({ type: 'assignments.delta', from_version: 1, version: 2, upsert: {}, remove: ['m_bad'] }));
+  t.notOk(envelope.ok);
+  if (!envelope.ok) t.match(envelope.error, /upsert: .*remove\[0\]/);
+});
