@@ -16,6 +16,7 @@ export * from './probe/sanitize.js';
 export * from './node-protocol/version.js';
 export * from './node-protocol/close-codes.js';
 export * from './node-protocol/messages.js';
+export * from './node-protocol/assignments.js';
 export * from './checks/index.js';
 export * from './node-protocol/enroll-proof.js';
 export * from './nodes.js';

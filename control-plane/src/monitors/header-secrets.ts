@@ -1,4 +1,4 @@
-import type { MonitorType } from '@vantage/shared-protocol';
+import { SECRET_MASK_MARK, type MonitorType } from '@vantage/shared-protocol';
 import { ApiError } from '../errors.js';
 import { isSecretHeader } from '../secrets/header-rule.js';
 import { isSealed, sealedKeyId, SecretKeyError, type SecretBox } from '../secrets/secret-box.js';
@@ -18,11 +18,10 @@ export const HEADER_TYPES: ReadonlySet<MonitorType> = new Set(['http', 'https', 
 export const MASK = '••••••••';
 /** A secret this long or longer is shown as `••••` and its last 4 characters (at most a quarter of it). */
 export const MASK_HINT_MIN_CHARS = 16;
-const MASK_MARK = '••••';
 
 /** The masked form of a secret: `••••` + its last 4 characters when long enough, else MASK. */
 export function maskSecret(plaintext: string): string {
-  return plaintext.length >= MASK_HINT_MIN_CHARS ? `${MASK_MARK}${plaintext.slice(-4)}` : MASK;
+  return plaintext.length >= MASK_HINT_MIN_CHARS ? `${SECRET_MASK_MARK}${plaintext.slice(-4)}` : MASK;
 }
 
 /** What a sealed header value is bound to: its monitor and the header's name (lower case). */
@@ -99,7 +98,7 @@ export function sealedConfig(
   const out: Headers = {};
   for (const [name, value] of Object.entries(headers)) {
     if (!isSecretHeader(name)) out[name] = value;
-    else if (value.startsWith(MASK_MARK)) out[name] = keptSecret(box, monitor_id, name, value, before.get(name.toLowerCase()));
+    else if (value.startsWith(SECRET_MASK_MARK)) out[name] = keptSecret(box, monitor_id, name, value, before.get(name.toLowerCase()));
     else out[name] = box.seal(value, aadOf(monitor_id, name));
   }
   return withHeaders(config, out);
