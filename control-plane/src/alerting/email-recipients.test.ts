@@ -189,7 +189,7 @@ t.test('another account can neither see nor confirm; bad tokens are refused; res
     (await b.as('GET', `/v1/alert-channels/${chB}`)).body.data.recipients[0].state,
   ];
   const after = await states();
-  t.same(after.sort(), ['confirmed', 'pending'], 'one link confirms its own account\'s recipient only');
+  t.same([...after].sort(), ['confirmed', 'pending'], 'one link confirms its own account\'s recipient only');
 
   for (const [what, bad] of [['garbage', 'x'.repeat(43)], ['tampered', `${links[1]!.split('token=')[1]!.slice(0, -2)}AA`], ['empty', '']] as const) {
     const r = await call(s.ctx.app, 'POST', `${CONFIRM}?token=${bad}`);
