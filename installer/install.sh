@@ -19,7 +19,8 @@
 #   every system path above;
 #   VANTAGE_FORCE_REBUILD=1 rebuilds the native modules even when the Node ABI matches.
 # Needs: root, curl or wget, tar, sha256sum (or shasum / openssl), Node.js >= 20.18 (installed
-#   with apt-get or dnf when missing). Exit status: 0 done, 1 failed, 2 bad usage.
+#   with apt-get or dnf when missing). Exit status: 0 done, 1 failed, 2 bad usage, 3 installed but
+#   not running (no systemd: it prints the command that runs the agent; with --no-start this is 0).
 #
 # Everything runs inside main, called on the last line, so a truncated download runs nothing.
 set -eu
@@ -45,12 +46,15 @@ USAGE='usage: VANTAGE_TOKEN=ent_... install.sh [options]        (as root)
   --user NAME         run as this existing user instead of creating the vantage-agent user
   --foreground        where systemd is absent: run the agent in the foreground (exec)
   --no-start          install and configure, but do not start the service or wait for it
+                      (without systemd: print the command that runs the agent and exit 0)
   --wait SECONDS      how long to wait for the node to enroll (default 90)
   --uninstall         stop and remove the service, install folder, config, state and user
   --yes               answer yes to every question (needed when there is no terminal)
   --help              print this help
 
-Running it again upgrades in place; an enrolled node keeps its identity.'
+Running it again upgrades in place; an enrolled node keeps its identity.
+Exit status: 0 done; 1 failed; 2 bad usage; 3 installed, but nothing runs it (no systemd here:
+run the printed command under your supervisor, or use --foreground; --no-start makes this 0).'
 
 say() { printf '%s\n' "vantage: $*" >&2; }
 die() { printf '%s\n' "vantage: error: $*" >&2; exit 1; }
@@ -451,6 +455,8 @@ ProtectSystem=strict
 ProtectHome=yes
 PrivateTmp=yes
 ReadWritePaths=$STATE_DIR
+# The agent removes the spent enrollment token from its config once enrolled (--no-start installs).
+ReadWritePaths=-$CONF_FILE
 Environment=NODE_ENV=production
 
 [Install]
@@ -467,6 +473,7 @@ start_service() {
   systemctl daemon-reload || die "systemctl daemon-reload failed"
   if [ "$NO_START" -eq 1 ]; then
     say "not started (--no-start); start it with: systemctl enable --now $UNIT_NAME"
+    [ -z "$TOKEN" ] || say "it enrolls when it starts, then removes the spent token from $CONF_FILE"
     return 0
   fi
   systemctl enable --now "$UNIT_NAME" >&2 || die "systemctl enable --now $UNIT_NAME failed"
@@ -531,12 +538,27 @@ run_foreground() {
   exec runuser -u "$SERVICE_USER" -- "$NODE_BIN" "$PREFIX_DIR/current/node-agent.mjs" run --config "$CONF_FILE"
 }
 
+run_command() {
+  # The command run_foreground runs: the agent in the foreground as the service user, with
+  # CAP_NET_RAW where setpriv can give it.
+  if [ "$(id -u "$SERVICE_USER")" != 0 ] && have setpriv; then
+    printf '%s' "setpriv --reuid=$SERVICE_USER --regid=$SERVICE_GROUP --init-groups --inh-caps=+net_raw --ambient-caps=+net_raw -- $(agent_cmd run)"
+  else
+    printf '%s' "runuser -u $SERVICE_USER -- $(agent_cmd run)"
+  fi
+}
+
 no_systemd() {
+  # Nothing would run the agent: say so, print the command that does, and fail (exit 3) unless
+  # --no-start asked for an install only; --foreground runs it now instead.
   say "systemd is not running here (no /run/systemd/system): no service was installed."
-  [ "$FOREGROUND" -eq 1 ] && run_foreground
-  say "run the agent yourself (under a supervisor), as $SERVICE_USER with CAP_NET_RAW:"
-  printf '%s\n' "  setpriv --reuid=$SERVICE_USER --regid=$SERVICE_GROUP --init-groups --inh-caps=+net_raw --ambient-caps=+net_raw -- $(agent_cmd run)"
-  say "or re-run this installer with --foreground to run it now."
+  if [ "$NO_START" -eq 0 ] && [ "$FOREGROUND" -eq 1 ]; then run_foreground; fi
+  say "the agent is installed but not running; run it (under your supervisor) as $SERVICE_USER with CAP_NET_RAW:"
+  printf '%s\n' "  $(run_command)"
+  [ -z "$TOKEN" ] || say "it enrolls on its first start, then removes the spent token from $CONF_FILE"
+  [ "$NO_START" -eq 1 ] && return 0
+  say "or re-run this installer with --foreground to run it now, or with --no-start to install only"
+  exit 3
 }
 
 # --- uninstall ----------------------------------------------------------------------------------
@@ -620,10 +642,8 @@ main() {
     write_unit
     start_service
     [ "$NO_START" -eq 1 ] || wait_enrolled
-  elif [ "$NO_START" -eq 0 ]; then
-    no_systemd
   else
-    say "systemd is not running here: run the agent with: $(agent_cmd run)"
+    no_systemd
   fi
 }
 

@@ -51,7 +51,11 @@ t.test('the main job runs every probe type on three enrolled nodes, then monitor
   t.match(out, /3 of 3 reporting nodes failed/, 'the notification names the failing nodes');
   t.match(out, /alert event ae_\w+: firing/);
   t.match(out, /resolve: alert\.resolve received [\d.]+ s after the target came back\n\s+webhook-id ae_\w+:0:ach_\w+:resolved · signature verified ✓/, 'the resolve arrived, signed');
-  t.match(out, /uptime [\d.]+ % of \d+ s monitored · 1 incident\(s\)/, 'uptime counts the outage as one incident');
+  const [, percent, monitored_s, down_s] = /uptime ([\d.]+) % of (\d+) s monitored · (\d+) s down · 1 incident · /.exec(out) ?? [];
+  t.ok(percent, 'uptime counts the outage as one incident');
+  // The line shows the percent to 0.1: it must be the shown seconds' ratio to within that rounding.
+  const expected = ((Number(monitored_s) - Number(down_s)) / Number(monitored_s)) * 100;
+  t.ok(Math.abs(Number(percent) - expected) <= 0.05 + 1e-9, `${percent} % is what ${down_s} s down of ${monitored_s} s gives (${expected.toFixed(3)} %)`);
   const [, deliveries, verified] = /receiver: (\d+) deliveries, (\d+) with a valid signature/.exec(out) ?? [];
   t.ok(Number(deliveries) >= 3, `receiver got the test, the trigger and the resolve (${deliveries})`);
   t.equal(verified, deliveries, 'every delivery verified');

@@ -196,7 +196,7 @@ t.test('install, enroll, upgrade in place, uninstall: inside a namespace host', 
 
     const unit = readFileSync(unitFile, 'utf8');
     for (const line of ['User=nobody', 'AmbientCapabilities=CAP_NET_RAW', 'CapabilityBoundingSet=CAP_NET_RAW', 'NoNewPrivileges=yes',
-      'ProtectSystem=strict', `ReadWritePaths=${stateDir}`, 'Restart=always', 'RestartPreventExitStatus=3', 'WantedBy=multi-user.target']) {
+      'ProtectSystem=strict', `ReadWritePaths=${stateDir}`, `ReadWritePaths=-${confFile}`, 'Restart=always', 'RestartPreventExitStatus=3', 'WantedBy=multi-user.target']) {
       t.match(unit, new RegExp(`^${line}$`, 'm'), line);
     }
     t.match(unit, new RegExp(`^ExecStart=\\S+/node ${prefix}/current/node-agent\\.mjs run --config ${confFile}$`, 'm'));
@@ -275,17 +275,26 @@ t.test('install, enroll, upgrade in place, uninstall: inside a namespace host', 
     if (pid) t.notOk(existsSync(`/proc/${pid}`), 'agent stopped');
   });
 
-  await t.test('without systemd it says so and prints the command; --token-file works', async (t) => {
+  await t.test('without systemd it says so, prints the command and exits 3 (0 with --no-start); --token-file works', async (t) => {
     const bare = fakeRoot(t, false);
     const tokenFile = join(bare, 'token');
     writeFileSync(tokenFile, 'ent_notconsumed\n', { mode: 0o600 });
+    const command = /^ {2}setpriv --reuid=nobody .*--ambient-caps=\+net_raw -- \S+\/node \S+\/current\/node-agent\.mjs run --config \S+agent\.json$/m;
     const res = await install(`--token-file ${tokenFile} --user nobody --yes`, { ...env, VANTAGE_ROOT: bare });
-    t.equal(res.code, 0, res.stderr);
+    t.equal(res.code, 3, `nothing runs the agent: not a success\n${res.stderr}`);
     t.match(res.stderr, /systemd is not running/);
-    t.match(res.stdout, /setpriv --reuid=nobody .*--ambient-caps=\+net_raw -- \S+\/node \S+\/current\/node-agent\.mjs run --config \S+agent\.json/);
+    t.match(res.stderr, /installed but not running/);
+    t.match(res.stderr, /--no-start to install only/);
+    t.match(res.stdout, command);
     t.notOk(existsSync(join(bare, 'etc', 'systemd', 'system', UNIT)), 'no unit written');
     t.ok(symlinkTarget(join(bare, 'opt', 'vantage-agent', 'current')), 'agent installed');
-    t.match(JSON.parse(readFileSync(join(bare, 'etc', 'vantage', 'agent.json'), 'utf8')), { token: 'ent_notconsumed' }, 'the token read from the file, kept until the agent enrolls');
+    t.match(JSON.parse(readFileSync(join(bare, 'etc', 'vantage', 'agent.json'), 'utf8')), { token: 'ent_notconsumed' }, 'the token read from the file, kept until the agent enrolls (it removes it then)');
+    t.match(res.stderr, /removes the spent token/);
+
+    const only = await install('--no-start --user nobody --yes', { ...env, VANTAGE_ROOT: bare });
+    t.equal(only.code, 0, `--no-start: an install only is what was asked\n${only.stderr}`);
+    t.match(only.stdout, command, 'the same command');
+    t.notMatch(only.stderr, /--foreground to run it now/);
   });
 });
 

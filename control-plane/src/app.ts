@@ -45,7 +45,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use('*', exceptArtifactUploads(identify(deps)));
   app.use('*', rateLimit(deps));
   mountRoutes(app, deps);
-  mountOpenApi(app);
+  mountOpenApi(app, deps.config);
   app.notFound(notFoundHandler(app));
   app.onError(onError);
   return app;

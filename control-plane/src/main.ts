@@ -4,7 +4,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
 import { loadConfig } from './config/index.js';
 import { publicBaseUrl } from './config/public-url.js';
-import { withSecretsKey } from './secrets/key-file.js';
+import { SecretsKeyRefused, settleSecretsKey } from './secrets/key-check.js';
 import { secretBoxOf } from './secrets/secret-box.js';
 import { sweepHeaderSecrets } from './monitors/secrets-sweep.js';
 import { applyPlatformNodeOwners } from './nodes/platform-nodes.db.js';
@@ -24,6 +24,7 @@ import { createAssignmentFeed } from './monitors/assignment-feed.js';
 import { startPlacementJob } from './monitors/placement-job.js';
 import { createCheckHooks } from './checks/hooks.js';
 import { createCheckStore } from './checks/ingest.js';
+import { withCertificateEvents } from './checks/certificate-events.js';
 import { startCheckJobs } from './checks/jobs.js';
 import { startArtifactJobs } from './artifacts/retention.js';
 import { createMaintenanceCalendar } from './alerting/maintenance-calendar.js';
@@ -36,14 +37,14 @@ import { startAlertEngine } from './alerting/engine.js';
 import { lateOutageListener } from './alerting/engine-hook.js';
 
 // Entry point: configuration is read once here and passed down; the secrets key comes from
-// VANTAGE_SECRETS_KEY or, without it, from the key file in the data folder (secrets/key-file.ts).
-const env = loadConfig(process.env);
-const log = createLogger(env.log_level);
-const config = withSecretsKey(env, log);
+// VANTAGE_SECRETS_KEY or, without it, from the key file in the data folder, and is settled
+// against the database's key check once migrations have run (secrets/key-check.ts).
+const config = loadConfig(process.env);
+const log = createLogger(config.log_level);
 
 let embedded: EmbeddedPostgres | undefined;
 if (!config.database_url) {
-  embedded = await startEmbeddedPostgres(config.data_dir);
+  embedded = await startEmbeddedPostgres(config.data_dir, { shared_buffers_mb: config.embedded_shared_buffers_mb });
   log.info({ data_dir: config.data_dir }, 'no database URL set: using embedded Postgres (single instance)');
 }
 // The embedded PGlite is one backend behind pglite-socket: several client connections interleave
@@ -56,6 +57,16 @@ const pick_sql = embedded ? sql : pickClient(config.database_url!, log.child({ m
 const endDatabase = (timeout: number) => Promise.all([...new Set([sql, pick_sql])].map((client) => client.end({ timeout })));
 const applied = await migrate(sql);
 if (applied.length > 0) log.info({ applied }, 'migrations applied');
+// A key that cannot open the database's secrets stops the start (never a second key for one database).
+try {
+  config.secrets_key = await settleSecretsKey(sql, config, log.child({ module: 'secrets' }));
+} catch (err) {
+  if (!(err instanceof SecretsKeyRefused)) throw err;
+  log.fatal({ err }, `cannot start: ${err.message}`);
+  await endDatabase(1);
+  await embedded?.close();
+  process.exit(1);
+}
 // Platform nodes (trusted with every account's secret headers) follow VANTAGE_PLATFORM_NODE_OWNERS.
 const platform = await applyPlatformNodeOwners(sql, config.platform_node_owners);
 if (platform.marked + platform.unmarked > 0) log.info({ ...platform, owners: config.platform_node_owners }, 'platform nodes follow VANTAGE_PLATFORM_NODE_OWNERS');
@@ -71,8 +82,9 @@ const base = { config: { ...config, instance_id: config.instance_id ?? `${hostna
 const outbound = createOutbound(base);
 // Monitor results are accepted from the nodes a monitor is placed on; the feed sends each held
 // node its assignments (full set after hello, deltas when placement changes them).
-// Monitor check results go to the check history (checks/ingest.ts) in the sink's transaction.
-const results = createResultSink({ ...base, checks: createCheckStore(base) });
+// Monitor check results go to the check history (checks/ingest.ts) in the sink's transaction, and
+// certificates close to expiry in them queue `ssl.expiring` in the same transaction.
+const results = createResultSink({ ...base, checks: withCertificateEvents(createCheckStore(base), outbound.events) });
 const feed = createAssignmentFeed(base);
 const hub = createHub({ ...base, results, assignments: feed });
 const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail };
@@ -133,8 +145,8 @@ const artifactJobs = startArtifactJobs(base);
 // Control-plane checks: missed heartbeat check-ins, and domain registry look-ups (RDAP servers from
 // the RFC 9224 bootstrap file, VANTAGE_RDAP_BOOTSTRAP_FILE to use a refreshed copy; every registry
 // connection through the outbound connector and its address policy); both claimed with SKIP LOCKED.
-const heartbeatJob = startHeartbeatJob(base);
-const domainExpiryJob = startDomainExpiryJob(base, { bootstrap: loadBootstrap(process.env.VANTAGE_RDAP_BOOTSTRAP_FILE || undefined), connector: outbound.connector });
+const heartbeatJob = startHeartbeatJob({ ...base, events: outbound.events });
+const domainExpiryJob = startDomainExpiryJob({ ...base, events: outbound.events }, { bootstrap: loadBootstrap(config.rdap_bootstrap_file), connector: outbound.connector });
 // Opens, escalates and resolves alert events (steps claimed with SKIP LOCKED: any number of instances).
 const alertEngine = startAlertEngine({ ...base, events: outbound.events });
 // Claims due deliveries (SKIP LOCKED with a lease: any number of instances); releases this instance's claims of a previous run first.

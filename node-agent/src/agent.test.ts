@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import t, { type Test } from 'tap';
 import { CLOSE_CODES, isEnrollProof, newId, type NodeMessage, type ResultEnvelope } from '@vantage/shared-protocol';
 import { createAgent, type Agent, type AgentDeps } from './agent.js';
@@ -75,6 +77,37 @@ t.test('the enrollment is confirmed on the enrollment connection (run and enroll
   const exit = await enrollOnly.exit;
   t.match(exit, { kind: 'enrolled', already: false });
   if (exit.kind === 'enrolled') t.ok(cp.confirmed.has(exit.node_id), 'enroll mode exits only once the token is spent');
+});
+
+t.test('once the token is spent it is removed from the config file it came from', async (t) => {
+  const cp = await stub(t);
+  const token = cp.issueToken();
+  const base = t.testdir();
+  const db = stateDb(t, path.join(base, 'state'));
+  const etc = path.join(base, 'etc');
+  fs.mkdirSync(etc);
+  const file = path.join(etc, 'agent.json');
+  fs.writeFileSync(file, JSON.stringify({ control_plane_url: cp.url, token, name: 'edge-1' }), { mode: 0o600 });
+  const { agent: a } = agent(t, db, { config: { control_plane_url: cp.url, token, name: 'edge-1' }, config_file: file });
+  await eventually(() => !('token' in JSON.parse(fs.readFileSync(file, 'utf8'))), 'token gone from the file');
+  const id = readIdentity(db);
+  t.ok(id && cp.confirmed.has(id.node_id), 'removed only once the enrollment was confirmed');
+  t.same(JSON.parse(fs.readFileSync(file, 'utf8')), { control_plane_url: cp.url, name: 'edge-1' }, 'the other settings are kept');
+  t.equal(fs.statSync(file).mode & 0o777, 0o600);
+  await a.stop(1000);
+
+  // Already enrolled with a token still in the file (put back by hand, or a crash before removal): removed at start.
+  const again = cp.issueToken();
+  fs.writeFileSync(file, JSON.stringify({ control_plane_url: cp.url, token: again }));
+  const db2 = stateDb(t, path.join(base, 'state2'));
+  const first = agent(t, db2, { config: { control_plane_url: cp.url, token: cp.issueToken() } });
+  await cp.until(() => cp.confirmed.size === 2);
+  await first.agent.stop(1000);
+  const second = agent(t, db2, { config: { control_plane_url: cp.url, token: again }, config_file: file });
+  await cp.waitFor((m) => m.type === 'hello');
+  t.notOk('token' in JSON.parse(fs.readFileSync(file, 'utf8')), 'an enrolled node drops the unused token at start');
+  t.ok(cp.tokens.has(again), 'and never used it');
+  await second.agent.stop(1000);
 });
 
 t.test('fatal refusals stop the agent with the reason, without retrying', async (t) => {

@@ -9,6 +9,7 @@ import { browserAdvertised, browserExecutable } from './browser/advertise.js';
 import { DEFAULT_CHROMIUM_PATH } from './browser/capability.js';
 import { LazyBrowserPool } from './browser/lazy-pool.js';
 import { createMonitorCheckRunner, monitorCheckJob, type RunMonitorCheckFn } from './checks/index.js';
+import { forgetSpentToken } from './config/forget-token.js';
 import type { AgentConfig } from './config/schema.js';
 import type { BackoffOptions } from './connection/backoff.js';
 import { Connection } from './connection/client.js';
@@ -49,6 +50,11 @@ export interface AgentDeps {
    * and traceroute only with a raw ICMP socket; `browser` only when Chromium starts, browser/advertise.ts).
    */
   capabilities?: NodeCapability[];
+  /**
+   * The JSON config file the config was read from (config/load.ts), if any: once the node holds
+   * its credential, a `token` there equal to the configured one is spent and removed from it.
+   */
+  config_file?: string | null;
 }
 
 /** How {@link Agent.start} ended. */
@@ -174,6 +180,15 @@ export function createAgent(deps: AgentDeps): Agent {
     await connection?.stop();
   }
 
+  /** The node holds its credential: the token is never used again; take it out of the config file. */
+  function forgetToken(): void {
+    const file = deps.config_file;
+    if (!file || !config.token) return;
+    const r = forgetSpentToken(file, config.token);
+    if (r.done === 'removed') log.info({ file }, 'the spent enrollment token was removed from the config file');
+    else if (r.done === 'failed') log.warn({ file, reason: r.reason }, `the spent enrollment token is still in ${file}: remove its "token" field`);
+  }
+
   async function start(): Promise<AgentExit> {
     const identity = readIdentity(db);
     if (mode === 'enroll' && identity) return { kind: 'enrolled', node_id: identity.node_id, already: true };
@@ -182,7 +197,10 @@ export function createAgent(deps: AgentDeps): Agent {
     }
     const control_plane_url = config.control_plane_url ?? identity?.control_plane_url;
     if (!control_plane_url) return { kind: 'fatal', error: new AgentFatalError('no_control_plane', 'no control plane URL: give --control-plane-url') };
-    if (identity && config.token) log.info({ node_id: identity.node_id }, 'already enrolled; the configured token is not used');
+    if (identity && config.token) {
+      log.info({ node_id: identity.node_id }, 'already enrolled; the configured token is not used');
+      forgetToken();
+    }
 
     const dropped = outbox.pruneAge();
     if (dropped > 0) log.warn({ dropped, max_age_s: config.outbox_max_age_s }, 'outbox: results past their age dropped');
@@ -247,6 +265,7 @@ export function createAgent(deps: AgentDeps): Agent {
         if (m.type === 'enroll.confirmed') {
           confirming = false;
           log.info({ node_id: m.node_id }, 'enrollment confirmed; the token is spent');
+          forgetToken();
           if (mode === 'enroll') setImmediate(() => void stop(0));
           return;
         }

@@ -48,10 +48,15 @@ function profileText(max: number, multiline: boolean) {
 /** Email as accepted at registration and login: trimmed, at most 254 characters (RFC 5321). */
 const emailSchema = textString().trim().max(254).pipe(z.email());
 
-/** `POST /v1/auth/register` body (docs/api/accounts.md): password at least 8 characters. */
+/**
+ * `POST /v1/auth/register` body (docs/api/accounts.md): password at least 8 characters;
+ * `invite_token` (`itk_…`) is needed when the deployment registers by invite
+ * (VANTAGE_REGISTRATION=invite) and ignored otherwise.
+ */
 export const registerRequestSchema = z.object({
   email: emailSchema,
   password: textString().min(LIMITS.password_min_chars).max(1024),
+  invite_token: textString().max(200).optional(),
 });
 export type RegisterRequest = z.infer<typeof registerRequestSchema>;
 
@@ -167,3 +172,79 @@ export const patSchema = z.object({
 export const createdPatSchema = patSchema.extend({ token: z.string() });
 /** `GET /v1/account/tokens` payload: `{tokens[], total, limit, offset}`. */
 export const patListSchema = z.object({ tokens: z.array(patSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+/** Account states an administrator sets (docs/api/accounts.md "Administration"); a disabled account cannot log in or use its keys. */
+export const ACCOUNT_STATUSES = ['active', 'disabled'] as const;
+
+/**
+ * An account as administrators see it (`/v1/admin/accounts`, docs/api/accounts.md "Administration").
+ * `is_admin` is the mark in the database (the first account, or set by an administrator);
+ * `admin_email_listed` is true when the verified address is in VANTAGE_ADMIN_EMAILS, which also
+ * makes the account an administrator.
+ * @example { "id": "u_01jd3k6w9z4q8r2t7v5x1y3b6c", "email": "ops@example.com", "email_verified": true, "is_admin": true, "admin_email_listed": false, "status": "active", "created_at": "2026-11-28T09:00:00.000Z" }
+ */
+export const adminAccountSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  email_verified: z.boolean(),
+  is_admin: z.boolean(),
+  admin_email_listed: z.boolean(),
+  status: z.string(),
+  created_at: z.iso.datetime(),
+});
+export type AdminAccount = z.infer<typeof adminAccountSchema>;
+/** `GET /v1/admin/accounts` payload: `{accounts[], total, limit, offset}`, oldest first. */
+export const adminAccountListSchema = z.object({ accounts: z.array(adminAccountSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+/**
+ * `POST /v1/admin/accounts` body: `password` omitted = one is generated and returned once;
+ * `is_admin` default false.
+ * @example { "email": "dev@example.com", "is_admin": false }
+ */
+export const adminCreateAccountRequestSchema = z.strictObject({
+  email: emailSchema,
+  password: textString().min(LIMITS.password_min_chars).max(1024).optional(),
+  is_admin: z.boolean().default(false),
+});
+/** `POST /v1/admin/accounts` answer: the account plus `password`, set only when it was generated (shown once). */
+export const adminCreatedAccountSchema = adminAccountSchema.extend({ password: z.string().nullable() });
+
+/**
+ * `PATCH /v1/admin/accounts/{id}` body: at least one of `is_admin`, `status`; omitted = unchanged.
+ * @example { "status": "disabled" }
+ */
+export const adminAccountPatchSchema = z.strictObject({
+  is_admin: z.boolean().optional(),
+  status: z.enum(ACCOUNT_STATUSES).optional(),
+}).refine((b) => b.is_admin !== undefined || b.status !== undefined, { message: 'give is_admin or status' });
+
+/** Invite validity bounds, seconds: 5 minutes to 30 days, 7 days by default (ours). */
+export const INVITE_EXPIRES_IN_S = { min: 300, max: 30 * 86_400, default: 7 * 86_400 } as const;
+
+/**
+ * `POST /v1/admin/invites` body: `email` binds the invite to that address (any case); omitted =
+ * whoever holds the token. `expires_in_s` 300-2592000, default 604800 (7 days).
+ * @example { "email": "dev@example.com", "expires_in_s": 86400 }
+ */
+export const createInviteRequestSchema = z.strictObject({
+  email: emailSchema.optional(),
+  expires_in_s: z.number().int().min(INVITE_EXPIRES_IN_S.min).max(INVITE_EXPIRES_IN_S.max).default(INVITE_EXPIRES_IN_S.default),
+});
+/**
+ * An account invite (never its token): `status` `pending` (usable), `used` or `expired`.
+ * @example { "id": "inv_01jd3k6w9z4q8r2t7v5x1y3b6c", "email": "dev@example.com", "status": "pending", "created_by": "u_…", "created_at": "…", "expires_at": "…", "used_at": null, "used_by": null }
+ */
+export const inviteSchema = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  status: z.enum(['pending', 'used', 'expired']),
+  created_by: z.string(),
+  created_at: z.iso.datetime(),
+  expires_at: z.iso.datetime(),
+  used_at: z.iso.datetime().nullable(),
+  used_by: z.string().nullable(),
+});
+/** Invite create answer: the invite plus `token` (`itk_…`), returned exactly once. */
+export const createdInviteSchema = inviteSchema.extend({ token: z.string() });
+/** `GET /v1/admin/invites` payload: `{invites[], total, limit, offset}`, newest first. */
+export const inviteListSchema = z.object({ invites: z.array(inviteSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });

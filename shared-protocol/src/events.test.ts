@@ -7,6 +7,7 @@ const EXAMPLES: Record<string, unknown> = {
   'monitor.down': { monitor, status: 'down', previous_status: 'up', reason: '3 of 5 nodes failed', failing_nodes: [{ node_id: 'n_1', country: 'DE', error: 'timeout' }], changed_at: when },
   'monitor.up': { monitor, status: 'up', previous_status: 'down', reason: null, failing_nodes: [], changed_at: when },
   'monitor.degraded': { monitor, status: 'degraded', previous_status: 'up', reason: '1 of 5 nodes failed', failing_nodes: [], changed_at: when },
+  'monitor.no_data': { monitor, status: 'no_data', previous_status: 'up', reason: 'no node reported for 2 rounds in a row (0 placed)', failing_nodes: [], changed_at: when },
   'monitor.paused': { monitor, status: 'paused', changed_at: when },
   'monitor.resumed': { monitor, status: 'active', changed_at: when },
   'alert.firing': { alert_event: { id: 'ae_1', monitor_id: monitor.id, policy_id: 'ap_1', status: 'firing', started_at: when, acknowledged_at: null, acknowledged_by: null, resolved_at: null, metadata: null } },
@@ -37,5 +38,5 @@ t.test('bad data is refused with a readable error; the ping is not subscribable'
   t.notOk(parseEventData('nope' as never, {}).ok);
   t.notOk((SUBSCRIBABLE_EVENTS as readonly string[]).includes('webhook.ping'));
   t.ok((SUBSCRIBABLE_EVENTS as readonly string[]).includes('*'));
-  t.equal(SUBSCRIBABLE_EVENTS.length, 15, '14 events and *');
+  t.equal(SUBSCRIBABLE_EVENTS.length, 16, '15 events and *');
 });

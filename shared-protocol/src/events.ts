@@ -27,10 +27,13 @@ export const eventMonitorSchema = z.object({
  */
 export const eventFailingNodeSchema = failingNodeSchema;
 
-/** `monitor.down`, `monitor.up`, `monitor.degraded`: a monitor's state changed (verdict of a round). */
+/**
+ * `monitor.down`, `monitor.up`, `monitor.degraded`, `monitor.no_data`: a monitor's state changed
+ * (verdict of a round; no_data: no node reported two rounds in a row).
+ */
 export const monitorStateEventSchema = z.object({
   monitor: eventMonitorSchema,
-  status: z.enum(['up', 'degraded', 'down']),
+  status: z.enum(['up', 'degraded', 'down', 'no_data']),
   previous_status: z.string().nullable(),
   /** Why, in words ("3 of 5 nodes failed: connection refused"); null when up. */
   reason: z.string().nullable(),
@@ -139,6 +142,7 @@ export const EVENT_CATALOG = {
   'monitor.down': { data: monitorStateEventSchema, description: 'A monitor went down: at least its quorum of nodes failed a round.' },
   'monitor.up': { data: monitorStateEventSchema, description: 'A monitor is up again: no node failed a round.' },
   'monitor.degraded': { data: monitorStateEventSchema, description: 'Some nodes failed a round, fewer than the quorum.' },
+  'monitor.no_data': { data: monitorStateEventSchema, description: 'No node reported a monitor\'s last two rounds by their deadline (its nodes are gone or offline).' },
   'monitor.paused': { data: monitorPauseEventSchema, description: 'A monitor was paused.' },
   'monitor.resumed': { data: monitorPauseEventSchema, description: 'A paused monitor was resumed.' },
   'alert.firing': { data: alertEventSchema, description: 'An alert policy fired.' },

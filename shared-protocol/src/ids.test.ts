@@ -31,5 +31,6 @@ t.test('secrets are 160 random bits with their prefix and mask for display', asy
 t.test('idSchema rejects wrong ids with a message naming the prefix', async (t) => {
   const r = idSchema('probe_task').safeParse('m_01jd3k6w9z4q8r2t7v5x1y3b6c');
   t.notOk(r.success);
-  t.match(r.error?.issues[0]?.message, /probe_task id \(pt_…\)/);
+  t.equal(r.error?.issues[0]?.message, 'must be a probe task id (pt_…)');
+  t.equal(idSchema('alert_channel').safeParse('x').error?.issues[0]?.message, 'must be an alert channel id (ach_…)', 'the article fits the word');
 });

@@ -32,6 +32,8 @@ export const ID_PREFIXES = {
   escalation_level: 'ael_',
   alert_silence: 'asl_',
   alert_group: 'agr_',
+  /** An account invite (docs/api/accounts.md "Administration"). */
+  account_invite: 'inv_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */
@@ -44,6 +46,8 @@ export const SECRET_PREFIXES = {
   refresh_token: 'rt_',
   /** A heartbeat monitor's check-in token (docs/api/monitors.md). */
   heartbeat_token: 'hb_',
+  /** An account invite token, accepted once by POST /v1/auth/register (docs/api/accounts.md). */
+  invite_token: 'itk_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -132,12 +136,14 @@ export function idTime(kind: IdKind, value: string): number | null {
 }
 
 /**
- * A zod schema accepting only ids of `kind`; the error names the expected prefix.
+ * A zod schema accepting only ids of `kind`; the error names the kind in words and the expected
+ * prefix: "must be an alert channel id (ach_…)".
  * @example idSchema('monitor').parse('m_01jd3k6w9z4q8r2t7v5x1y3b6c')
  */
 export function idSchema(kind: IdKind) {
   const prefix = ID_PREFIXES[kind];
-  return z.string().refine((v) => isId(kind, v), { message: `must be a ${kind} id (${prefix}…)` });
+  const words = kind.replace(/_/g, ' ');
+  return z.string().refine((v) => isId(kind, v), { message: `must be ${/^[aeiou]/.test(words) ? 'an' : 'a'} ${words} id (${prefix}…)` });
 }
 
 /** A zod schema accepting only secrets of `kind` (shape check only; the store decides validity). */

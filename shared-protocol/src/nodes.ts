@@ -20,8 +20,9 @@ export const provinceCodeSchema = z.string().regex(/^[A-Za-z]{2}-[A-Za-z0-9]{1,3
 
 /**
  * Create an enrollment token (docs/api/nodes.md): every field optional. `ttl_hours` (1-720, default from
- * configuration, 24) is ours.
- * @example { "label": "bj-probe-1", "country_code": "cn", "declared_province": "CN-BJ", "city_id": 1, "operator": "chinatelecom" }
+ * configuration, 24) is ours. `shared` (default false): the node it enrolls runs other accounts'
+ * probes and monitors too (docs/api/nodes.md "Sharing"); its owner may change it later.
+ * @example { "label": "bj-probe-1", "country_code": "cn", "declared_province": "CN-BJ", "city_id": 1, "operator": "chinatelecom", "shared": true }
  */
 export const enrollmentTokenCreateSchema = z.strictObject({
   label: z.string().trim().min(1).max(LIMITS.enrollment_label_max_chars).optional(),
@@ -31,6 +32,7 @@ export const enrollmentTokenCreateSchema = z.strictObject({
   operator: nodeOperatorSchema.optional(),
   sponsor_user_id: z.string().min(1).max(64).optional(),
   ttl_hours: z.number().int().min(1).max(720).optional(),
+  shared: z.boolean().optional(),
 });
 export type EnrollmentTokenCreate = z.infer<typeof enrollmentTokenCreateSchema>;
 
@@ -56,6 +58,8 @@ export const enrollmentTokenItemSchema = z.object({
   declared_province: z.string().nullable(),
   city_id: z.number().int().nullable(),
   operator: nodeOperatorSchema.nullable(),
+  /** Whether the node it enrolls (enrolled) is shared with other accounts from its enrollment. */
+  shared: z.boolean(),
 });
 export type EnrollmentTokenItem = z.infer<typeof enrollmentTokenItemSchema>;
 export const enrollmentTokenListSchema = z.object({ tokens: z.array(enrollmentTokenItemSchema) });
@@ -113,6 +117,11 @@ export const nodeDetailSchema = nodeListItemSchema.extend({
    * every account's secret request headers; any other node receives only its owner's.
    */
   platform: z.boolean(),
+  /**
+   * Its owner lets other accounts' probes and monitors run on it (docs/api/nodes.md "Sharing").
+   * A node that is neither shared nor a platform node works only for its owner.
+   */
+  shared: z.boolean(),
 });
 export type NodeDetail = z.infer<typeof nodeDetailSchema>;
 
@@ -141,15 +150,68 @@ export const nodeListSchema = z.object({
 const tagSchema = z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,31}$/, 'tags are 1-32 of a-z 0-9 _ . : - starting with a letter or digit');
 
 /**
- * Owner update of a node (PATCH /v1/nodes/{id}); omitted = unchanged.
- * @example { "name": "fra-1", "tags": ["eu", "hetzner"], "allow_private": false }
+ * Owner update of a node (PATCH /v1/nodes/{id}); omitted = unchanged. `shared`: whether other
+ * accounts' probes and monitors may run on it (docs/api/nodes.md "Sharing").
+ * @example { "name": "fra-1", "tags": ["eu", "hetzner"], "allow_private": false, "shared": true }
  */
 export const nodeUpdateSchema = z.strictObject({
   name: z.string().trim().min(1).max(64).optional(),
   tags: z.array(tagSchema).max(20).optional(),
   allow_private: z.boolean().optional(),
+  shared: z.boolean().optional(),
 });
 export type NodeUpdate = z.infer<typeof nodeUpdateSchema>;
+
+/** Who set a node's platform mark: VANTAGE_PLATFORM_NODE_OWNERS, an administrator, or nobody (null). */
+export const platformSourceSchema = z.enum(['owners_setting', 'admin']).nullable();
+
+/**
+ * A node as an administrator sees it (GET /v1/admin/nodes, docs/api/nodes.md "Administrators"):
+ * every node that is not removed, with its owner and how it is shared.
+ */
+export const adminNodeSchema = z.object({
+  id: idSchema('node'),
+  name: z.string(),
+  owner_user_id: z.string().nullable(),
+  owner_email: z.string().nullable(),
+  status: nodeStatusSchema,
+  country: z.string().nullable(),
+  region: z.string().nullable(),
+  asn: z.number().int().nullable(),
+  provider: z.string().nullable(),
+  ip_address: z.string().nullable(),
+  agent_version: z.string().nullable(),
+  shared: z.boolean(),
+  platform: z.boolean(),
+  platform_source: platformSourceSchema,
+  last_seen_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+});
+export type AdminNode = z.infer<typeof adminNodeSchema>;
+
+/** `{items[], total, page, page_size, has_more}` of {@link adminNodeSchema}, ordered by id. */
+export const adminNodeListSchema = z.object({
+  items: z.array(adminNodeSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+  has_more: z.boolean(),
+});
+
+/** GET /v1/admin/nodes query: paging (docs/api/conventions.md), `platform` / `shared` filters. */
+export const adminNodeListQuerySchema = z.object({
+  platform: z.enum(['true', 'false']).optional(),
+  shared: z.enum(['true', 'false']).optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  page_size: z.coerce.number().int().min(1).max(LIMITS.page_size_max).default(LIMITS.page_size_default),
+});
+
+/**
+ * An administrator marks or unmarks a platform node (PATCH /v1/admin/nodes/{id}); the mark then
+ * stays whatever VANTAGE_PLATFORM_NODE_OWNERS says at the next start.
+ * @example { "platform": true }
+ */
+export const adminNodeUpdateSchema = z.strictObject({ platform: z.boolean() });
 
 /** One city of the fixed dictionary (docs/api/nodes.md): integer id, ISO country and ISO 3166-2 province. */
 export const citySchema = z.object({

@@ -74,6 +74,8 @@ try {
     VANTAGE_RATE_LIMIT_ANONYMOUS: '1000000000', VANTAGE_RATE_LIMIT_KEYED: '1000000000',
     // 10,000 nodes enrol from one loopback address within seconds.
     VANTAGE_RATE_LIMIT_UPGRADES: '1000000000',
+    // Anonymous probes; the tokens above are shared (the column's default, 0045).
+    VANTAGE_PUBLIC_PROBES: 'anonymous',
   };
   const node_flags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(OUT, 'profiles')}`] : [];
   const instances: Instance[] = [];

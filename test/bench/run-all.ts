@@ -12,7 +12,8 @@
  * ratio/difference), then per area how each script was run. Areas: the probe engine, the node
  * hub, the node agent, the HTTP API, end to end, and monitoring (scheduler lateness with 10,000
  * assignments, check ingest and bytes per stored check, monitor list and uptime latency with
- * 100,000 monitors, target down to notification received: alert-bench.ts when present).
+ * 100,000 monitors, target down to notification received: alert-bench.ts when present), and
+ * start-up (`pnpm start` to the demo's first table, its control plane's peak memory).
  * Peers (iputils ping, curl, dig) are measured by the scripts themselves, interleaved with ours.
  * A script that fails or times out is reported in its table with the tail of its stderr; the
  * others still run; the exit code is then 1. Full output of each: bench/out/logs/<name>.log.
@@ -105,6 +106,8 @@ async function benches(): Promise<Bench[]> {
     { name: 'api-bench', area: 'HTTP API', file: 'api-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 120, parse: parseApi },
     { name: 'e2e-bench', area: 'End to end (namespace test network)', file: 'e2e-bench.ts', args: [], quick_args: ['--n', '10', '--sse', '3'], timeout_s: 150, parse: parseProbeTables },
     ...monitoringBenches(),
+    // `pnpm start` to the demo's first table, and its control plane's peak memory (startup-bench.ts header).
+    { name: 'startup-bench', area: 'Start-up (pnpm start)', file: 'startup-bench.ts', args: [], quick_args: ['--runs', '1'], timeout_s: 1500, parse: parseProbeTables },
   ];
 }
 

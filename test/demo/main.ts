@@ -13,7 +13,8 @@
  * VANTAGE_PORT or 8080, the next free port when taken); `--nodes N` (default 3, max 9).
  * Without root, ping and traceroute (raw ICMP sockets) and the ping monitor are skipped and the
  * output says so.
- * State lives in `.data/demo/` and is wiped at each start: this is a demo, not a deployment.
+ * State lives in `.data/demo/` and is wiped at each start: this is a demo, not a deployment. Its empty
+ * embedded database is copied from `.data/cache/`, where initdb ran once (database.ts).
  */
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -25,6 +26,8 @@ import { DEMO_INTERVAL_S, runMonitoringDemo } from './monitoring.js';
 import { progress, renderTask } from './render.js';
 import { readStatus, renderStatus } from './status.js';
 import { startTargets } from './targets.js';
+import { prepareDemoDatabase } from './database.js';
+import { peakRssMiB, StartupTiming } from './timing.js';
 
 const LOCATIONS = [
   { label: 'demo-fra', country_code: 'DE' }, { label: 'demo-tyo', country_code: 'JP' }, { label: 'demo-nyc', country_code: 'US' },
@@ -110,18 +113,27 @@ async function main(): Promise<void> {
   say(`Vantage demo: control plane + ${node_count} local probe nodes on loopback (logs in ${log_dir})`);
   if (!is_root) say('not root: ping and traceroute need raw ICMP sockets (CAP_NET_RAW) and are skipped; run as root to include them');
 
+  const cp_data_dir = join(data_dir, 'control-plane');
+  bar.update('preparing the embedded database…');
+  if (!(await prepareDemoDatabase(cp_data_dir))) say('made an empty embedded database once (kept in .data/cache for the next starts)');
   bar.update('starting the control plane (embedded Postgres)…');
   children.push(startChild('control-plane', 'control-plane/bin/control-plane.mjs', [], {
     VANTAGE_PORT: String(port), VANTAGE_HOST: '127.0.0.1', VANTAGE_PUBLIC_URL: base_url,
-    VANTAGE_DATA_DIR: join(data_dir, 'control-plane'), VANTAGE_LOG_LEVEL: 'warn',
+    VANTAGE_DATA_DIR: cp_data_dir, VANTAGE_LOG_LEVEL: 'warn',
     // The demo's targets are on loopback: let anonymous probes reach them (the deployment's
     // allow-list, docs/api/probes.md).
     VANTAGE_PROBE_ALLOW_CIDRS: '127.0.0.0/8,::1/128', DATABASE_URL: '', VANTAGE_DATABASE_URL: '',
+    // The curl line printed at the end probes without a credential, on the demo's shared nodes
+    // (docs/api/probes.md "Who may probe"; a team deployment keeps the default, accounts).
+    VANTAGE_PUBLIC_PROBES: 'anonymous',
     // Monitor rounds every 10 s instead of at least 60 (the operator setting of
     // docs/api/monitors.md "Create and update"), and every node on each monitor.
     VANTAGE_MONITOR_EXTRA_INTERVALS_S: String(DEMO_INTERVAL_S), VANTAGE_PLAN_NODE_COUNT_MAX: String(Math.max(5, node_count)),
   }, log_dir, onChildExit));
+  const control_plane = children[children.length - 1]!;
+  const timing = new StartupTiming();
   await waitFor('the control plane', 120_000, async () => (await fetch(`${base_url}/v1/openapi.json`)).ok || null);
+  timing.mark('control plane');
 
   const api = new Api(base_url);
   const email = `demo-${Date.now()}@vantage.local`;
@@ -131,7 +143,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < node_count; i++) {
     const loc = LOCATIONS[i]!;
     bar.update(`enrolling node ${i + 1}/${node_count} (${loc.label})…`);
-    const { token } = await api.call<{ token: string }>('POST', '/v1/enrollment-tokens', loc);
+    const { token } = await api.call<{ token: string }>('POST', '/v1/enrollment-tokens', { ...loc, shared: true });
     // The token goes in the environment: a process's arguments are visible to every user (ps).
     children.push(startChild(loc.label, 'node-agent/bin/node-agent.mjs', [
       'run', '--control-plane-url', base_url, '--state-dir', join(data_dir, 'agents', loc.label),
@@ -144,6 +156,7 @@ async function main(): Promise<void> {
     return items.length >= node_count || null;
   });
   bar.done();
+  timing.mark(`${node_count} nodes online`);
   say(`${node_count} nodes online`);
 
   const targets = await startTargets();
@@ -168,6 +181,10 @@ async function main(): Promise<void> {
     bar.done();
     if (task.summary.fail_count > 0) failures++;
     say(renderTask(p.type, String(p.body.target), task, p.extra?.(task)));
+    if (p === probes[0]) {
+      timing.mark('first table');
+      say(timing.line(control_plane.proc.pid));
+    }
   }
 
   const monitoring = await runMonitoringDemo({ api, node_count, is_root, targets, say });
@@ -175,6 +192,8 @@ async function main(): Promise<void> {
   if (values.once) {
     await monitoring.close();
     await targets.close();
+    const peak_mib = peakRssMiB(control_plane.proc.pid!);
+    if (peak_mib !== null) say(`control plane peak memory over the run: ${peak_mib} MiB`);
     say(`\ndone: ${probes.length} probe types on ${node_count} nodes, ${failures} with failed nodes; ${monitoring.monitor_ids.length} monitors up, alert and resolve delivered`);
     await stopAll(failures === 0 ? 0 : 1);
   }

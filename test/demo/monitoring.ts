@@ -73,6 +73,17 @@ function describeDelivery(r: Received, since_ms: number, what: string): string {
 }
 
 /**
+ * The uptime answer in one line, every figure as the API gave it (the percent is up + degraded of
+ * the monitored seconds shown, docs/api/monitors.md "Uptime"), with singular and plural spelt out.
+ */
+export function uptimeLine(name: string, u: { uptime_percent: number | null; monitored_s: number; downtime_s: number; no_data_s?: number; incidents: number; rounds: { up: number; degraded: number; down: number; no_data?: number } }): string {
+  const n = (k: number, one: string, many = `${one}s`) => `${k} ${k === 1 ? one : many}`;
+  const percent = u.uptime_percent === null ? 'no data' : `${u.uptime_percent.toFixed(1)} %`;
+  const silent = u.no_data_s ? ` · ${u.no_data_s} s without data` : '';
+  return `"${name}" over the last 24 h: uptime ${percent} of ${u.monitored_s} s monitored · ${u.downtime_s} s down${silent} · ${n(u.incidents, 'incident')} · rounds ${u.rounds.up} up / ${u.rounds.degraded} degraded / ${u.rounds.down} down`;
+}
+
+/**
  * The monitoring half of the demo, all through the public API: a webhook alert channel pointing
  * at a local receiver (which verifies every signature), one monitor per type on every node with
  * 10 s rounds, an alert policy on the web monitor; waits until all are up (live status table),
@@ -131,8 +142,8 @@ export async function runMonitoringDemo(ctx: MonitoringContext): Promise<Monitor
     (s) => s.monitors.find((m) => m.id === shop.id)?.state === 'up' && resolved.r !== undefined);
   view.release();
   say(describeDelivery(resolved.r!, up_at, 'resolve'));
-  const uptime = await api.call<{ uptime_percent: number | null; monitored_s: number; downtime_s: number; incidents: number; rounds: { up: number; degraded: number; down: number } }>('GET', `/v1/monitors/${shop.id}/uptime?period=24h`);
-  say(`  "${shop.name}" over the last 24 h: uptime ${uptime.uptime_percent?.toFixed(1)} % of ${uptime.monitored_s} s monitored · ${uptime.incidents} incident(s) · ${uptime.downtime_s} s down · rounds ${uptime.rounds.up} up / ${uptime.rounds.down} down (GET /v1/monitors/${shop.id}/uptime)`);
+  const uptime = await api.call<{ uptime_percent: number | null; monitored_s: number; up_s: number; degraded_s: number; downtime_s: number; no_data_s: number; incidents: number; rounds: { up: number; degraded: number; down: number; no_data: number } }>('GET', `/v1/monitors/${shop.id}/uptime?period=24h`);
+  say(`  ${uptimeLine(shop.name, uptime)} (GET /v1/monitors/${shop.id}/uptime)`);
   const verified = receiver.received.filter((r) => r.verified).length;
   say(`receiver: ${receiver.received.length} deliveries, ${verified} with a valid signature`);
   return { web, receiver, monitor_ids: ids, view, close };

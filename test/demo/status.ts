@@ -6,16 +6,20 @@ export interface MonitorRow { id: string; name: string; type: string; target: st
 /** One stored check (docs/api/monitors.md "Checks"). */
 export interface CheckRow { node_id: string | null; scheduled_at: string; success: boolean; response_ms: number | null; error: string | null; error_class: string | null }
 
-/** What the status table shows: the monitors, their nodes' names, and each node's latest check per monitor. */
+/**
+ * What the status table shows: the monitors, their nodes' names, and each node's check in the
+ * monitor's latest judged round (the round its state comes from), so a row's state and its cells
+ * always agree (a later round's checks wait until that round is judged).
+ */
 export interface StatusSnapshot {
   at: Date;
   monitors: MonitorRow[];
   node_names: Map<string, string>;
-  /** monitor id → node id → that node's latest check. */
+  /** monitor id → node id → that node's check in the monitor's latest judged round (`last_check_at`). */
   latest: Map<string, Map<string, CheckRow>>;
 }
 
-/** Read a snapshot through the public API: the monitor list, the node directory, the last minute of checks per monitor. */
+/** Read a snapshot through the public API: the monitor list, the node directory, the last two minutes of checks per monitor. */
 export async function readStatus(api: Api, monitor_ids: string[]): Promise<StatusSnapshot> {
   const [{ items }, nodes] = await Promise.all([
     api.call<{ items: MonitorRow[] }>('GET', '/v1/monitors?limit=100'),
@@ -25,14 +29,16 @@ export async function readStatus(api: Api, monitor_ids: string[]): Promise<Statu
   const latest = new Map<string, Map<string, CheckRow>>();
   await Promise.all(monitors.map(async (m) => {
     const page = await api.call<{ items: CheckRow[] }>('GET', `/v1/monitors/${m.id}/checks?from=-2m&page_size=50`);
+    const judged_ms = m.last_check_at ? Date.parse(m.last_check_at) : null;
     const by_node = new Map<string, CheckRow>();
-    for (const c of page.items) if (c.node_id && !by_node.has(c.node_id)) by_node.set(c.node_id, c); // newest first
+    // The judged round's checks only: a later round's may already be in while it waits for its verdict.
+    for (const c of page.items) if (c.node_id && judged_ms !== null && Date.parse(c.scheduled_at) === judged_ms) by_node.set(c.node_id, c);
     latest.set(m.id, by_node);
   }));
   return { at: new Date(), monitors, node_names: new Map(nodes.items.map((n) => [n.id, n.name])), latest };
 }
 
-const STATE_MARK: Record<string, string> = { up: '● up', down: '✖ DOWN', degraded: '◐ degraded', pending: '… pending', paused: '‖ paused', maintenance: '⚒ maint.' };
+const STATE_MARK: Record<string, string> = { up: '● up', down: '✖ DOWN', degraded: '◐ degraded', pending: '… pending', paused: '‖ paused', maintenance: '⚒ maint.', no_data: '? no data' };
 
 /** One node's cell: its latest check, `✓ 1.23 ms` or `✗ <error>`, `–` before its first. */
 function cell(c: CheckRow | undefined): string {
@@ -50,8 +56,9 @@ export function statusKey(s: StatusSnapshot): string {
 
 /**
  * The monitor-by-node status table: one row per monitor (name, type, state, its latest judged
- * round), one column per node with that node's latest check (✓ and the response time, or ✗ and the
- * error); `·` where the monitor is not placed on the node.
+ * round), one column per node with that node's check
+ * in the judged round (✓ and the response time, or ✗ and the error; `–` when it did not report);
+ * `·` where the monitor is not placed on the node.
  */
 export function renderStatus(s: StatusSnapshot): string {
   const node_ids = [...new Set(s.monitors.flatMap((m) => m.node_ids))].sort((a, b) => (s.node_names.get(a) ?? a).localeCompare(s.node_names.get(b) ?? b));
@@ -65,7 +72,7 @@ export function renderStatus(s: StatusSnapshot): string {
     const last = m.last_check_at ? new Date(m.last_check_at).toISOString().slice(11, 19) : '–';
     table.push([m.name, m.type, STATE_MARK[m.state] ?? m.state, last, ...node_ids.map((n) => (m.node_ids.includes(n) ? cell(checks?.get(n)) : '·'))]);
   }
-  return `monitors at ${s.at.toISOString().slice(11, 19)} UTC (rounds every ${s.monitors[0]?.interval_s ?? '?'} s; latest check per node):\n${table.toString()}`;
+  return `monitors at ${s.at.toISOString().slice(11, 19)} UTC (rounds every ${s.monitors[0]?.interval_s ?? '?'} s; each node's check in the last judged round):\n${table.toString()}`;
 }
 
 /**

@@ -232,6 +232,8 @@ export async function startTestNetwork(t: Teardown, opts: TestNetworkOptions = {
         VANTAGE_INSTANCE_ID: `e2e-slot-${plan.slot}`,
         // The tests' polling and load come from one address: keep the anonymous limit out of the way.
         VANTAGE_RATE_LIMIT_ANONYMOUS: '1000000', VANTAGE_RATE_LIMIT_KEYED: '1000000',
+        // The tests probe anonymously, as a public service would (docs/api/probes.md "Who may probe").
+        VANTAGE_PUBLIC_PROBES: 'anonymous',
         ...opts.control_plane_env,
       },
     });
@@ -249,7 +251,7 @@ export async function startTestNetwork(t: Teardown, opts: TestNetworkOptions = {
     undo.push(() => Promise.all(agents.map((a) => a.kill('SIGKILL'))));
     const installed = await Promise.all(plan.agents.map(async (_, i) => {
       const country = AGENT_COUNTRIES[i]!;
-      const { token } = await call<{ token: string }>(cp.url, 'POST', '/v1/enrollment-tokens', { label: `e2e-${country.toLowerCase()}`, country_code: country }, access_token);
+      const { token } = await call<{ token: string }>(cp.url, 'POST', '/v1/enrollment-tokens', { label: `e2e-${country.toLowerCase()}`, country_code: country, shared: true }, access_token);
       const root = join(dir, `a${i}`);
       mkdirSync(root);
       chmodSync(root, 0o755); // whatever the umask: the agent runs as nobody below this folder

@@ -109,7 +109,7 @@ export async function startCluster(net: FaultNetwork, database_url: string): Pro
       const { token } = await api.call<{ token: string }>('POST', '/v1/enrollment-tokens', { label: `faults-${host}`, country_code: 'DE' });
       const state_dir = join(work, host);
       const argv = [join(ROOT, 'node-agent/bin/node-agent.mjs'), 'run', '--control-plane-url', base_url, '--token', token,
-        '--state-dir', state_dir, '--allow-cidr', '198.18.0.0/15', '--log-level', 'info'];
+        '--state-dir', state_dir, '--allow-cidrs', '198.18.0.0/15', '--log-level', 'info'];
       const agent = service(host, argv, { VANTAGE_AGENT_AUDIT_RESULTS: '1' }, join(work, `${host}.log`),
         (a, env) => net.topology.spawn(host, [process.execPath, ...a], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
       agent.start();

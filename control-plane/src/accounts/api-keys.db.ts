@@ -39,10 +39,14 @@ export async function insertAccessKey(
   return rows[0]!;
 }
 
-/** The key whose hash is `key_hash` (revoked and expired ones included), or null. */
-export async function findAccessKeyByHash(sql: Sql, key_hash: string): Promise<(AccessKeyRow & { expired: boolean }) | null> {
-  const rows = await sql<(AccessKeyRow & { expired: boolean })[]>`
-    SELECT *, (expires_at IS NOT NULL AND expires_at <= now()) AS expired FROM access_keys WHERE key_hash = ${key_hash}`;
+/**
+ * The key whose hash is `key_hash` (revoked and expired ones included), or null; `owner_active`
+ * is false when an administrator disabled its account.
+ */
+export async function findAccessKeyByHash(sql: Sql, key_hash: string): Promise<(AccessKeyRow & { expired: boolean; owner_active: boolean }) | null> {
+  const rows = await sql<(AccessKeyRow & { expired: boolean; owner_active: boolean })[]>`
+    SELECT k.*, (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired, (u.status = 'active') AS owner_active
+    FROM access_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ${key_hash}`;
   return rows[0] ?? null;
 }
 

@@ -6,7 +6,8 @@ import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 import { openSession, refreshSession } from './session-tokens.js';
 import { sendVerificationEmail } from './email-verification.js';
 import { checkTotp } from './totp.js';
-import { findUserByEmail, insertUser } from './accounts.db.js';
+import { findUserByEmail } from './accounts.db.js';
+import { precheckRegistration, registerAccount } from './registration.js';
 import { revokeSession } from './sessions.db.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
@@ -14,9 +15,14 @@ import { requireAuth } from '../middleware/auth.js';
 import { createRouter } from '../http/router.js';
 
 const register = createRoute({
-  method: 'post', path: '/register', tags: ['auth'], summary: 'Create an account',
+  method: 'post', path: '/register', tags: ['auth'], summary: 'Create an account (as VANTAGE_REGISTRATION allows)',
   request: { body: jsonBody(registerRequestSchema) },
-  responses: { 201: jsonOk(tokenResponseSchema, 'account created; token response; `meta.verification_email`: queued (SMTP), logged (no SMTP configured) or failed'), 400: jsonError('validation failed'), 409: jsonError('ACCOUNT_EMAIL_TAKEN') },
+  responses: {
+    201: jsonOk(tokenResponseSchema, 'account created; token response; `meta.verification_email`: queued (SMTP), logged (no SMTP configured) or failed; `meta.is_admin`: true for the first account of the deployment'),
+    400: jsonError('validation failed'),
+    403: jsonError('FORBIDDEN: registration closed, or an invite token required / unknown, used, expired or for another address (`details.setting` VANTAGE_REGISTRATION, `details.reason`)'),
+    409: jsonError('ACCOUNT_EMAIL_TAKEN'),
+  },
 });
 const login = createRoute({
   method: 'post', path: '/login', tags: ['auth'], summary: 'Log in with email, password and optional TOTP',
@@ -35,7 +41,7 @@ const logout = createRoute({
 });
 
 /**
- * `/v1/auth`: register, login (TOTP when 2FA is on), refresh, logout (docs/api/accounts.md, docs/api/conventions.md).
+ * `/v1/auth`: register (as VANTAGE_REGISTRATION allows: accounts/registration.ts), login (TOTP when 2FA is on), refresh, logout (docs/api/accounts.md, docs/api/conventions.md).
  * Register answers 201 with the token response; a wrong email and a wrong password give the same
  * AUTH_CREDENTIALS_INVALID after the same scrypt work.
  */
@@ -45,16 +51,17 @@ export function authRouter(deps: AppDeps) {
 
   r.openapi(register, async (c) => {
     const body = c.req.valid('json');
-    const user = await insertUser(deps.sql, { id: newId('user'), email: body.email, password_hash: await hashPassword(body.password) });
-    if (!user) throw new ApiError('ACCOUNT_EMAIL_TAKEN', 'email already registered');
+    // A refusal known before the scrypt work costs none of it.
+    await precheckRegistration(deps, body.invite_token);
+    const user = await registerAccount(deps, { id: newId('user'), email: body.email, password_hash: await hashPassword(body.password), ...(body.invite_token ? { invite_token: body.invite_token } : {}) });
     // The verification e-mail is queued (or logged without SMTP); a failure costs only the e-mail: the user can ask again.
     const verification = await sendVerificationEmail(deps, user.id).catch((err: unknown) => {
       log.error({ err, user_id: user.id }, 'verification e-mail could not be queued');
       return null;
     });
     const verification_email = verification && 'sent' in verification ? verification.sent : 'failed';
-    log.info({ user_id: user.id, verification_email }, 'account registered');
-    return c.json({ data: await openSession(deps, user.id), request_id: c.get('request_id'), meta: { verification_email } }, 201);
+    log.info({ user_id: user.id, verification_email, is_admin: user.is_admin }, user.is_admin ? 'first account registered: it is the administrator' : 'account registered');
+    return c.json({ data: await openSession(deps, user.id), request_id: c.get('request_id'), meta: { verification_email, is_admin: user.is_admin } }, 201);
   });
 
   r.openapi(login, async (c) => {

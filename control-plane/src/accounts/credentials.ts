@@ -20,7 +20,8 @@ const TOUCH_EVERY_MS = 60_000;
  *
  * @throws ApiError 401: AUTH_INVALID_TOKEN (not Bearer, unknown key, bad signature, alg none,
  *   `svc_mcp_` token: docs/api/conventions.md), API_KEY_REVOKED, TOKEN_EXPIRED (key/PAT past expires_at),
- *   AUTH_EXPIRED (JWT past exp), AUTH_SESSION_INVALID (session logged out or gone)
+ *   AUTH_EXPIRED (JWT past exp), AUTH_SESSION_INVALID (session logged out or gone, or its account
+ *   disabled: disabling revokes the sessions); 403 AUTH_ACCOUNT_DISABLED (key or PAT of a disabled account)
  */
 export async function resolveBearer(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>, header: string | undefined): Promise<Principal | null> {
   if (header === undefined) return null;
@@ -48,6 +49,7 @@ async function keyPrincipal(deps: Pick<AppDeps, 'sql' | 'log'>, token: string, k
   if (!row || row.kind !== kind) throw new ApiError('AUTH_INVALID_TOKEN', `invalid ${what}`);
   if (row.revoked_at) throw new ApiError('API_KEY_REVOKED', `${what} revoked`);
   if (row.expired) throw new ApiError('TOKEN_EXPIRED', `${what} expired`);
+  if (!row.owner_active) throw new ApiError('AUTH_ACCOUNT_DISABLED', `the account of this ${what} is disabled`);
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
     touchAccessKey(deps.sql, row.id).catch((err) => deps.log.warn({ err, key_id: row.id }, 'last_used_at update failed'));
   }

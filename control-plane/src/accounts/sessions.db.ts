@@ -36,6 +36,12 @@ export async function revokeSession(sql: Sql, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** Revoke every live session of `user_id` (its account was disabled). @returns how many */
+export async function revokeUserSessions(sql: Sql, user_id: string): Promise<number> {
+  const rows = await sql`UPDATE sessions SET revoked_at = now() WHERE user_id = ${user_id} AND revoked_at IS NULL RETURNING id`;
+  return rows.length;
+}
+
 /**
  * Rotate a refresh token: the live session whose current hash is `old_hash` gets `new_hash`, and
  * `old_hash` joins the session's history in the same statement. A token found in the history of

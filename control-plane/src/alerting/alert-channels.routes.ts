@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
-  alertChannelCreateSchema, alertChannelListSchema, alertChannelPatchSchema, alertChannelSchema, alertChannelTestResultSchema, isId, newId,
+  alertChannelCreatedSchema, alertChannelCreateSchema, alertChannelListSchema, alertChannelPatchSchema, alertChannelSchema, alertChannelTestResultSchema,
+  isId, newId, newWebhookSecret,
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { createOutboundPolicy, type OutboundPolicy } from '../delivery/outbound-policy.js';
@@ -22,7 +23,7 @@ const write = [requireAuth({ scope: 'write' })];
 const TAGS = ['alerting'];
 const idParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'ach_01jd3k6w9z4q8r2t7v5x1y3b6c' }) });
 const NOT_FOUND = { 404: jsonError('ALERT_CHANNEL_NOT_FOUND: no such channel of yours (another account\'s is not found either)') };
-const INVALID = { 400: jsonError('VALIDATION_FAILED, or ALERT_CHANNEL_INVALID: the config does not fit the type (details.fields names each field)') };
+const INVALID = { 400: jsonError('VALIDATION_FAILED, or ALERT_CHANNEL_INVALID: the config does not fit the type (details.fields names each field), or a URL is refused by the address policy (details.setting names the operator setting that opens a range)') };
 const OPT_IN_LIMITED = { 429: jsonError('RATE_LIMIT_EXCEEDED: new e-mail addresses would pass the account\'s opt-in e-mail budget, or the request rate limit (Retry-After); nothing is saved') };
 
 const list = createRoute({
@@ -32,9 +33,9 @@ const list = createRoute({
 const create = createRoute({
   method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: write,
   summary: 'Create an alert channel: name, type (email, webhook, slack, discord, telegram, wecom, dingtalk, feishu, wechat, sms, pagerduty) and its config',
-  description: 'An e-mail address other than the account\'s own verified one is pending: it gets one opt-in e-mail and nothing else until its recipient confirms (recipients[] shows each state).',
+  description: 'An e-mail address other than the account\'s own verified one is pending: it gets one opt-in e-mail and nothing else until its recipient confirms (recipients[] shows each state). A webhook channel created without config.secret gets a generated one, returned once as `secret`.',
   request: { body: jsonBody(alertChannelCreateSchema) },
-  responses: { 201: jsonOk(alertChannelSchema, 'the channel (secrets masked, verified false)'), ...INVALID, ...AUTH_ERRORS, ...OPT_IN_LIMITED },
+  responses: { 201: jsonOk(alertChannelCreatedSchema, 'the channel (secrets masked, verified false), with `secret` when one was generated'), ...INVALID, ...AUTH_ERRORS, ...OPT_IN_LIMITED },
 });
 const readOne = createRoute({
   method: 'get', path: '/{id}', tags: TAGS, security: BEARER, middleware: read, summary: 'One alert channel (secrets masked)',
@@ -71,7 +72,7 @@ const TEST_POLL_MS = 100;
  * `/v1/alert-channels` (docs/api/alerting.md "Channels"): list, create, read, patch, delete and
  * test, and the e-mail recipients' routes (email-recipients.routes.ts). Configs are validated per
  * type (ALERT_CHANNEL_INVALID) and their URLs against the outbound address policy; secrets are
- * only ever returned masked; new e-mail addresses are stored with their state and sent an opt-in
+ * only ever returned masked, except a webhook channel's secret generated on create (returned once); new e-mail addresses are stored with their state and sent an opt-in
  * e-mail in the save's transaction; test sends are limited per account (ALERT_TEST_SEND_LIMIT);
  * another account's channel is 404 ALERT_CHANNEL_NOT_FOUND.
  */
@@ -95,14 +96,16 @@ export function alertChannelsRouter(deps: AppDeps, policy: OutboundPolicy = crea
   r.openapi(create, async (c) => {
     const body = c.req.valid('json');
     const user_id = c.get('principal')!.user_id;
-    const config = await validateChannelConfig(body.type, body.config, policy);
+    // A webhook channel's signing secret is made here when omitted, as for webhook endpoints: shown once.
+    const generated = body.type === 'webhook' && body.config.secret === undefined ? newWebhookSecret() : undefined;
+    const config = await validateChannelConfig(body.type, generated ? { ...body.config, secret: generated } : body.config, policy);
     const plan = body.type === 'email' ? await planRecipients(deps, user_id, channelAddresses(config)) : null;
     const row = await deps.sql.begin(async (tx) => {
       const inserted = await insertChannel(tx, { id: newId('alert_channel'), user_id, name: body.name, type: body.type, config });
       if (plan) await storeRecipients(deps, tx, user_id, inserted.name, plan);
       return inserted;
     });
-    return ok(c, await view(row), 201);
+    return ok(c, generated ? { ...(await view(row)), secret: generated } : await view(row), 201);
   });
 
   r.openapi(readOne, async (c) => ok(c, await view(await owned(c.get('principal')!.user_id, c.req.valid('param').id)), 200));

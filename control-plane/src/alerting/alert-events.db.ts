@@ -7,7 +7,7 @@ export interface AlertEventRow {
   user_id: string;
   policy_id: string;
   monitor_id: string;
-  type: 'down' | 'degraded';
+  type: 'down' | 'degraded' | 'no_data';
   status: 'firing' | 'acknowledged' | 'resolved';
   started_at: Date;
   fired_at: Date;
@@ -53,7 +53,7 @@ export interface EngineMonitor {
 
 const POLICY_COLUMNS = (ex: SqlExecutor) => ex`
   p.id, p.user_id, p.monitor_id, p.name, p.enabled, p.delay_s, p.recovery_n, p.mute_start, p.mute_end,
-  p.title_template, p.body_template, p.fire_on_degraded, p.created_at, p.updated_at,
+  p.title_template, p.body_template, p.fire_on_degraded, p.notify_on_no_data, p.created_at, p.updated_at,
   coalesce((SELECT array_agg(c.channel_id ORDER BY c.position) FROM alert_policy_channels c WHERE c.policy_id = p.id AND c.level_id IS NULL), '{}') AS channel_ids,
   coalesce((SELECT json_agg(json_build_object('id', l.id, 'level_index', l.level_index, 'after_seconds', l.after_seconds,
       'channel_ids', (SELECT coalesce(array_agg(c.channel_id ORDER BY c.position), '{}') FROM alert_policy_channels c WHERE c.level_id = l.id))
@@ -70,7 +70,8 @@ export type EnginePolicy = AlertPolicyRow;
 export interface CandidateCursor { state_changed_at: string; policy_id: string }
 
 /**
- * Enabled policies whose monitor is failing now (down, or degraded for policies that fire on it)
+ * Enabled policies whose monitor is failing now (down, degraded for policies that fire on it, or
+ * no_data for policies that notify on it)
  * with no open event and no event since the monitor entered that state (an outage resolved by
  * hand does not fire again until the monitor has been up); in (state_changed_at, policy id)
  * order, after `after` when given.
@@ -79,7 +80,7 @@ export async function failingCandidates(ex: SqlExecutor, limit: number, after?: 
   const rows = await ex<Array<{ policy: EnginePolicy & { monitor_changed_at: string }; monitor: EngineMonitor }>>`
     SELECT row_to_json(pp) AS policy, row_to_json(mm) AS monitor FROM (
       SELECT ${POLICY_COLUMNS(ex)}, m.state_changed_at AS monitor_changed_at FROM alert_policies p JOIN monitors m ON m.id = p.monitor_id
-      WHERE p.enabled AND (m.state = 'down' OR (m.state = 'degraded' AND p.fire_on_degraded))
+      WHERE p.enabled AND (m.state = 'down' OR (m.state = 'degraded' AND p.fire_on_degraded) OR (m.state = 'no_data' AND p.notify_on_no_data))
         ${after ? ex`AND (m.state_changed_at, p.id) > (${after.state_changed_at}::timestamptz, ${after.policy_id})` : ex``}
         AND NOT EXISTS (SELECT 1 FROM alert_events e WHERE e.policy_id = p.id AND e.monitor_id = m.id
           AND (e.status <> 'resolved' OR e.started_at >= m.state_changed_at))
@@ -107,12 +108,12 @@ export async function lastVerdictsOf(ex: SqlExecutor, monitor_ids: string[], n: 
 /** What a monitor's last change into down or degraded recorded (template data and the outage's start). */
 export interface LastFailure { reason: string | null; failing_nodes: unknown[]; changed_at: Date }
 
-/** The last change of each monitor into down or degraded (monitors without one: absent). */
+/** The last change of each monitor into down, degraded or no_data (monitors without one: absent). */
 export async function lastFailuresOf(ex: SqlExecutor, monitor_ids: string[]): Promise<Map<string, LastFailure>> {
   if (monitor_ids.length === 0) return new Map();
   const rows = await ex<Array<LastFailure & { monitor_id: string }>>`
     SELECT DISTINCT ON (monitor_id) monitor_id, reason, failing_nodes, changed_at FROM monitor_state_changes
-    WHERE monitor_id = ANY(${monitor_ids}::text[]) AND superseded_at IS NULL AND to_state IN ('down', 'degraded')
+    WHERE monitor_id = ANY(${monitor_ids}::text[]) AND superseded_at IS NULL AND to_state IN ('down', 'degraded', 'no_data')
     ORDER BY monitor_id, changed_at DESC, id DESC`;
   return new Map(rows.map(({ monitor_id, ...f }) => [monitor_id, f]));
 }
@@ -135,11 +136,14 @@ export async function claimDueEvents(ex: SqlExecutor, now: Date, limit: number):
     ORDER BY next_due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
 }
 
-/** Claim open events whose monitor is up again (FOR UPDATE SKIP LOCKED). */
+/**
+ * Claim open events whose condition ended (FOR UPDATE SKIP LOCKED): the monitor is up again, or a
+ * `no_data` event whose monitor reports again but fails (the failure then opens its own event).
+ */
 export async function claimRecovered(ex: SqlExecutor, limit: number): Promise<AlertEventRow[]> {
   return ex<AlertEventRow[]>`
     SELECT e.* FROM alert_events e JOIN monitors m ON m.id = e.monitor_id
-    WHERE e.status <> 'resolved' AND m.state = 'up'
+    WHERE e.status <> 'resolved' AND (m.state = 'up' OR (e.type = 'no_data' AND m.state IN ('down', 'degraded')))
     ORDER BY e.started_at LIMIT ${limit} FOR UPDATE OF e SKIP LOCKED`;
 }
 

@@ -15,6 +15,7 @@ export interface AlertPolicyRow {
   title_template: string | null;
   body_template: string | null;
   fire_on_degraded: boolean;
+  notify_on_no_data: boolean;
   created_at: Date;
   updated_at: Date;
   channel_ids: string[];
@@ -71,8 +72,8 @@ export async function insertPolicy(sql: Sql, user_id: string, f: PolicyFields): 
   const id = newId('alert_policy');
   return sql.begin(async (tx) => {
     const [row] = await tx`
-      INSERT INTO alert_policies (id, user_id, monitor_id, name, enabled, delay_s, recovery_n, mute_start, mute_end, title_template, body_template, fire_on_degraded)
-      VALUES (${id}, ${user_id}, ${f.monitor_id}, ${f.name}, ${f.enabled}, ${f.delay_s}, ${f.recovery_n}, ${f.mute_start}, ${f.mute_end}, ${f.title_template}, ${f.body_template}, ${f.fire_on_degraded})
+      INSERT INTO alert_policies (id, user_id, monitor_id, name, enabled, delay_s, recovery_n, mute_start, mute_end, title_template, body_template, fire_on_degraded, notify_on_no_data)
+      VALUES (${id}, ${user_id}, ${f.monitor_id}, ${f.name}, ${f.enabled}, ${f.delay_s}, ${f.recovery_n}, ${f.mute_start}, ${f.mute_end}, ${f.title_template}, ${f.body_template}, ${f.fire_on_degraded}, ${f.notify_on_no_data})
       ON CONFLICT DO NOTHING RETURNING id`;
     if (!row) return 'conflict' as const;
     await writeChannels(tx as Tx, id, f);
@@ -91,7 +92,8 @@ export async function updatePolicy(sql: Sql, user_id: string, id: string, f: Pol
     const [row] = await tx`
       UPDATE alert_policies SET monitor_id = ${f.monitor_id}, name = ${f.name}, enabled = ${f.enabled}, delay_s = ${f.delay_s},
         recovery_n = ${f.recovery_n}, mute_start = ${f.mute_start}, mute_end = ${f.mute_end},
-        title_template = ${f.title_template}, body_template = ${f.body_template}, fire_on_degraded = ${f.fire_on_degraded}, updated_at = now()
+        title_template = ${f.title_template}, body_template = ${f.body_template}, fire_on_degraded = ${f.fire_on_degraded},
+        notify_on_no_data = ${f.notify_on_no_data}, updated_at = now()
       WHERE id = ${id} AND user_id = ${user_id} RETURNING id`;
     if (!row) return 'missing' as const;
     await writeChannels(tx as Tx, id, f);

@@ -52,7 +52,7 @@ export function toPolicy(row: AlertPolicyRow): AlertPolicy {
     id: row.id, user_id: row.user_id, name: row.name, monitor_id: row.monitor_id, channel_ids: row.channel_ids, enabled: row.enabled,
     delay_s: row.delay_s, recovery_n: row.recovery_n, mute_start: row.mute_start, mute_end: row.mute_end,
     title_template: row.title_template, body_template: row.body_template, escalation_levels: row.escalation_levels,
-    fire_on_degraded: row.fire_on_degraded, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+    fire_on_degraded: row.fire_on_degraded, notify_on_no_data: row.notify_on_no_data, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
   };
 }
 
@@ -117,6 +117,7 @@ export function alertPoliciesRouter(deps: AppDeps) {
       title_template: body.title_template !== undefined ? body.title_template : row.title_template,
       body_template: body.body_template !== undefined ? body.body_template : row.body_template,
       fire_on_degraded: body.fire_on_degraded ?? row.fire_on_degraded,
+      notify_on_no_data: body.notify_on_no_data ?? row.notify_on_no_data,
       escalation_levels: body.escalation_levels ?? row.escalation_levels.map(({ level_index, after_seconds, channel_ids }) => ({ level_index, after_seconds, channel_ids })),
     };
     const mute = z.object({ mute_start: z.string().nullable(), mute_end: z.string().nullable() }).superRefine(alertPolicyMuteRule).safeParse(merged);

@@ -1,5 +1,5 @@
 import { ALERT_CHANNEL_CONFIG_SCHEMAS, ALERT_CHANNEL_SECRET_FIELDS, fieldIssues, type AlertChannelType } from '@vantage/shared-protocol';
-import { refuseOutboundUrl, type OutboundPolicy } from '../delivery/outbound-policy.js';
+import { refusalDetails, refuseOutboundUrl, type OutboundPolicy } from '../delivery/outbound-policy.js';
 import { ApiError } from '../errors.js';
 import { tryCompileTemplate } from './template.js';
 import { CHANNEL_TEMPLATE_FIELDS } from './template-model.js';
@@ -16,7 +16,8 @@ const URL_FIELDS: Record<AlertChannelType, readonly string[]> = {
  * compile its templates against their data model (CHANNEL_TEMPLATE_FIELDS: an SMS
  * `body_template` may use `.Phone`, `.Message` and `.Title`, within ALERT_TEMPLATE_LIMITS) and
  * check its URLs against the outbound address policy.
- * @throws ApiError ALERT_CHANNEL_INVALID (400) with `details.fields` naming each bad field as `config.<path>`
+ * @throws ApiError ALERT_CHANNEL_INVALID (400) with `details.fields` naming each bad field as `config.<path>`,
+ *   and `details.setting` (VANTAGE_DELIVERY_ALLOW_CIDRS) when the address policy refused a URL
  */
 export async function validateChannelConfig(type: AlertChannelType, raw: unknown, policy: OutboundPolicy): Promise<Record<string, unknown>> {
   const parsed = ALERT_CHANNEL_CONFIG_SCHEMAS[type].safeParse(raw);
@@ -33,8 +34,8 @@ export async function validateChannelConfig(type: AlertChannelType, raw: unknown
   for (const field of URL_FIELDS[type]) {
     const url = config[field];
     if (typeof url !== 'string') continue;
-    const reason = await refuseOutboundUrl(url, policy);
-    if (reason) throw new ApiError('ALERT_CHANNEL_INVALID', `config.${field}: ${reason}`, { fields: [{ path: `config.${field}`, message: reason }] });
+    const refusal = await refuseOutboundUrl(url, policy);
+    if (refusal) throw new ApiError('ALERT_CHANNEL_INVALID', `config.${field}: ${refusal.reason}`, refusalDetails(`config.${field}`, refusal));
   }
   return config;
 }

@@ -8,7 +8,7 @@ export const ALERT_ENGINE_WAKE_CHANNEL = 'vantage_alert_engine';
 /**
  * The alert engine's state-change subscriber (checks/hooks.ts).
  *
- * It wakes the engines: a pass that moved a monitor into or out of down or degraded NOTIFYs
+ * It wakes the engines: a pass that moved a monitor into or out of down, degraded or no_data NOTIFYs
  * `ALERT_ENGINE_WAKE_CHANNEL` (delivered when the verdict transaction commits), so a page does
  * not wait for the engine's next tick.
  *
@@ -20,7 +20,7 @@ export const ALERT_ENGINE_WAKE_CHANNEL = 'vantage_alert_engine';
  */
 export function lateOutageListener(): StatePassListener {
   return async (pass, tx) => {
-    const failing = (state: string) => state === 'down' || state === 'degraded';
+    const failing = (state: string) => state === 'down' || state === 'degraded' || state === 'no_data';
     if (pass.state !== pass.previous_state && (failing(pass.state) || failing(pass.previous_state))) {
       await tx`SELECT pg_notify(${ALERT_ENGINE_WAKE_CHANNEL}, '')`;
     }

@@ -102,11 +102,13 @@ async function openPage(deps: AlertEngineDeps, page: Array<{ policy: EnginePolic
     const reads = await stepReads(tx);
     let opened = 0;
     for (const { policy, monitor } of page) {
-      if (!thresholdReached(verdicts.get(monitor.id) ?? [], policy.recovery_n, policy.fire_on_degraded)) continue;
+      // no_data is already a threshold of its own (two rounds in a row nobody reported: checks/replay.ts).
+      const no_data = monitor.state === 'no_data';
+      if (!no_data && !thresholdReached(verdicts.get(monitor.id) ?? [], policy.recovery_n, policy.fire_on_degraded)) continue;
       const failure = failures.get(monitor.id);
       const row = await insertEvent(tx, {
         id: newId('alert_event'), user_id: monitor.user_id, policy_id: policy.id, monitor_id: monitor.id,
-        type: monitor.state === 'degraded' ? 'degraded' : 'down', status: 'firing', started_at: failure?.changed_at ?? monitor.state_changed_at,
+        type: no_data ? 'no_data' : monitor.state === 'degraded' ? 'degraded' : 'down', status: 'firing', started_at: failure?.changed_at ?? monitor.state_changed_at,
         fired_at: now, acknowledged_at: null, acknowledged_by: null, resolved_at: null, resolved_by: null, notified_at: null,
         next_level: 0, next_due_at: new Date(now.getTime() + policy.delay_s * 1000),
         suppressed: await reads.suppression(monitor, policy, now),

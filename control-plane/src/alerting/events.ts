@@ -39,7 +39,7 @@ const ACTIONS = { firing: 'trigger', acknowledged: 'acknowledge', resolved: 'res
  * The notification of `kind` for one event step, title and body rendered from the policy's
  * templates (`template_fault` says why one was replaced by the default, when it was).
  * `dedup_key` is the event id, so PagerDuty ties trigger, acknowledge and resolve to
- * one incident; severity: critical for down, warning for degraded.
+ * one incident; severity: critical for down, warning for degraded and no_data.
  */
 export function buildNotification(
   event: AlertEventRow, policy: Pick<EnginePolicy, 'id' | 'name' | 'title_template' | 'body_template'>, monitor: EngineMonitor,

@@ -138,6 +138,28 @@ export async function changesAround(tx: SqlExecutor, from: Map<string, Date>): P
   return { before, after };
 }
 
+/**
+ * For each monitor: how many of its last `n` judged rounds before its `t0` were counted `no_data`
+ * rounds in a row, newest first (a round with a report, or one not counted, ends the run): the
+ * replay needs them to tell the second silent round in a row (replay.ts NO_DATA_ROUNDS).
+ * @returns monitor id → count (absent: 0)
+ */
+export async function silentBefore(tx: SqlExecutor, from: Map<string, Date>, n: number): Promise<Map<string, number>> {
+  const ids = [...from.keys()];
+  if (ids.length === 0 || n <= 0) return new Map();
+  const rows = await tx<{ monitor_id: string; silent: boolean[] }[]>`
+    SELECT u.m AS monitor_id, array(SELECT r.verdict = 'no_data' AND r.counted FROM check_rounds r
+      WHERE r.monitor_id = u.m AND r.scheduled_at < u.t0 AND r.verdict IS NOT NULL ORDER BY r.scheduled_at DESC LIMIT ${n}) AS silent
+    FROM unnest(${ids}::text[], ${ids.map((id) => from.get(id)!.toISOString())}::timestamptz[]) AS u(m, t0)`;
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const run = r.silent.findIndex((x) => !x);
+    const count = run === -1 ? r.silent.length : run;
+    if (count > 0) out.set(r.monitor_id, count);
+  }
+  return out;
+}
+
 /** Checks stored (and failed among them) for rounds `(monitor, scheduled_at)`: monitor/epoch ms → counts. */
 export async function countReports(tx: SqlExecutor, rounds: Array<{ monitor_id: string; at: Date }>): Promise<Map<string, { reported: number; failed: number }>> {
   const out = new Map<string, { reported: number; failed: number }>();
@@ -254,15 +276,16 @@ export async function addRollupDeltas(tx: SqlExecutor, deltas: RollupDelta[]): P
   if (deltas.length === 0) return;
   const col = <K extends keyof RollupDelta>(k: K) => deltas.map((d) => d[k]);
   await tx`
-    INSERT INTO round_rollups AS r (monitor_id, hour, up_s, degraded_s, down_s, maintenance_s, rounds_up, rounds_degraded, rounds_down)
+    INSERT INTO round_rollups AS r (monitor_id, hour, up_s, degraded_s, down_s, maintenance_s, rounds_up, rounds_degraded, rounds_down, no_data_s, rounds_no_data)
     SELECT * FROM unnest(${col('monitor_id')}::text[], ${deltas.map((d) => d.hour.toISOString())}::timestamptz[], ${col('up_s')}::int[],
       ${col('degraded_s')}::int[], ${col('down_s')}::int[], ${col('maintenance_s')}::int[], ${col('rounds_up')}::int[],
-      ${col('rounds_degraded')}::int[], ${col('rounds_down')}::int[])
+      ${col('rounds_degraded')}::int[], ${col('rounds_down')}::int[], ${col('no_data_s')}::int[], ${col('rounds_no_data')}::int[])
     ORDER BY 1, 2
     ON CONFLICT (monitor_id, hour) DO UPDATE SET
       up_s = r.up_s + EXCLUDED.up_s, degraded_s = r.degraded_s + EXCLUDED.degraded_s, down_s = r.down_s + EXCLUDED.down_s,
       maintenance_s = r.maintenance_s + EXCLUDED.maintenance_s, rounds_up = r.rounds_up + EXCLUDED.rounds_up,
-      rounds_degraded = r.rounds_degraded + EXCLUDED.rounds_degraded, rounds_down = r.rounds_down + EXCLUDED.rounds_down`;
+      rounds_degraded = r.rounds_degraded + EXCLUDED.rounds_degraded, rounds_down = r.rounds_down + EXCLUDED.rounds_down,
+      no_data_s = r.no_data_s + EXCLUDED.no_data_s, rounds_no_data = r.rounds_no_data + EXCLUDED.rounds_no_data`;
 }
 
 /** A monitor's new state (`changed_at` null: unchanged) and the start of its latest judged round. */

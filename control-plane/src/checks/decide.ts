@@ -2,11 +2,11 @@ import type { MonitorState, StateChange } from '@vantage/shared-protocol';
 import type { MaintenanceCalendar } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import {
-  addRollupDeltas, changesAround, claimMonitors, countReports, earliestDirty, failuresOf, lockRoundsFrom, writeChanges, writeMonitors, writeRounds,
+  addRollupDeltas, changesAround, claimMonitors, countReports, earliestDirty, failuresOf, lockRoundsFrom, silentBefore, writeChanges, writeMonitors, writeRounds,
   type ChangeInsert, type ChangeRow, type ClaimedMonitor, type LoggedChange, type MonitorWrite, type RollupDelta, type RoundRow, type RoundWrite,
 } from './decide.db.js';
 import type { CheckHooks } from './hooks.js';
-import { replayStates } from './replay.js';
+import { NO_DATA_ROUNDS, replayStates } from './replay.js';
 import { roundQuorum, roundVerdict, type Verdict } from './verdict.js';
 
 const HOUR_MS = 3_600_000;
@@ -38,9 +38,17 @@ export function failureReason(r: { failed: number; reported: number; expected: n
 
 type Contribution = Omit<RollupDelta, 'monitor_id' | 'hour'>;
 
-/** What a round adds to its hour's uptime row: its interval as up, degraded, down or maintenance time. */
+/** Why a monitor went to no_data, in words: "no node reported for 2 rounds in a row (1 placed)". */
+export function noDataReason(expected: number): string {
+  return `no node reported for ${NO_DATA_ROUNDS} rounds in a row (${expected} placed)`;
+}
+
+/** Rollup fields, in one list (sums, merges and the filter of empty deltas). */
+const ROLLUP_FIELDS = ['up_s', 'degraded_s', 'down_s', 'maintenance_s', 'no_data_s', 'rounds_up', 'rounds_degraded', 'rounds_down', 'rounds_no_data'] as const;
+
+/** What a round adds to its hour's uptime row: its interval as up, degraded, down, no-data or maintenance time. */
 function contribution(verdict: Verdict | null, counted: boolean, interval_s: number): Contribution {
-  const c: Contribution = { up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0 };
+  const c = Object.fromEntries(ROLLUP_FIELDS.map((f) => [f, 0])) as Contribution;
   if (verdict === null) return c;
   if (!counted) c.maintenance_s = interval_s;
   else {
@@ -70,7 +78,7 @@ interface MonitorPlan {
  *   deadline or when an earlier round's change rewrote history already judged;
  * - uptime rollups get the difference of every round whose verdict or counted flag moved.
  */
-function planMonitor(m: ClaimedMonitor, rounds: RoundRow[], before: { to_state: MonitorState; manual: boolean }, logged: LoggedChange[], windowed: Set<number>, now: Date): MonitorPlan {
+function planMonitor(m: ClaimedMonitor, rounds: RoundRow[], before: { to_state: MonitorState; manual: boolean }, logged: LoggedChange[], windowed: Set<number>, now: Date, silent_before: number): MonitorPlan {
   const plan: MonitorPlan = { rounds: [], deltas: [], inserts: [], superseded: [], write: null, decided: 0 };
   let blocked = false;
   let judgedBefore: Date | null = null;
@@ -95,7 +103,7 @@ function planMonitor(m: ClaimedMonitor, rounds: RoundRow[], before: { to_state: 
   const manual = logged.filter((c) => c.round_at === null).map((c) => ({ at_ms: c.changed_at.getTime(), to_state: c.to_state }));
   const replay = replayStates(before.to_state, judged.map((r) => ({
     at_ms: r.scheduled_at.getTime(), verdict: r.verdict_now!, maintenance: windowed.has(r.scheduled_at.getTime()),
-  })), manual, before.manual && OVERLAYS.has(before.to_state));
+  })), manual, before.manual && OVERLAYS.has(before.to_state), silent_before);
 
   const deltas = new Map<number, RollupDelta>();
   judged.forEach((r, i) => {
@@ -109,17 +117,11 @@ function planMonitor(m: ClaimedMonitor, rounds: RoundRow[], before: { to_state: 
     const was = contribution(r.verdict, r.counted, r.interval_s);
     const now_c = contribution(r.verdict_now, counted, r.interval_s);
     const hour = Math.floor(r.scheduled_at.getTime() / HOUR_MS) * HOUR_MS;
-    const d = deltas.get(hour) ?? { monitor_id: m.id, hour: new Date(hour), up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0 };
-    for (const k of Object.keys(was) as Array<keyof typeof was>) d[k] += now_c[k] - was[k];
+    const d = deltas.get(hour) ?? { monitor_id: m.id, hour: new Date(hour), ...contribution(null, true, 0) };
+    for (const k of ROLLUP_FIELDS) d[k] += now_c[k] - was[k];
     deltas.set(hour, d);
   });
-  plan.deltas = [...deltas.values()].filter((d) => d.up_s || d.degraded_s || d.down_s || d.maintenance_s || d.rounds_up || d.rounds_degraded || d.rounds_down);
-  // A round judged with no report left (its checks gone) is no longer dirty either: never claimed again.
-  for (const r of next) {
-    if (r.decide && r.verdict_now === null) {
-      plan.rounds.push({ monitor_id: m.id, scheduled_at: r.scheduled_at, decide: true, verdict: null, quorum: null, expected: r.expected_now, reported: 0, failed: 0, counted: r.counted });
-    }
-  }
+  plan.deltas = [...deltas.values()].filter((d) => ROLLUP_FIELDS.some((f) => d[f] !== 0));
 
   const key = (at: number, from: string, to: string) => `${at}/${from}/${to}`;
   const existing = new Map(logged.filter((c) => c.round_at !== null).map((c) => [key(c.changed_at.getTime(), c.from_state, c.to_state), c]));
@@ -132,13 +134,15 @@ function planMonitor(m: ClaimedMonitor, rounds: RoundRow[], before: { to_state: 
     const round = judged[t.round_index]!;
     plan.inserts.push({
       monitor_id: m.id, source: t.to === 'maintenance' ? 'maintenance' : 'verdict', from_state: t.from, to_state: t.to,
-      changed_at: round.scheduled_at, late: round.late || rewrite, reason: t.to === 'maintenance' ? 'in a maintenance window' : null,
+      changed_at: round.scheduled_at, late: round.late || rewrite,
+      reason: t.to === 'maintenance' ? 'in a maintenance window' : t.to === 'no_data' ? noDataReason(round.expected) : null,
       failing_nodes: [], round,
     });
   }
   plan.superseded = [...existing.values()].map((c) => c.id);
 
-  const lastJudged = next.filter((r) => r.decide).at(-1)?.scheduled_at ?? null;
+  // The last check is the last round with a report: a no_data round checked nothing.
+  const lastJudged = next.filter((r) => r.decide && r.verdict_now !== 'no_data').at(-1)?.scheduled_at ?? null;
   // The current state started at the last transition into it (a replay may move that instant).
   const last = replay.transitions.at(-1);
   const since = last && last.to === replay.final ? new Date(last.at_ms) : null;
@@ -167,7 +171,7 @@ export async function decidePass(deps: { sql: Sql; hooks?: CheckHooks; maintenan
     const dirty = [...rounds.values()].flat().filter((r) => r.dirty);
     const counts = await countReports(tx, dirty.map((r) => ({ monitor_id: r.monitor_id, at: r.scheduled_at })));
     for (const r of dirty) Object.assign(r, counts.get(`${r.monitor_id}/${r.scheduled_at.getTime()}`) ?? { reported: 0, failed: 0 });
-    const { before, after } = await changesAround(tx, t0);
+    const [{ before, after }, silent] = await Promise.all([changesAround(tx, t0), silentBefore(tx, t0, NO_DATA_ROUNDS - 1)]);
     // Rounds a maintenance window covers (asked about every round the replay walks).
     const covered = deps.maintenance ? await deps.maintenance.covered(tx, [...rounds.values()].flat().map((r) => ({ monitor_id: r.monitor_id, at: r.scheduled_at }))) : new Set<string>();
     const windowed = new Map<string, Set<number>>();
@@ -180,7 +184,7 @@ export async function decidePass(deps: { sql: Sql; hooks?: CheckHooks; maintenan
       const logged = after.get(m.id) ?? [];
       // No change logged at all: a paused monitor (or one in maintenance) stays so; else it starts pending.
       const initial = before.get(m.id) ?? (logged.length === 0 && OVERLAYS.has(m.state) ? { to_state: m.state, manual: true } : { to_state: 'pending' as const, manual: false });
-      return [m.id, planMonitor(m, rounds.get(m.id) ?? [], initial, logged, windowed.get(m.id) ?? new Set(), now)];
+      return [m.id, planMonitor(m, rounds.get(m.id) ?? [], initial, logged, windowed.get(m.id) ?? new Set(), now, silent.get(m.id) ?? 0)];
     }));
 
     const all = [...plans.values()];
@@ -220,7 +224,7 @@ function mergeDeltas(deltas: RollupDelta[]): RollupDelta[] {
     const k = `${d.monitor_id}/${d.hour.getTime()}`;
     const e = out.get(k);
     if (!e) out.set(k, { ...d });
-    else for (const f of ['up_s', 'degraded_s', 'down_s', 'maintenance_s', 'rounds_up', 'rounds_degraded', 'rounds_down'] as const) e[f] += d[f];
+    else for (const f of ROLLUP_FIELDS) e[f] += d[f];
   }
   return [...out.values()];
 }

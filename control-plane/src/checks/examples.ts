@@ -21,8 +21,8 @@ const change: StateChange = {
 
 const uptime: Uptime = {
   from: '2026-11-21T10:00:00.000Z', to: '2026-11-22T10:00:00.000Z', period: '24h', uptime: 0.995833, uptime_percent: 99.583,
-  monitored_s: 86_400, up_s: 85_680, degraded_s: 360, downtime_s: 360, maintenance_s: 0, incidents: 1, mttr_s: 360,
-  rounds: { up: 1428, degraded: 6, down: 6 },
+  monitored_s: 86_400, up_s: 85_680, degraded_s: 360, downtime_s: 360, maintenance_s: 0, no_data_s: 0, incidents: 1, mttr_s: 360,
+  rounds: { up: 1428, degraded: 6, down: 6, no_data: 0 },
 };
 
 const summary = { checks: 180, failures: 1, failure_rate: 0.005556, p50_ms: 81.2, p95_ms: 140.7, p99_ms: 210.3, min_ms: 61, avg_ms: 88.4, max_ms: 231 };

@@ -130,9 +130,12 @@ export interface RoundRollupRow {
   degraded_s: number;
   down_s: number;
   maintenance_s: number;
+  /** Seconds of rounds no node reported by their deadline (verdict no_data). */
+  no_data_s: number;
   rounds_up: number;
   rounds_degraded: number;
   rounds_down: number;
+  rounds_no_data: number;
 }
 
 /** The monitor's uptime rows for hours starting in [from, to), summed (zeros without any). */
@@ -140,7 +143,8 @@ export async function roundRollupSums(sql: SqlExecutor, monitor_id: string, from
   const [row] = await sql<Omit<RoundRollupRow, 'hour'>[]>`
     SELECT coalesce(sum(up_s), 0)::float8 AS up_s, coalesce(sum(degraded_s), 0)::float8 AS degraded_s, coalesce(sum(down_s), 0)::float8 AS down_s,
       coalesce(sum(maintenance_s), 0)::float8 AS maintenance_s, coalesce(sum(rounds_up), 0)::float8 AS rounds_up,
-      coalesce(sum(rounds_degraded), 0)::float8 AS rounds_degraded, coalesce(sum(rounds_down), 0)::float8 AS rounds_down
+      coalesce(sum(rounds_degraded), 0)::float8 AS rounds_degraded, coalesce(sum(rounds_down), 0)::float8 AS rounds_down,
+      coalesce(sum(no_data_s), 0)::float8 AS no_data_s, coalesce(sum(rounds_no_data), 0)::float8 AS rounds_no_data
     FROM round_rollups WHERE monitor_id = ${monitor_id} AND hour >= ${from} AND hour < ${to}`;
   return row!;
 }
@@ -149,7 +153,7 @@ export async function roundRollupSums(sql: SqlExecutor, monitor_id: string, from
 export async function roundRollupHours(sql: SqlExecutor, monitor_id: string, hours: Date[]): Promise<RoundRollupRow[]> {
   if (hours.length === 0) return [];
   return sql<RoundRollupRow[]>`
-    SELECT hour, up_s, degraded_s, down_s, maintenance_s, rounds_up, rounds_degraded, rounds_down FROM round_rollups
+    SELECT hour, up_s, degraded_s, down_s, maintenance_s, no_data_s, rounds_up, rounds_degraded, rounds_down, rounds_no_data FROM round_rollups
     WHERE monitor_id = ${monitor_id} AND hour = ANY(${hours.map((h) => h.toISOString())}::timestamptz[])`;
 }
 

@@ -6,7 +6,7 @@ import type { SqlExecutor } from '../contracts.js';
  */
 
 /** Names of the claimed jobs (rows of check_jobs). */
-export type CheckJobName = 'partitions' | 'rollup' | 'retention';
+export type CheckJobName = 'partitions' | 'rollup' | 'retention' | 'silent_rounds';
 
 /**
  * Claim job `name` if it is due: its row locked FOR UPDATE SKIP LOCKED (another instance running

@@ -3,6 +3,7 @@ import type { MaintenanceCalendar, SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { decidePass, type DecideOutcome } from './decide.js';
+import { sweepSilentRounds } from './decide-silent.js';
 import { dropOrphanRounds } from './decide.db.js';
 import type { CheckHooks } from './hooks.js';
 import { claimJob, finishJob, oldestCheckDay, pruneStateChanges, rollUpDay, rollUpHour, takeDirtyHours, type CheckJobName } from './jobs.db.js';
@@ -18,7 +19,7 @@ const ROLLUP_HOURS_PER_RUN = 6;
 /** Monitors one verdict pass claims at most. */
 const DECIDE_BATCH = 200;
 
-type JobDeps = { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days'>; log: Logger };
+type JobDeps = { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms'>; log: Logger };
 type JobRun = (tx: SqlExecutor, state: Record<string, unknown>, now: Date) => Promise<{ state: Record<string, unknown>; again_ms: number; did: unknown }>;
 
 const floorHour = (ms: number) => new Date(Math.floor(ms / HOUR_MS) * HOUR_MS);
@@ -32,7 +33,9 @@ const floorDay = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS);
  *   again; each day whose hours are all rolled up becomes one row per series (again when one of
  *   its hours is) (every 5 minutes);
  * - retention: partitions past their retention dropped, old state changes deleted (each
- *   monitor's latest kept), dirty rounds of deleted monitors forgotten (hourly).
+ *   monitor's latest kept), dirty rounds of deleted monitors forgotten (hourly);
+ * - silent_rounds: an empty round for each round whose deadline passed with no report, judged
+ *   `no_data` by the verdict job (decide-silent.ts; every run of the jobs loop, on the database clock).
  */
 function jobs(deps: JobDeps): Record<CheckJobName, JobRun> {
   const retention = checkRetention(deps.config);
@@ -73,6 +76,11 @@ function jobs(deps: JobDeps): Record<CheckJobName, JobRun> {
       const changes = await pruneStateChanges(tx, new Date(now.getTime() - retention.rollup_days * DAY_MS));
       const orphans = await dropOrphanRounds(tx);
       return { state, again_ms: HOUR_MS, did: { ...dropped, state_changes: changes, orphan_rounds: orphans } };
+    },
+    silent_rounds: async (tx, state) => {
+      const after = typeof state.swept_until === 'string' ? new Date(state.swept_until) : null;
+      const r = await sweepSilentRounds(tx, after, deps.config.checks_round_grace_ms);
+      return { state: { swept_until: r.swept_until.toISOString() }, again_ms: 0, did: { written: r.written } };
     },
   };
 }

@@ -15,7 +15,7 @@ import { httpResult, roundAt, seedMonitor } from './test-support.js';
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const log = createLogger('silent');
-const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 3_600_000 });
+const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 3_600_000, plan: 'free' });
 
 async function setup(t: Parameters<typeof testDatabase>[0]) {
   const { sql } = await testDatabase(t);

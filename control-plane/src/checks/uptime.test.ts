@@ -60,3 +60,19 @@ t.test('uptime arithmetic: downtime, maintenance left out, incidents and MTTR, w
   t.match(none, { uptime: null, uptime_percent: null, monitored_s: 0, incidents: 0, mttr_s: null }, 'no data: null, not 100 %');
   t.equal((await sql`SELECT monitor_uptime_24h(${m.monitor_id}) AS u`)[0]!.u, 6000 / 6600, 'the monitor record\'s uptime_24h');
 });
+
+t.test('uptime figures agree with each other when a round is still running (the percent is the shown seconds\' ratio)', async (t) => {
+  const { sql } = await testDatabase(t);
+  const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 3_600_000 });
+  const sink = createResultSink({ sql, log: createLogger('silent'), config, checks: createCheckStore({ config }) });
+  const m = await seedMonitor(sql, { nodes: 1, interval_s: 60 });
+  // Rounds -3 up, -2 down, -1 up; the range ends 2.3 s into round -1, which counts its elapsed part.
+  await sink.ingest(m.node_ids[0]!, [-3, -2, -1].map((k) => httpResult(m.monitor_id, roundAt(m, k), { success: k !== -2 })));
+  await expireRounds(sql, m.monitor_id);
+  while ((await decidePass({ sql })).monitors > 0);
+  const to = new Date(Date.parse(roundAt(m, -1)) + 2300);
+  const u = await monitorUptime(sql, m.monitor_id, new Date(roundAt(m, -3)), to, null, new Date(Date.now() - 30 * 86_400_000));
+  t.match(u, { up_s: 62, downtime_s: 60, monitored_s: 122, incidents: 1, rounds: { up: 2, down: 1 } });
+  t.equal(u.monitored_s, u.up_s + u.degraded_s + u.downtime_s, 'monitored is the sum of the seconds shown');
+  t.equal(u.uptime_percent, Math.round(((u.up_s + u.degraded_s) / u.monitored_s) * 1e5) / 1e3, `${u.uptime_percent} % is ${u.up_s} of ${u.monitored_s} s`);
+});

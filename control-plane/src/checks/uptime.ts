@@ -7,7 +7,7 @@ const floorHour = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 const ceilHour = (ms: number) => Math.ceil(ms / HOUR_MS) * HOUR_MS;
 
 type Totals = Omit<RoundRollupRow, 'hour'>;
-const zero = (): Totals => ({ up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0 });
+const zero = (): Totals => ({ up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, no_data_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0, rounds_no_data: 0 });
 
 function add(t: Totals, r: Totals, share = 1): void {
   for (const k of Object.keys(t) as Array<keyof Totals>) t[k] += r[k] * share;
@@ -40,7 +40,8 @@ export function downSpells(before: { to_state: MonitorState; changed_at: Date } 
  * round_rollups, the partial hours at either end from its judged rounds (each counts the part of
  * its interval inside the range); when those rounds are past the rounds retention (`raw_from`), the
  * edge hour's rollup counts in proportion to its overlap. Incidents and time to recovery come
- * from the state changes (uptime.ts downSpells).
+ * from the state changes (uptime.ts downSpells). Rounds no node reported count in `no_data_s`
+ * only: the ratio is over the time with data.
  */
 export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: Date, to: Date, period: UptimePeriod | null, raw_from: Date): Promise<Uptime> {
   const f = from.getTime();
@@ -79,16 +80,22 @@ export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: 
       add(totals, c);
     }
   }
-  const monitored = totals.up_s + totals.degraded_s + totals.down_s;
-  const uptime = monitored > 0 ? (totals.up_s + totals.degraded_s) / monitored : null;
+  // Whole seconds first, and the ratio from them: the figures shown agree with each other
+  // (a round still running counts its elapsed part, a fraction of a second that rounding would
+  // otherwise keep in the ratio but drop from the seconds).
+  const up_s = Math.round(totals.up_s);
+  const degraded_s = Math.round(totals.degraded_s);
+  const down_s = Math.round(totals.down_s);
+  const monitored = up_s + degraded_s + down_s;
+  const uptime = monitored > 0 ? (up_s + degraded_s) / monitored : null;
   const spells = downSpells(timeline.before, timeline.changes);
   return {
     from: from.toISOString(), to: to.toISOString(), period,
     uptime: uptime === null ? null : Math.round(uptime * 1e6) / 1e6,
     uptime_percent: uptime === null ? null : Math.round(uptime * 1e5) / 1e3,
-    monitored_s: Math.round(monitored), up_s: Math.round(totals.up_s), degraded_s: Math.round(totals.degraded_s),
-    downtime_s: Math.round(totals.down_s), maintenance_s: Math.round(totals.maintenance_s),
+    monitored_s: monitored, up_s, degraded_s,
+    downtime_s: down_s, maintenance_s: Math.round(totals.maintenance_s), no_data_s: Math.round(totals.no_data_s),
     incidents: spells.incidents, mttr_s: spells.mttr_s === null ? null : Math.round(spells.mttr_s * 1000) / 1000,
-    rounds: { up: Math.round(totals.rounds_up), degraded: Math.round(totals.rounds_degraded), down: Math.round(totals.rounds_down) },
+    rounds: { up: Math.round(totals.rounds_up), degraded: Math.round(totals.rounds_degraded), down: Math.round(totals.rounds_down), no_data: Math.round(totals.rounds_no_data) },
   };
 }

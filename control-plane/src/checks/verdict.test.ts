@@ -16,7 +16,7 @@ t.test('down_quorum from config, capped at the placed nodes', async (t) => {
 
 // [placed, down_quorum, reported, failed, verdict]: nodes that did not report are unknown, never failed.
 const TABLE: Array<[number, number | null, number, number, string | null]> = [
-  [1, null, 1, 0, 'up'], [1, null, 1, 1, 'down'], [1, null, 0, 0, null],
+  [1, null, 1, 0, 'up'], [1, null, 1, 1, 'down'], [1, null, 0, 0, 'no_data'],
   [2, null, 2, 0, 'up'], [2, null, 2, 1, 'degraded'], [2, null, 2, 2, 'down'], [2, null, 1, 1, 'degraded'], [2, 1, 2, 1, 'down'],
   [3, null, 3, 0, 'up'], [3, null, 3, 1, 'degraded'], [3, null, 3, 2, 'down'], [3, null, 3, 3, 'down'],
   [3, null, 1, 1, 'degraded'], [3, null, 2, 2, 'down'], [3, 1, 3, 1, 'down'], [3, 3, 3, 2, 'degraded'], [3, 3, 2, 2, 'degraded'],

@@ -5,8 +5,8 @@
  * is unknown, never failed.
  */
 
-/** What a round says about the monitor. */
-export type Verdict = 'up' | 'degraded' | 'down';
+/** What a round says about the monitor: `no_data` when no node reported by its deadline. */
+export type Verdict = 'up' | 'degraded' | 'down' | 'no_data';
 
 /** Largest `down_quorum` a monitor config may set (the plans' largest node_count). */
 export const DOWN_QUORUM_MAX = 100;
@@ -25,11 +25,11 @@ export function roundQuorum(placed: number, down_quorum?: number | null): number
 
 /**
  * The verdict of a round from its reports: `up` when no reporting node failed, `down` when at least
- * `quorum` failed, `degraded` in between.
- * @returns null when no node reported (the round is unknown)
+ * `quorum` failed, `degraded` in between; `no_data` when no node reported (the caller asks only
+ * once the round's deadline passed or all its nodes reported).
  */
-export function roundVerdict(failed: number, reported: number, quorum: number): Verdict | null {
-  if (reported <= 0) return null;
+export function roundVerdict(failed: number, reported: number, quorum: number): Verdict {
+  if (reported <= 0) return 'no_data';
   if (failed <= 0) return 'up';
   return failed >= quorum ? 'down' : 'degraded';
 }

@@ -2,13 +2,13 @@ import type { MonitorState, StateChange } from '@vantage/shared-protocol';
 import type { EventPublisher } from '../contracts.js';
 import type { StatePass, StatePassListener } from './hooks.js';
 
-/** True when a change from `from` to `to` is news for webhook receivers: into down or degraded, or up again from either. */
-function worthSending(from: MonitorState, to: MonitorState): to is 'up' | 'degraded' | 'down' {
-  return to === 'down' || to === 'degraded' || (to === 'up' && (from === 'down' || from === 'degraded'));
+/** True when a change from `from` to `to` is news for webhook receivers: into down, degraded or no_data, or up again from one of them. */
+function worthSending(from: MonitorState, to: MonitorState): to is 'up' | 'degraded' | 'down' | 'no_data' {
+  return to === 'down' || to === 'degraded' || to === 'no_data' || (to === 'up' && (from === 'down' || from === 'degraded' || from === 'no_data'));
 }
 
 function publishChange(events: EventPublisher, pass: StatePass, c: StateChange, from: MonitorState, late: boolean, tx: Parameters<StatePassListener>[1]) {
-  const to = c.to_state as 'up' | 'degraded' | 'down';
+  const to = c.to_state as 'up' | 'degraded' | 'down' | 'no_data';
   return events.publish({
     type: `monitor.${to}`, user_id: pass.monitor.user_id, occurred_at: new Date(c.changed_at),
     data: {
@@ -20,9 +20,10 @@ function publishChange(events: EventPublisher, pass: StatePass, c: StateChange, 
 }
 
 /**
- * Webhook events `monitor.down`, `monitor.degraded` and `monitor.up` from verdict state changes
- * (shared-protocol events.ts; docs/api/webhooks.md), queued in the verdict job's transaction:
- * - each timely change into down or degraded, and each back to up from either, is one event;
+ * Webhook events `monitor.down`, `monitor.degraded`, `monitor.no_data` and `monitor.up` from
+ * verdict state changes (shared-protocol events.ts; docs/api/webhooks.md), queued in the verdict
+ * job's transaction:
+ * - each timely change into down, degraded or no_data, and each back to up from one of them, is one event;
  * - changes learnt late (nodes buffered the results while the control plane was unreachable) are
  *   not replayed one by one: when such a catch-up moved the monitor's current state, one event
  *   for the net change (previous state → state now) is sent, marked `late`; when the state ends

@@ -33,7 +33,9 @@ export const deliveryConfigSchema = z.object({
   delivery_notify_channel: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/).default('vantage_delivery'),
   /**
    * CIDRs outbound deliveries may reach although private or reserved (comma list), on top of
-   * `probe_allow_cidrs`: e.g. an internal alert receiver. Default none: public addresses only.
+   * `probe_allow_cidrs`: e.g. an internal alert receiver (`10.0.0.0/8`), or one on the same host
+   * (`127.0.0.1/32`). Default none: public addresses only. A webhook endpoint or alert channel URL
+   * refused for its address names this setting (error `details.setting`), as do refused deliveries.
    */
   delivery_allow_cidrs: cidrListSchema('10.0.0.0/8'),
   /** Finished deliveries and their attempt logs are deleted after this many days. */

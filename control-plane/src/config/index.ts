@@ -1,20 +1,28 @@
 import { z } from 'zod';
+import { accountsConfigSchema } from './accounts.js';
 import { artifactsConfigSchema } from './artifacts.js';
 import { checksConfigSchema } from './checks.js';
+import { controlChecksConfigSchema } from './control-checks.js';
 import { deliveryConfigSchema } from './delivery.js';
+import { embeddedConfigSchema } from './embedded.js';
 import { installConfigSchema } from './install.js';
 import { loadShedConfigSchema } from './load-shed.js';
 import { nodesConfigSchema } from './nodes.js';
 import { placementConfigSchema } from './placement.js';
 import { planConfigSchema } from './plans.js';
 import { platformConfigSchema } from './platform.js';
+import { probesConfigSchema } from './probes.js';
 import { secretsConfigSchema } from './secrets.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(installConfigSchema.shape).extend(deliveryConfigSchema.shape).extend(planConfigSchema.shape)
   .extend(placementConfigSchema.shape).extend(checksConfigSchema.shape).extend(loadShedConfigSchema.shape)
-  .extend(artifactsConfigSchema.shape).extend(secretsConfigSchema.shape);
+  .extend(artifactsConfigSchema.shape).extend(secretsConfigSchema.shape)
+  .extend(accountsConfigSchema.shape)
+  .extend(probesConfigSchema.shape)
+  .extend(controlChecksConfigSchema.shape)
+  .extend(embeddedConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

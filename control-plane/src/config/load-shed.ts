@@ -15,8 +15,9 @@ export const loadShedConfigSchema = z.object({
   /** Requests of any kind being handled on this instance at once beyond which any new one is refused; 0 disables. */
   shed_max_inflight_requests: z.coerce.number().int().min(0).max(1_000_000).default(512),
   /**
-   * Event-loop delay (99th percentile over the last second, ms) beyond which probe creations are
-   * refused: the process is short of CPU. 0 disables.
+   * Event-loop delay, ms, beyond which probe creations are refused: the process is short of CPU.
+   * The delay must be sustained (the 99th percentile of each of the last five 1 s windows passes
+   * it), so one late second of start-up work or a burst is never a reason. 0 disables.
    */
   shed_event_loop_delay_ms: z.coerce.number().int().min(0).max(60_000).default(250),
   /** Retry-After of a shed request, whole seconds. */

@@ -28,7 +28,9 @@ export const nodesConfigSchema = z.object({
    * Nodes: the accounts (e-mail addresses, any case; only a verified address counts) whose nodes
    * are platform nodes, trusted with every account's secret request headers (docs/api/nodes.md
    * "Platform nodes"). Marked when one of their nodes enrolls; every start applies the list to
-   * the nodes enrolled before (added and removed accounts alike). Every instance needs the same list.
+   * the nodes enrolled before (added and removed accounts alike), except nodes an administrator
+   * marked or unmarked (PATCH /v1/admin/nodes/{id}), which keep that choice. Every instance needs
+   * the same list.
    */
   platform_node_owners: z.array(z.email().transform((e) => e.toLowerCase())).default([]),
   /** Probes: CIDRs anonymous probes may target although private/reserved (comma list; the test network sets 198.18.0.0/15). */

@@ -18,5 +18,6 @@ export const placementConfigSchema = z.object({
    * Each pass moves at most `placement_rebalance_moves_max` monitors, one node each: bounded churn.
    */
   placement_rebalance_interval_ms: z.coerce.number().int().min(0).max(24 * 3600_000).default(60_000),
+  /** Most monitors one rebalance pass moves (one node each); 0 = no rebalancing. */
   placement_rebalance_moves_max: z.coerce.number().int().min(0).max(100_000).default(200),
 });

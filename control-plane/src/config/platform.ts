@@ -8,13 +8,21 @@ const flag = z.union([z.boolean(), z.stringbool()]);
  * Environment variable names are given beside each field in config/index.ts.
  */
 export const platformConfigSchema = z.object({
+  /** Listening address: 127.0.0.1 answers this host only; 0.0.0.0 (or ::) every interface. */
   host: z.string().default('127.0.0.1'),
+  /** Listening TCP port (also read from PORT); 0 = one the kernel picks, logged at start. */
   port: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Base URL clients and nodes use to reach this instance (printed, used in install.sh). */
   public_url: z.url().optional(),
   /** Postgres URL; absent = embedded PGlite served on a local socket, data in data_dir. */
   database_url: z.string().optional(),
+  /**
+   * Folder of the embedded database (`<data_dir>/pglite`, used without a database URL) and of the
+   * secrets key file (`<data_dir>/secrets.key`, used without `secrets_key`); relative to the
+   * folder the control plane is started from.
+   */
   data_dir: z.string().default('.data'),
+  /** Least level of the JSON log lines (pino) written to stdout. */
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Unique name of this instance (node sockets are recorded against it). */
   instance_id: z.string().min(1).max(64).optional(),

@@ -6,12 +6,14 @@ const key = z.string().trim().refine((k) => secretKeyFault(k) === null, { messag
 /**
  * Encryption of secrets stored in the database (docs/api/monitors.md "Secrets in headers"). Read
  * once in main.ts (VANTAGE_<FIELD>); main.ts fills `secrets_key` from a key file under `data_dir`
- * when it is not set (secrets/key-file.ts).
+ * when it is not set, after checking it against the database's key check (secrets/key-check.ts).
  */
 export const secretsConfigSchema = z.object({
   /**
    * The AES-256-GCM key new secrets are encrypted with (VANTAGE_SECRETS_KEY): 32 random bytes as
    * base64 or hex (`openssl rand -base64 32`). Every instance sharing a database needs the same key.
+   * Unset: `<data_dir>/secrets.key`, made on the first start of a new database only. A key that
+   * cannot open the database's key check stops the start (docs/operators/install.md "Secrets key").
    */
   secrets_key: key.optional(),
   /**

@@ -2,12 +2,15 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newId } from '@vantage/shared-protocol';
 import t from 'tap';
+import { Webhook } from 'standardwebhooks';
 import { seedUser } from '../checks/test-support.js';
 import { createOutboundConnector } from '../delivery/connector.js';
 import { createOutboundPolicy } from '../delivery/outbound-policy.js';
 import { parseBootstrap } from '../domains/bootstrap.js';
 import type { DomainLookupOptions } from '../domains/lookup.js';
 import type { Sql } from '../db/sql.js';
+import { startReceiver } from '../delivery/test-support.js';
+import { call, registerUser, testApp } from '../test-support/app.js';
 import { testDatabase } from '../test-support/db.js';
 import { runDomainChecks } from './domain-expiry-job.js';
 
@@ -99,4 +102,56 @@ t.test('stopping drops the look-up under way and releases the claim; nothing is 
   t.equal((await sql`SELECT 1 FROM checks`).length, 0);
   const due = await sql<{ next_run_at: Date }[]>`SELECT next_run_at FROM domain_expiry_state WHERE monitor_id = ANY(${ids}::text[])`;
   t.same(due.map((r) => r.next_run_at.toISOString()), [at.toISOString(), at.toISOString()], 'both monitors due again at once');
+});
+
+t.test('domain.expiring reaches a subscribed endpoint once per threshold crossed; a renewal starts over', async (t) => {
+  const { app, sql, deps } = await testApp(t, { config: { delivery_allow_cidrs: ['127.0.0.0/8'], delivery_poll_interval_ms: 50 }, delivery: true });
+  const u = await registerUser(app);
+  const rx = await startReceiver(t);
+  const endpoint = await call(app, 'POST', '/v1/webhook-endpoints', { token: u.access_token, body: { url: rx.url, events: ['domain.expiring'] } });
+  t.equal(endpoint.status, 201);
+  let expires = '2026-12-22T00:00:00Z';
+  const lookup = await registry(t, (req, res) => {
+    const name = decodeURIComponent(req.url!.split('/').pop()!);
+    res.setHeader('content-type', 'application/rdap+json');
+    res.end(JSON.stringify({
+      objectClassName: 'domain', ldhName: name, events: [{ eventAction: 'expiration', eventDate: expires }],
+      entities: [{ objectClassName: 'entity', roles: ['registrar'], vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', 'Example Registrar']]] }],
+    }));
+  }, ['127.0.0.0/8']);
+  const id = await addMonitor(sql, u.user_id, 'shop.test', { min_days_remaining: 5, warn_days: 30, critical_days: 7 });
+  const queued = async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM deliveries WHERE event_type = 'domain.expiring'`)[0]!.n;
+  const verify = (i: number) => {
+    const r = rx.received[i]!;
+    return new Webhook(endpoint.body.data.secret).verify(r.body, {
+      'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']),
+    }) as { type: string; data: any };
+  };
+  const run = (at: string) => runDomainChecks(sql, lookup, () => new Date(at), undefined, deps.events);
+
+  t.equal(await run('2026-11-01T12:00:00Z'), 1, '50 days left: above warn_days');
+  t.equal(await queued(), 0, 'no event');
+  t.equal(await run('2026-11-22T12:00:00Z'), 1, '29 days left');
+  await rx.waitFor(1);
+  t.match(verify(0), {
+    type: 'domain.expiring',
+    data: { monitor: { id, type: 'domain_expiry', target: 'shop.test' }, domain: 'shop.test', registrar: 'Example Registrar', expires_at: '2026-12-22T00:00:00.000Z', days_left: 29 },
+  }, 'below warn_days: signed event with the registration');
+  t.equal(await run('2026-11-22T12:30:00Z'), 1, 'the next round');
+  t.equal(await run('2026-12-01T12:00:00Z'), 1, '20 days left');
+  t.equal(await queued(), 1, 'still one event: warn_days crossed once');
+  t.equal(await run('2026-12-16T12:00:00Z'), 1, '5 days left');
+  await rx.waitFor(2);
+  t.match(verify(1), { type: 'domain.expiring', data: { days_left: 5, expires_at: '2026-12-22T00:00:00.000Z' } }, 'below critical_days: one more');
+  t.equal(await run('2026-12-17T12:00:00Z'), 1);
+  t.equal(await queued(), 2, 'critical_days crossed once');
+
+  expires = '2027-12-22T00:00:00Z';
+  t.equal(await run('2026-12-18T12:00:00Z'), 1, 'renewed for a year');
+  t.equal(await queued(), 2, 'nothing to report');
+  expires = '2027-01-10T00:00:00Z';
+  t.equal(await run('2026-12-19T12:00:00Z'), 1, 'another registration, 21 days left');
+  await rx.waitFor(3);
+  t.match(verify(2), { type: 'domain.expiring', data: { days_left: 21, expires_at: '2027-01-10T00:00:00.000Z' } }, 'a new expiry date is news again');
+  t.equal(await queued(), 3);
 });

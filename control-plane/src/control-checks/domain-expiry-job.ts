@@ -1,8 +1,10 @@
 import { roundPhaseMs, type DomainExpiryCheckOutput } from '@vantage/shared-protocol';
+import type { EventPublisher } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { lookupDomain, type DomainLookupOptions } from '../domains/lookup.js';
 import { claimDomainChecks, scheduleDomainCheck } from './domain-expiry.db.js';
+import { publishDomainExpiring } from './domain-expiry-events.js';
 import { storeControlCheck } from './results.db.js';
 
 /** Monitors one pass claims. */
@@ -25,11 +27,14 @@ const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.i
  * `assertion`) when fewer than `min_days_remaining` (or `critical_days`) whole days remain, down
  * (class `target`) when no registry gave an expiry date (a registry the outbound policy refuses
  * included: the error gives the policy's reason). The next run is the next round.
+ * With `events`, a registration with fewer days left than the monitor's `warn_days` or
+ * `critical_days` queues `domain.expiring` in the transaction that stores the check, once per
+ * threshold crossed (domain-expiry-events.ts).
  * Once `signal` aborts (shutdown), the look-up under way is dropped, not stored, and the monitors
  * not yet checked are released (due now, for any instance).
  * @returns checks stored
  */
-export async function runDomainChecks(sql: Sql, lookup: DomainLookupOptions, now: () => Date = () => new Date(), signal?: AbortSignal): Promise<number> {
+export async function runDomainChecks(sql: Sql, lookup: DomainLookupOptions, now: () => Date = () => new Date(), signal?: AbortSignal, events?: EventPublisher): Promise<number> {
   const t0 = now();
   const lease_ms = 3 * (lookup.timeout_ms ?? 10_000) * BATCH;
   const claimed = await sql.begin((tx) => claimDomainChecks(tx, t0, lease_ms, BATCH));
@@ -66,6 +71,7 @@ export async function runDomainChecks(sql: Sql, lookup: DomainLookupOptions, now
         success: error === null, error, error_class: error === null ? null : low ? 'assertion' : 'target',
         output,
       })) stored++;
+      if (events && output) await publishDomainExpiring(tx, events, m, output);
       await scheduleDomainCheck(tx, m.monitor_id, round.next);
     });
   }
@@ -73,17 +79,18 @@ export async function runDomainChecks(sql: Sql, lookup: DomainLookupOptions, now
 }
 
 /**
- * Run domain_expiry passes every `every_ms` (default 15 s), one at a time.
+ * Run domain_expiry passes every `every_ms` (default 15 s), one at a time, queueing
+ * `domain.expiring` through `deps.events`.
  * @returns stop(): aborts the look-up under way (its monitors are released, nothing is stored
  *   for it) and resolves once the running pass has ended
  */
-export function startDomainExpiryJob(deps: { sql: Sql; log: Logger }, lookup: DomainLookupOptions, every_ms = 15_000): { stop(): Promise<void> } {
+export function startDomainExpiryJob(deps: { sql: Sql; log: Logger; events: EventPublisher }, lookup: DomainLookupOptions, every_ms = 15_000): { stop(): Promise<void> } {
   const log = deps.log.child({ module: 'control-checks.domain-expiry' });
   let running: Promise<void> | null = null;
   const stopping = new AbortController();
   const timer = setInterval(() => {
     if (running) return;
-    running = runDomainChecks(deps.sql, lookup, undefined, stopping.signal)
+    running = runDomainChecks(deps.sql, lookup, undefined, stopping.signal, deps.events)
       .then((n) => { if (n > 0) log.debug({ stored: n }, 'domain expiry checks stored'); })
       .catch((err) => log.warn({ err }, 'domain expiry pass failed'))
       .finally(() => { running = null; });

@@ -2,9 +2,11 @@ import type { SqlExecutor } from '../contracts.js';
 
 /* SQL of domain_expiry runs (0027_control_checks.sql domain_expiry_state). */
 
-/** A claimed domain_expiry monitor. */
+/** A claimed domain_expiry monitor (with its owner and name for `domain.expiring`). */
 export interface ClaimedDomainCheck {
   monitor_id: string;
+  user_id: string;
+  name: string;
   target: string;
   config: Record<string, unknown>;
   interval_s: number;
@@ -28,7 +30,7 @@ export async function claimDomainChecks(tx: SqlExecutor, now: Date, lease_ms: nu
       ORDER BY d.next_run_at LIMIT ${limit} FOR UPDATE OF d SKIP LOCKED)
     UPDATE domain_expiry_state d SET next_run_at = ${new Date(now.getTime() + lease_ms)}
     FROM due, monitors m WHERE d.monitor_id = due.monitor_id AND m.id = d.monitor_id
-    RETURNING d.monitor_id, m.target, m.config, m.interval_s`;
+    RETURNING d.monitor_id, m.user_id, m.name, m.target, m.config, m.interval_s`;
 }
 
 /** When the monitor's next run is due. */

@@ -1,4 +1,5 @@
 import type { HeartbeatCheckOutput, HeartbeatMonitorConfig } from '@vantage/shared-protocol';
+import type { EventPublisher } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { claimHeartbeats, saveHeartbeatState, seedHeartbeatStates, type ClaimedHeartbeat } from './heartbeat.db.js';
@@ -23,9 +24,11 @@ const NEVER = new Date('9999-12-31T00:00:00Z');
  * missed expected check-in (kind `missed`, class `timeout`) and waits for the next one. Checks are
  * idempotent by their time. A row's `deadline_at` is when it needs the detector next: the earlier
  * of the wait's deadline (due + grace) and the open run's.
+ * Each missed check stored queues the webhook event `heartbeat.missed` through `events` in the
+ * same transaction (docs/api/webhooks.md "Events"), so it is sent once however many instances run.
  * @returns how many failed checks were stored
  */
-export async function detectMissedHeartbeats(sql: Sql, now: Date): Promise<number> {
+export async function detectMissedHeartbeats(sql: Sql, now: Date, events?: EventPublisher): Promise<number> {
   await seedHeartbeatStates(sql);
   let missed = 0;
   for (;;) {
@@ -67,7 +70,16 @@ export async function detectMissedHeartbeats(sql: Sql, now: Date): Promise<numbe
           monitor_id: h.monitor_id, interval_s: h.interval_s, scheduled_at: miss.last_due_at, started_at: now, finished_at: now,
           success: false, error_class: 'timeout', output,
           error: `no check-in ${since}: expected at ${miss.last_due_at.toISOString()}, grace ${config.grace_s} s`,
-        })) missed++;
+        })) {
+          missed++;
+          await events?.publish({
+            type: 'heartbeat.missed', user_id: h.user_id, occurred_at: miss.last_deadline_at,
+            data: {
+              monitor: { id: h.monitor_id, name: h.name, type: 'heartbeat', target: h.target ?? '' },
+              last_ping_at: h.last_checkin_at?.toISOString() ?? null, expected_at: miss.last_due_at.toISOString(),
+            },
+          }, tx);
+        }
         await saveHeartbeatState(tx, {
           ...h, anchor_at: miss.last_due_at, ...miss.next, run_started_at, deadline_at: earliest(miss.next.deadline_at, open_run) ?? NEVER,
         });
@@ -95,14 +107,15 @@ function unfinishedCheck(h: ClaimedHeartbeat, config: HeartbeatMonitorConfig, st
 
 /**
  * Run the detector every `every_ms` (default 5 s: a missed check-in is noticed within that of its
- * deadline), one pass at a time. @returns stop(): resolves once a running pass has ended
+ * deadline), one pass at a time, queueing `heartbeat.missed` through `deps.events`.
+ * @returns stop(): resolves once a running pass has ended
  */
-export function startHeartbeatJob(deps: { sql: Sql; log: Logger }, every_ms = 5000): { stop(): Promise<void> } {
+export function startHeartbeatJob(deps: { sql: Sql; log: Logger; events: EventPublisher }, every_ms = 5000): { stop(): Promise<void> } {
   const log = deps.log.child({ module: 'control-checks.heartbeat' });
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running) return;
-    running = detectMissedHeartbeats(deps.sql, new Date())
+    running = detectMissedHeartbeats(deps.sql, new Date(), deps.events)
       .then((n) => { if (n > 0) log.info({ missed: n }, 'missed heartbeat check-ins stored'); })
       .catch((err) => log.warn({ err }, 'heartbeat detector pass failed'))
       .finally(() => { running = null; });

@@ -53,3 +53,41 @@ t.test('a missed check-in sends monitor.down (no node: node_id null) and the nex
   await rx.waitFor(2);
   t.match(verify(1), { type: 'monitor.up', data: { monitor: { id: m.id }, status: 'up', previous_status: 'down', failing_nodes: [] } });
 });
+
+t.test('heartbeat.missed: one per missed deadline, sent once however often the detector runs', async (t) => {
+  const { app, sql, deps } = await testApp(t, { config: { delivery_allow_cidrs: ['127.0.0.0/8'], delivery_poll_interval_ms: 50 }, delivery: true });
+  const u = await registerUser(app);
+  const rx = await startReceiver(t);
+  const endpoint = await call(app, 'POST', '/v1/webhook-endpoints', { token: u.access_token, body: { url: rx.url, events: ['heartbeat.missed'] } });
+  t.equal(endpoint.status, 201);
+  const created = await call(app, 'POST', '/v1/monitors', { token: u.access_token, body: { name: 'cron job', type: 'heartbeat', config: { period_s: 3600, grace_s: 600 } } });
+  t.equal(created.status, 201);
+  const m = (await findMonitorByHeartbeatHash(sql, hashHeartbeatToken(created.body.data.heartbeat.token)))!;
+  const verify = (i: number) => {
+    const r = rx.received[i]!;
+    return new Webhook(endpoint.body.data.secret).verify(r.body, {
+      'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']),
+    }) as { id: string; type: string; timestamp: string; data: any };
+  };
+  const queued = async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM deliveries WHERE event_type = 'heartbeat.missed'`)[0]!.n;
+
+  const t0 = new Date(Date.now() - 5 * 3600_000);
+  const ping = { kind: 'success' as const, exit_status: null, method: 'GET' as const, source_ip: '127.0.0.1', user_agent: null, body: null };
+  await recordCheckin(sql, m, ping, t0);
+  const late = new Date(t0.getTime() + 3600_000 + 601_000);
+  t.equal(await detectMissedHeartbeats(sql, late, deps.events), 1, 'the missed check-in is stored');
+  t.equal(await detectMissedHeartbeats(sql, late, deps.events), 0, 'a second pass at the same time stores nothing');
+  t.equal(await queued(), 1, 'and queues no second event');
+  await rx.waitFor(1);
+  const first = verify(0);
+  t.match(first, {
+    type: 'heartbeat.missed', timestamp: new Date(t0.getTime() + 3600_000 + 600_000).toISOString(),
+    data: { monitor: { id: m.id, name: 'cron job', type: 'heartbeat' }, last_ping_at: t0.toISOString(), expected_at: new Date(t0.getTime() + 3600_000).toISOString() },
+  }, 'signed, with the last check-in and the expected one; timestamped at the deadline');
+
+  t.equal(await detectMissedHeartbeats(sql, new Date(t0.getTime() + 2 * 3600_000 + 601_000), deps.events), 1, 'the next period is missed too');
+  await rx.waitFor(2);
+  t.match(verify(1), { type: 'heartbeat.missed', data: { monitor: { id: m.id }, last_ping_at: t0.toISOString(), expected_at: new Date(t0.getTime() + 2 * 3600_000).toISOString() } });
+  t.not(verify(1).id, first.id, 'a new event for the new deadline');
+  t.equal(await queued(), 2);
+});

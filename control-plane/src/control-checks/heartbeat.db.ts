@@ -16,8 +16,11 @@ export interface HeartbeatStateRow {
   run_started_at: Date | null;
 }
 
-/** A claimed row with what the detector needs of its monitor. */
+/** A claimed row with what the detector needs of its monitor (its name and owner for `heartbeat.missed`). */
 export interface ClaimedHeartbeat extends HeartbeatStateRow {
+  user_id: string;
+  name: string;
+  target: string | null;
   config: Record<string, unknown>;
   interval_s: number;
   monitor_revision: number;
@@ -89,7 +92,7 @@ export async function seedHeartbeatStates(tx: SqlExecutor): Promise<number> {
 export async function claimHeartbeats(tx: SqlExecutor, now: Date, limit: number): Promise<ClaimedHeartbeat[]> {
   return tx<ClaimedHeartbeat[]>`
     SELECT h.monitor_id, h.revision::int AS revision, h.anchor_at, h.due_at, h.deadline_at, h.last_checkin_at, h.run_started_at,
-      m.config, m.interval_s, m.revision::int AS monitor_revision
+      m.user_id, m.name, m.target, m.config, m.interval_s, m.revision::int AS monitor_revision
     FROM heartbeat_state h JOIN monitors m ON m.id = h.monitor_id
     WHERE m.status = 'active' AND m.type = 'heartbeat'
       AND (h.deadline_at IS NULL OR h.deadline_at <= ${now} OR h.revision <> m.revision)

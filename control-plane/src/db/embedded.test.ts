@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -9,11 +10,51 @@ import { createLogger } from '../log.js';
 import { createResultSink } from '../probes/sink.js';
 import { createOutbound } from '../outbound.js';
 import { call, registerUser } from '../test-support/app.js';
-import { startEmbeddedPostgres } from './embedded.js';
+import { initEmbeddedDataDir, isEmbeddedDataDir, startEmbeddedPostgres } from './embedded.js';
 import { migrate } from './migrate.js';
 import { connect } from './sql.js';
 
-t.test('the whole app on embedded PGlite: register, login, profile', async (t) => {
+// initdb takes 15-60 s on a loaded machine, and the file makes three databases.
+t.setTimeout(600_000);
+
+/** This process's peak resident memory so far (VmHWM), MiB. */
+const peakMiB = () => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
+
+// First in the file: the peak-memory figure is only telling before anything else grew the process.
+t.test('a fresh embedded database is made by initdb in a child process: this process stays small', { timeout: 300_000 }, async (t) => {
+  const data_dir = await mkdtemp(join(tmpdir(), 'vantage-embedded-'));
+  t.teardown(() => rm(data_dir, { recursive: true, force: true }));
+  const before = peakMiB();
+  const pg = await startEmbeddedPostgres(data_dir, { shared_buffers_mb: 16 });
+  t.teardown(() => pg.close());
+  const grown = peakMiB() - before;
+  // initdb in this process grew it by 0.7-0.8 GiB; opening a made folder with 16 MB of buffers costs about 0.1.
+  t.ok(grown < 400, `peak memory grew by ${grown.toFixed(0)} MiB (under 400)`);
+  t.ok(isEmbeddedDataDir(join(data_dir, 'pglite')), 'the data folder is complete');
+  t.same((await readdir(data_dir)).sort(), ['pglite'], 'no temporary folder left beside it');
+  const sql = connect(pg.url, 1);
+  t.teardown(() => sql.end({ timeout: 5 }));
+  const [row] = await sql<{ shared_buffers: string }[]>`SHOW shared_buffers`;
+  t.equal(row!.shared_buffers, '16MB', 'shared_buffers as configured');
+});
+
+t.test('initEmbeddedDataDir: a complete folder is kept, an empty one is made, a failure says why', { timeout: 300_000 }, async (t) => {
+  const parent = await mkdtemp(join(tmpdir(), 'vantage-embedded-'));
+  t.teardown(() => rm(parent, { recursive: true, force: true }));
+  const dir = join(parent, 'pglite');
+  await mkdir(dir); // an empty folder, as an interrupted older version left it
+  await initEmbeddedDataDir(dir);
+  t.ok(isEmbeddedDataDir(dir));
+  const made = statSync(join(dir, 'PG_VERSION')).mtimeMs;
+  await initEmbeddedDataDir(dir);
+  t.equal(statSync(join(dir, 'PG_VERSION')).mtimeMs, made, 'a complete folder is not made again');
+  // A parent that is a file: initdb cannot write there.
+  const blocked = join(parent, 'PG_VERSION-file', 'pglite');
+  await writeFile(join(parent, 'PG_VERSION-file'), 'x');
+  await t.rejects(initEmbeddedDataDir(blocked), /cannot create the embedded database|ENOTDIR|EEXIST/);
+});
+
+t.test('the whole app on embedded PGlite: register, login, profile', { timeout: 300_000 }, async (t) => {
   const data_dir = await mkdtemp(join(tmpdir(), 'vantage-embedded-'));
   t.teardown(() => rm(data_dir, { recursive: true, force: true }));
   const pg = await startEmbeddedPostgres(data_dir);

@@ -25,7 +25,7 @@ export function createOutboundPolicy(config: Pick<Config, 'probe_allow_cidrs' | 
 /** The addresses of a host (canonical form), every one allowed; or why not. */
 export type HostCheck =
   | { ok: true; addresses: string[] }
-  | { ok: false; refused: true; reason: string }
+  | { ok: false; refused: true; reason: string; setting: string }
   | { ok: false; refused: false; reason: string };
 
 /**
@@ -33,7 +33,7 @@ export type HostCheck =
  * every address it has: refused when any is, so a name with one public and one private address
  * cannot be used to reach the private one. `localhost` names are loopback without a lookup
  * (RFC 6761 6.3). A name that does not resolve is `refused: false` (it may resolve later).
- * A refusal's reason names the address, its range and {@link OUTBOUND_ALLOW_SETTING}.
+ * A refusal's reason names the address, its range and {@link OUTBOUND_ALLOW_SETTING}, also given as `setting`.
  */
 export async function checkHost(host: string, policy: OutboundPolicy): Promise<HostCheck> {
   const bare = canonicalHost(host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
@@ -53,26 +53,39 @@ export async function checkHost(host: string, policy: OutboundPolicy): Promise<H
     const v = policy.allowed(address);
     if (!v.allowed) {
       const what = address === bare ? address : `${bare} resolves to ${address}`;
-      return { ok: false, refused: true, reason: `${what}, a ${v.range} address, which the control plane does not connect to (the operator can open a range with ${OUTBOUND_ALLOW_SETTING})` };
+      return { ok: false, refused: true, setting: OUTBOUND_ALLOW_SETTING, reason: `${what}, a ${v.range} address, which the control plane does not connect to (the operator can open a range with ${OUTBOUND_ALLOW_SETTING})` };
     }
   }
   return { ok: true, addresses };
 }
 
+/** Why an outbound URL is refused, and the setting that would open it (null when none would: a bad URL, a name that does not resolve). */
+export interface OutboundUrlRefusal {
+  reason: string;
+  setting: string | null;
+}
+
 /**
- * Check an outbound URL before it is stored (webhook endpoint create/update): http or https,
- * and a host whose every address the policy allows. It is checked again at every connection
- * (connector.ts), because DNS answers change.
- * @returns null when allowed, else the reason (for a 422)
+ * Check an outbound URL before it is stored (webhook endpoint and alert channel create/update):
+ * http or https, and a host whose every address the policy allows. It is checked again at every
+ * connection (connector.ts), because DNS answers change.
+ * @returns null when allowed, else the refusal: its reason (for the error message and
+ *   `details.fields`) and its setting (for `details.setting`: docs/api/webhooks.md)
  */
-export async function refuseOutboundUrl(url: string, policy: OutboundPolicy): Promise<string | null> {
+export async function refuseOutboundUrl(url: string, policy: OutboundPolicy): Promise<OutboundUrlRefusal | null> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return 'not a valid URL';
+    return { reason: 'not a valid URL', setting: null };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'only http and https URLs are allowed';
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { reason: 'only http and https URLs are allowed', setting: null };
   const check = await checkHost(parsed.hostname, policy);
-  return check.ok ? null : check.reason;
+  if (check.ok) return null;
+  return { reason: check.reason, setting: check.refused ? check.setting : null };
+}
+
+/** The error `details` of a refused outbound URL in `path`: `fields`, and `setting` when one opens it. */
+export function refusalDetails(path: string, refusal: OutboundUrlRefusal): Record<string, unknown> {
+  return { fields: [{ path, message: refusal.reason }], ...(refusal.setting ? { setting: refusal.setting } : {}) };
 }

@@ -91,6 +91,7 @@ async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<vo
       agent_version: msg.agent_version,
       capabilities: msg.capabilities,
       platform_owner_emails: core.config.platform_node_owners,
+      shared: token.shared,
     });
     await setConsumedNode(tx, token.id, node_id);
     return row;

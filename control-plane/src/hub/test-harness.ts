@@ -62,7 +62,9 @@ export async function makeToken(sql: Sql, fields: Partial<Parameters<typeof inse
   await insertEnrollmentToken(sql, {
     id: newId('enrollment_token_record'), user_id: newId('user'), token_hash: secretHash(token), preview: 'ent_…',
     label: null, country_code: null, declared_province: null, city_id: null, operator: null, sponsor_user_id: null,
-    ttl_hours: 24, ...fields,
+    // Shared: the nodes of these tests serve every account's probes and monitors, as one
+    // enrolled through the API with `shared: true` (docs/api/nodes.md "Sharing").
+    ttl_hours: 24, shared: true, ...fields,
   });
   return token;
 }

@@ -77,3 +77,62 @@ t.test('the app sheds probe creation with the configured limits (VANTAGE_SHED_*)
   await locker;
   t.equal((await first).status, 404, 'the request in flight finished normally');
 });
+
+/** Keep the event loop busy for `ms` (what start-up work or a CPU-starved process does to it). */
+function block(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) { /* busy */ }
+}
+
+/** Resolve once `cond()` holds, checking every 20 ms, or fail after `timeout_ms`. */
+async function until(cond: () => boolean, timeout_ms: number, what: string): Promise<void> {
+  const end = Date.now() + timeout_ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function delayApp(monitor: LoadMonitor): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestContext(createLogger('silent')));
+  app.use('*', loadShedding(limits, monitor));
+  app.post('/v1/probe/ping', (c) => c.json({ ok: true }, 202));
+  app.onError(onError);
+  return app;
+}
+
+t.test('start-up work that keeps the event loop late for a while does not refuse the first probe creations', async (t) => {
+  const monitor = new LoadMonitor();
+  t.teardown(() => monitor.close());
+  const app = delayApp(monitor);
+  // Migrations, compiling, the embedded database's first queries: 300 ms blocks for 1.5 s.
+  const started = Date.now();
+  while (Date.now() - started < 1500) {
+    block(300);
+    await new Promise((r) => setImmediate(r));
+  }
+  const res = await app.request('/v1/probe/ping', { method: 'POST' });
+  t.equal(res.status, 202, `admitted (${res.status === 503 ? JSON.stringify(await res.json()) : ''})`);
+  t.equal(monitor.eventLoopDelayMs(), 0, 'one late window is not a sustained delay');
+});
+
+t.test('an event-loop delay sustained over every window sheds probe creation until it passes', async (t) => {
+  const monitor = new LoadMonitor({ window_ms: 100, windows: 3 });
+  t.teardown(() => monitor.close());
+  const app = delayApp(monitor);
+  // Late in every window: blocks of 250 ms with a turn of the loop between them, until the
+  // monitor has judged 3 windows late (bounded: the machine may be slow, never too fast).
+  await until(() => { block(250); return monitor.eventLoopDelayMs() >= limits.shed_event_loop_delay_ms; }, 60_000, 'a sustained delay');
+  const res = await app.request('/v1/probe/ping', { method: 'POST' });
+  t.equal(res.status, 503);
+  t.match(((await res.json()) as any).error.details, { signal: 'event_loop_delay', limit: limits.shed_event_loop_delay_ms });
+  // Quiet again: admitted once the late windows have passed.
+  await until(() => monitor.eventLoopDelayMs() < limits.shed_event_loop_delay_ms, 60_000, 'the delay to pass');
+  t.equal((await app.request('/v1/probe/ping', { method: 'POST' })).status, 202);
+});
+
+t.test('bad delay windows are refused when the monitor is built', async (t) => {
+  t.throws(() => new LoadMonitor({ window_ms: 0, windows: 3 }), /bad delay windows/);
+  t.throws(() => new LoadMonitor({ window_ms: 100, windows: 0 }), /bad delay windows/);
+});

@@ -10,8 +10,20 @@ export type LoadShedOptions = Pick<Config, 'shed_max_inflight_creations' | 'shed
 /** Why a request was shed: the signal, its limit and the value that passed it. */
 export interface ShedReason { signal: 'inflight_creations' | 'inflight_requests' | 'event_loop_delay'; limit: number; value: number }
 
-/** Window over which the event-loop delay percentile is taken, ms. */
-const DELAY_WINDOW_MS = 1000;
+/**
+ * How the event-loop delay is judged: the 99th percentile of each `window_ms` window, and the
+ * delay counted is the lowest of the last `windows` windows, so only delay sustained over all of
+ * them sheds. A single late window (start-up work: migrations, compiling, the embedded database's
+ * first queries, placement catching up) does not, and nothing is judged before `windows` full
+ * windows were seen since the monitor started.
+ */
+export interface DelayWindows { window_ms: number; windows: number }
+
+/** Default {@link DelayWindows}: 1 s windows, sustained over 5 of them. */
+export const DELAY_WINDOWS: DelayWindows = { window_ms: 1000, windows: 5 };
+
+/** The histogram's resolution, ms; it counts it as delay, so it is taken off each percentile. */
+const RESOLUTION_MS = 10;
 
 /** A request that creates work for nodes: probe creation (POST /v1/probe/http, /ping, …). */
 export function createsWork(c: Context): boolean {
@@ -20,37 +32,51 @@ export function createsWork(c: Context): boolean {
 
 /**
  * The load of this process as admission control sees it: requests being handled, probe creations
- * among them, and the event-loop delay (perf_hooks monitorEventLoopDelay, 99th percentile of the
- * last DELAY_WINDOW_MS, sampled lazily when asked).
+ * among them, and the event-loop delay (perf_hooks monitorEventLoopDelay, 99th percentile per
+ * window, read from a timer at the end of each window: see {@link DelayWindows}). The timer does
+ * not keep the process alive; {@link close} stops it.
  */
 export class LoadMonitor {
   inflight = 0;
   creations = 0;
-  readonly #delay = monitorEventLoopDelay({ resolution: 10 });
-  #sampled_at = Date.now();
-  #p99_ms = 0;
+  readonly #delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  readonly #p99_ms: number[] = [];
+  readonly #timer: NodeJS.Timeout;
 
-  constructor() {
+  constructor(readonly windows: DelayWindows = DELAY_WINDOWS) {
+    if (!(windows.window_ms > 0 && Number.isInteger(windows.windows) && windows.windows >= 1)) throw new Error(`LoadMonitor: bad delay windows ${JSON.stringify(windows)}`);
     this.#delay.enable();
+    this.#timer = setInterval(() => this.#endWindow(), windows.window_ms).unref();
   }
 
-  /** 99th percentile of the event-loop delay over the last full window, ms. */
-  eventLoopDelayMs(now = Date.now()): number {
-    if (now - this.#sampled_at >= DELAY_WINDOW_MS) {
-      // The histogram counts the timer's own resolution as delay: take it off.
-      this.#p99_ms = Math.max(0, this.#delay.percentile(99) / 1e6 - 10);
-      this.#delay.reset();
-      this.#sampled_at = now;
-    }
-    return this.#p99_ms;
+  #endWindow(): void {
+    // A window with no sample at all was one long block: its length is its delay.
+    const p99_ms = this.#delay.count > 0 ? this.#delay.percentile(99) / 1e6 : this.windows.window_ms;
+    this.#delay.reset();
+    this.#p99_ms.push(Math.max(0, p99_ms - RESOLUTION_MS));
+    if (this.#p99_ms.length > this.windows.windows) this.#p99_ms.shift();
+  }
+
+  /**
+   * The event-loop delay sustained over the last `windows` windows (the lowest of their 99th
+   * percentiles), ms; 0 until that many windows were seen.
+   */
+  eventLoopDelayMs(): number {
+    return this.#p99_ms.length < this.windows.windows ? 0 : Math.min(...this.#p99_ms);
+  }
+
+  /** Stop measuring. */
+  close(): void {
+    clearInterval(this.#timer);
+    this.#delay.disable();
   }
 }
 
 /**
  * Why the request `creates` (work for nodes or not) must be refused now, or null to admit it:
  * any request once `shed_max_inflight_requests` are in flight; a probe creation once
- * `shed_max_inflight_creations` creations are in flight or the event-loop delay passed
- * `shed_event_loop_delay_ms`.
+ * `shed_max_inflight_creations` creations are in flight or the event-loop delay, sustained
+ * ({@link LoadMonitor.eventLoopDelayMs}), passed `shed_event_loop_delay_ms`.
  */
 export function shedReason(load: { inflight: number; creations: number; delay_ms: () => number }, creates: boolean, o: LoadShedOptions): ShedReason | null {
   if (o.shed_max_inflight_requests > 0 && load.inflight >= o.shed_max_inflight_requests) {

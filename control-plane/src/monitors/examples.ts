@@ -37,7 +37,7 @@ export const EXAMPLES = {
     },
     interval_s: 60, node_count: 3, group_id: GROUP_ID, tags: ['prod', 'shop'], status: 'active', state: 'pending',
     private_target: false, node_ids: [],
-    placement: { status: 'short', secret_headers: [], message: 'placed on 0 of 3 nodes: it runs only on nodes that can run https checks, and no more of those online can run it; placement keeps trying' },
+    placement: { status: 'short', secret_headers: [], message: 'placed on 0 of 3 nodes: it runs only on your own, shared and platform nodes that can run https checks, and no more of those online can run it; placement keeps trying' },
     heartbeat: null, last_check_at: null, uptime_24h: null,
     state_changed_at: AT, created_at: AT, updated_at: AT,
   },

@@ -28,6 +28,15 @@ t.test('run: one ad-hoc task per online node of the monitor, returned like a pro
   const poll = await call(app, 'GET', `/v1/probe/tasks/${run.body.data.task_id}`);
   t.equal(poll.status, 200, 'polled like any probe');
 
+  const tasks = async () => (await sql`SELECT count(*)::int AS n FROM probe_tasks`)[0]!.n as number;
+  t.equal((await api('POST', `/v1/monitors/${m.id}/pause`)).status, 200);
+  const queued = await tasks();
+  const paused = await api('POST', `/v1/monitors/${m.id}/run`);
+  t.equal(paused.status, 409, 'a paused monitor does not run');
+  t.match(paused.body.error, { code: 'MONITOR_PAUSED', message: /paused.*resume/ });
+  t.equal(await tasks(), queued, 'no task queued for it');
+  t.equal((await api('POST', `/v1/monitors/${m.id}/resume`)).status, 200);
+
   const https = (await api('POST', '/v1/monitors', { name: 'https', type: 'https', target: 'https://198.18.1.10/health', node_count: 1, config: { method: 'HEAD', headers: { 'x-probe': '1' } } })).body.data;
   t.equal((await api('POST', `/v1/monitors/${https.id}/run`)).status, 202);
   const node = https.node_ids[0] === de.node_id ? de.node : fr.node;

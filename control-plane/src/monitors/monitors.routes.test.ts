@@ -97,7 +97,7 @@ t.test('names are unique per account (create and patch); another account may reu
 });
 
 t.test('the plan quota and node_count', async (t) => {
-  const { app } = await testApp(t, { config: { plan_monitors_max: 2, plan_node_count_default: 2, plan_node_count_max: 4 } });
+  const { app } = await testApp(t, { config: { plan: 'free', plan_monitors_max: 2, plan_node_count_default: 2, plan_node_count_max: 4 } });
   const u = await registerUser(app);
   const a = await call(app, 'POST', '/v1/monitors', { token: u.access_token, body: { ...HTTPS, name: 'a', node_count: 0 } });
   t.equal(a.body.data.node_count, 2, 'node_count 0 = the plan default');

@@ -96,7 +96,7 @@ const run = createRoute({
   request: { params: monitorIdParam },
   responses: {
     202: okWithExample(probeCreatedSchema, '{task_id, task_ids[], status: queued}', { task_id: 'pt_01jd3k6w9z4q8r2t7v5x1y3b6c', task_ids: ['pt_01jd3k6w9z4q8r2t7v5x1y3b6c'], status: 'queued' }),
-    409: jsonError('CONFLICT: the type has no ad-hoc probe (heartbeat, domain_expiry, rbl, browser)'),
+    409: jsonError('MONITOR_PAUSED: the monitor is paused (resume it first); CONFLICT: the type has no ad-hoc probe (heartbeat, domain_expiry, rbl, browser)'),
     422: jsonError('PROBE_TOO_FEW_NODES: the monitor is placed on no node yet'),
     503: jsonError('NODE_OFFLINE: none of the monitor\'s nodes is online'),
     ...NOT_FOUND, ...AUTH_ERRORS,
@@ -214,6 +214,8 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     const { id } = c.req.valid('param');
     const principal = c.get('principal')!;
     const m = await owned(principal.user_id, id);
+    // Paused means no rounds: a run would record nothing and contradict the state shown.
+    if (m.status === 'paused') throw new ApiError('MONITOR_PAUSED', 'the monitor is paused: resume it (POST /v1/monitors/{id}/resume) to run it');
     const adhoc = adhocProbeOf(m.type, m.target, secretsFailure(() => openedConfig(box, m.id, m.type, m.config)));
     if (!adhoc) throw new ApiError('CONFLICT', `a ${m.type} monitor has no ad-hoc probe: its rounds only run on schedule`);
     if (m.node_ids.length === 0) throw new ApiError('PROBE_TOO_FEW_NODES', 'the monitor is placed on no node yet (no online node can run it)');

@@ -31,7 +31,8 @@ export interface PlacedMonitor {
  * How the monitor's placement stands (shared-protocol monitorPlacementSchema): `control_plane`
  * for the types no node runs; `placed` on `node_count` nodes or more; else `short`, with a
  * message naming the rule that limits it: a private target (your own nodes that allow private
- * targets), secret headers (your own nodes and platform nodes), else the capability its type needs.
+ * targets), secret headers (your own nodes and platform nodes), else sharing and the capability
+ * its type needs (your own, shared and platform nodes: nodes/sharing.ts).
  */
 export function placementOf(m: PlacedMonitor): MonitorPlacement {
   const secret_headers = monitorSecretHeaders(m.type, m.config.headers);
@@ -41,7 +42,7 @@ export function placementOf(m: PlacedMonitor): MonitorPlacement {
     ? 'its target is private, so it runs only on your own nodes that allow private targets'
     : secret_headers.length > 0
       ? `its headers ${secret_headers.join(', ')} carry secrets, which go only to your own nodes and to platform nodes`
-      : `it runs only on nodes that can run ${m.type} checks`;
+      : `it runs only on your own, shared and platform nodes that can run ${m.type} checks`;
   const next = m.status === 'paused' ? 'a paused monitor gets no new nodes until it is resumed' : 'placement keeps trying';
   return { status: 'short', secret_headers, message: `placed on ${m.node_ids.length} of ${m.node_count} nodes: ${where}, and no more of those online can run it; ${next}` };
 }

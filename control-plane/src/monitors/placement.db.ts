@@ -33,7 +33,7 @@ function placementMonitor<T extends MonitorColumns>(row: T): Omit<T, 'headers'> 
  */
 export async function placementNodes(sql: SqlExecutor, grace_ms: number): Promise<Map<string, PlacementNode>> {
   const rows = await sql<PlacementNode[]>`
-    SELECT n.id, n.country_key AS country, n.asn, n.capabilities, n.owner_user_id, n.allow_private, n.platform,
+    SELECT n.id, n.country_key AS country, n.asn, n.capabilities, n.owner_user_id, n.allow_private, n.platform, n.shared,
       CASE WHEN n.status = 'online' THEN 'online'
         WHEN n.status = 'offline' AND n.last_seen_at > now() - make_interval(secs => ${grace_ms / 1000}) THEN 'grace'
         ELSE 'gone' END AS state,

@@ -15,7 +15,7 @@ function seeded(seed = 42): () => number {
 
 let seq = 0;
 function node(country: string, asn: number, over: Partial<PlacementNode> = {}): PlacementNode {
-  return { id: `n_${String(++seq).padStart(4, '0')}`, country, asn, capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'], owner_user_id: 'u_other', allow_private: false, platform: false, state: 'online', load: 0, ...over };
+  return { id: `n_${String(++seq).padStart(4, '0')}`, country, asn, capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'], owner_user_id: 'u_other', allow_private: false, platform: false, shared: true, state: 'online', load: 0, ...over };
 }
 const monitor = (over: Partial<PlacementMonitor> = {}): PlacementMonitor => ({ id: 'm_x', user_id: 'u_me', type: 'http', node_count: 3, private_target: false, status: 'active', secret_headers: false, ...over });
 const byId = (nodes: PlacementNode[]) => new Map(nodes.map((n) => [n.id, n]));
@@ -81,6 +81,19 @@ t.test('secret headers: only the owner\'s nodes and platform nodes, in placement
   t.match(placementOf({ ...row, private_target: true, status: 'paused', config: {}, node_ids: [] }).message, /0 of 3 nodes: its target is private.*paused monitor gets no new nodes/);
   t.match(placementOf({ ...row, type: 'ping', config: { headers: { Authorization: 'b' } }, node_ids: [] }), { status: 'short', secret_headers: [] }, 'only the HTTP-like types have request headers');
   t.same(placementOf({ ...row, type: 'heartbeat', config: {}, node_ids: [] }), { status: 'control_plane', secret_headers: [], message: null });
+});
+
+t.test('sharing: another account\'s node runs a monitor only when shared or a platform node; the owner\'s own always', async (t) => {
+  const closed = node('DE', 1, { shared: false });
+  const open = node('FR', 2);
+  const mine = node('US', 3, { owner_user_id: 'u_me', shared: false });
+  const platform = node('JP', 4, { shared: false, platform: true });
+  const m = monitor({ node_count: 4 });
+  t.same([closed, open, mine, platform].map((n) => canRun(n, m)), [false, true, true, true]);
+  const out = placeMonitor(m, [closed.id], byId([closed, open, mine, platform]), seeded());
+  t.same(out.end, [closed.id], 'placed before its owner stopped sharing it: dropped');
+  t.same(out.add.sort(), [open.id, mine.id, platform.id].sort(), 'a shared node, my own unshared node, the platform node');
+  t.ok(out.short, 'three of four wanted: short');
 });
 
 t.test('re-placement: gone and unfit nodes are dropped, nodes in their grace kept, paused monitors not refilled', async (t) => {

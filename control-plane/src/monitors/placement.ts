@@ -1,5 +1,6 @@
 import { CHECK_CAPABILITY, PROBE_TYPES, isNodeCheckType, type MonitorStatus, type MonitorType } from '@vantage/shared-protocol';
 import { mayHoldSecretsOf } from '../secrets/node-trust.js';
+import { mayServe } from '../nodes/sharing.js';
 
 /*
  * Where a monitor runs (docs/api/monitors.md "Placement"): pure decisions over a snapshot of the
@@ -19,8 +20,10 @@ export interface PlacementNode {
   capabilities: string[];
   owner_user_id: string | null;
   allow_private: boolean;
-  /** A platform node (0037): trusted with every account's secrets. */
+  /** A platform node (0037): trusted with every account's secrets, serves every account. */
   platform: boolean;
+  /** Its owner lets other accounts' monitors run on it (0045, nodes/sharing.ts). */
+  shared: boolean;
   state: 'online' | 'grace' | 'gone';
   /** Live placements on the node (monitors it runs): the least loaded of equal choices wins. */
   load: number;
@@ -55,16 +58,18 @@ export function requiredCapability(type: MonitorType): string {
 }
 
 /**
- * True when `node` may run `m`: it advertises the capability (an empty list counts as every probe
+ * True when `node` may run `m`: it serves the monitor's owner (its own node, a shared node or a
+ * platform node: nodes/sharing.ts mayServe, docs/api/nodes.md "Sharing"); it advertises the
+ * capability (an empty list counts as every probe
  * type, as for ad-hoc probes; a type of its own, such as browser, must be listed); for a private
  * target it is the monitor owner's node with private targets allowed; for a monitor whose headers
  * carry secrets it may hold the owner's secrets (secrets/node-trust.ts: the owner's own node or a
- * platform node). Other monitors run on any node.
+ * platform node). Other monitors run on any node that serves their owner.
  */
 export function canRun(node: PlacementNode, m: PlacementMonitor): boolean {
   const cap = requiredCapability(m.type);
   const able = node.capabilities.length === 0 ? (PROBE_TYPES as readonly string[]).includes(cap) : node.capabilities.includes(cap);
-  if (!able) return false;
+  if (!able || !mayServe(node, m.user_id)) return false;
   if (m.secret_headers && !mayHoldSecretsOf(node, m.user_id)) return false;
   return !m.private_target || (node.owner_user_id === m.user_id && node.allow_private);
 }

@@ -13,6 +13,8 @@ export interface EnrollmentTokenRow {
   operator: string | null;
   status: 'active' | 'used' | 'expired';
   consumed_node_id: string | null;
+  /** The node it enrolls is shared with other accounts from its enrollment (0045). */
+  shared: boolean;
   created_at: Date;
   expires_at: Date;
 }
@@ -20,24 +22,25 @@ export interface EnrollmentTokenRow {
 type Executor = Sql | postgres.TransactionSql<Record<string, never>>;
 
 const COLUMNS = (sql: Executor) => sql`
-  id, user_id, preview, label, country_code, declared_province, city_id, operator, consumed_node_id,
+  id, user_id, preview, label, country_code, declared_province, city_id, operator, consumed_node_id, shared,
   created_at, expires_at,
   CASE WHEN status = 'used' THEN 'used' WHEN expires_at <= now() THEN 'expired' ELSE 'active' END AS status`;
 
 /**
- * Store a new token (only its hash). `ttl_hours` from now sets `expires_at`.
+ * Store a new token (only its hash). `ttl_hours` from now sets `expires_at`; `shared` is carried
+ * to the node it enrolls (docs/api/nodes.md "Sharing").
  * @returns the stored row
  */
 export async function insertEnrollmentToken(sql: Sql, t: {
   id: string; user_id: string; token_hash: string; preview: string; label: string | null;
   country_code: string | null; declared_province: string | null; city_id: number | null;
-  operator: string | null; sponsor_user_id: string | null; ttl_hours: number;
+  operator: string | null; sponsor_user_id: string | null; ttl_hours: number; shared: boolean;
 }): Promise<EnrollmentTokenRow> {
   const [row] = await sql<EnrollmentTokenRow[]>`
     INSERT INTO enrollment_tokens (id, user_id, token_hash, preview, label, country_code, declared_province,
-      city_id, operator, sponsor_user_id, expires_at)
+      city_id, operator, sponsor_user_id, shared, expires_at)
     VALUES (${t.id}, ${t.user_id}, ${t.token_hash}, ${t.preview}, ${t.label}, ${t.country_code},
-      ${t.declared_province}, ${t.city_id}, ${t.operator}, ${t.sponsor_user_id},
+      ${t.declared_province}, ${t.city_id}, ${t.operator}, ${t.sponsor_user_id}, ${t.shared},
       now() + make_interval(hours => ${t.ttl_hours}))
     RETURNING ${COLUMNS(sql)}`;
   return row!;

@@ -24,7 +24,7 @@ const create = createRoute({
   request: { body: jsonBody(enrollmentTokenCreateSchema) },
   responses: {
     201: jsonOk(enrollmentTokenCreatedSchema, '{id, token, expires_at}'),
-    400: jsonError('VALIDATION_FAILED: label, country, province whitelist, city dictionary, operator'),
+    400: jsonError('VALIDATION_FAILED: label, country, province whitelist, city dictionary, operator, shared'),
     ...AUTH_ERRORS,
   },
 });
@@ -73,7 +73,7 @@ function toItem(row: EnrollmentTokenRow): EnrollmentTokenItem {
     id: row.id, label: row.label, status: row.status, created_at: row.created_at.toISOString(),
     expires_at: row.expires_at.toISOString(), preview: row.preview, consumed_node_id: row.consumed_node_id,
     country_code: row.country_code, declared_province: row.declared_province, city_id: row.city_id,
-    operator: row.operator as EnrollmentTokenItem['operator'],
+    operator: row.operator as EnrollmentTokenItem['operator'], shared: row.shared,
   };
 }
 
@@ -94,6 +94,9 @@ export function enrollmentTokensRouter(deps: AppDeps) {
       id: newId('enrollment_token_record'), user_id, token_hash: secretHash(token), preview: maskSecret(token),
       label: body.label ?? null, ...location, operator: body.operator ?? null, sponsor_user_id: body.sponsor_user_id ?? null,
       ttl_hours: body.ttl_hours ?? deps.config.enrollment_token_ttl_hours,
+      // Owner-only unless the owner says otherwise: enrolling a machine does not volunteer it for
+      // every other account's checks (docs/api/nodes.md "Sharing").
+      shared: body.shared ?? false,
     });
     return ok(c, { id: row.id, token, expires_at: row.expires_at.toISOString() }, 201);
   });

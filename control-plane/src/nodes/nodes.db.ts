@@ -31,6 +31,10 @@ export interface NodeRow {
   allow_private: boolean;
   /** A platform node (0037, docs/api/nodes.md "Platform nodes"). */
   platform: boolean;
+  /** Who set `platform` (0045): the operator's list, an administrator, or nobody yet (null). */
+  platform_source: 'owners_setting' | 'admin' | null;
+  /** Its owner lets other accounts' probes and monitors run on it (0045, docs/api/nodes.md "Sharing"). */
+  shared: boolean;
   agent_version: string | null;
   capabilities: string[];
   last_seen_at: Date | null;
@@ -42,7 +46,7 @@ export interface NodeRow {
 // instance's lease (hub_instances, refreshed every heartbeat interval), the stored value otherwise.
 const COLUMNS = (sql: Executor) => sql`
   id, name, owner_user_id, status, instance_id, country, region, city, asn, isp, provider, tags,
-  ip_address, allow_private, platform, agent_version, capabilities,
+  ip_address, allow_private, platform, platform_source, shared, agent_version, capabilities,
   CASE WHEN status = 'online' THEN coalesce((SELECT h.lease_at FROM hub_instances h WHERE h.instance_id = nodes.instance_id), last_seen_at)
     ELSE last_seen_at END AS last_seen_at,
   created_at, removed_at,
@@ -56,16 +60,25 @@ export interface NewNode {
   ip_address: string | null; agent_version: string; capabilities: string[];
   /** The operator's platform node owners (config platform_node_owners): a node of one of them is a platform node. */
   platform_owner_emails?: string[];
+  /** Whether other accounts' probes and monitors may run on it: its enrollment token's `shared`. */
+  shared: boolean;
 }
 
-/** Insert an enrolled node (inside the enrollment transaction), a platform node when its owner is one of `platform_owner_emails`. */
+/**
+ * Insert an enrolled node (inside the enrollment transaction), a platform node when its owner is
+ * one of `platform_owner_emails` (then `platform_source` is 'owners_setting').
+ */
 export async function insertNode(tx: Executor, n: NewNode): Promise<NodeRow> {
   const [row] = await tx<NodeRow[]>`
+    WITH p AS (SELECT ${isPlatformOwner(tx, n.owner_user_id, n.platform_owner_emails ?? [])} AS platform)
     INSERT INTO nodes (id, name, owner_user_id, status, instance_id, credential_hash, country, region, city,
-      city_id, asn, isp, provider, declared_operator, ip_address, agent_version, capabilities, last_seen_at, platform)
-    VALUES (${n.id}, ${n.name}, ${n.owner_user_id}, 'online', ${n.instance_id}, ${n.credential_hash}, ${n.country},
+      city_id, asn, isp, provider, declared_operator, ip_address, agent_version, capabilities, last_seen_at,
+      platform, platform_source, shared)
+    SELECT ${n.id}, ${n.name}, ${n.owner_user_id}, 'online', ${n.instance_id}, ${n.credential_hash}, ${n.country},
       ${n.region}, ${n.city}, ${n.city_id}, ${n.asn}, ${n.isp}, ${n.provider}, ${n.declared_operator},
-      ${n.ip_address}, ${n.agent_version}, ${n.capabilities}, now(), ${isPlatformOwner(tx, n.owner_user_id, n.platform_owner_emails ?? [])})
+      ${n.ip_address}, ${n.agent_version}, ${n.capabilities}, now(),
+      p.platform, CASE WHEN p.platform THEN 'owners_setting' END, ${n.shared}
+    FROM p
     RETURNING ${COLUMNS(tx)}`;
   return row!;
 }
@@ -272,13 +285,17 @@ export async function listNodesJson(sql: Sql, f: NodeFilter, page: number, page_
   return { items_json: found!.items_json, total: found!.total };
 }
 
-/** Owner update (omitted fields unchanged). @returns the updated row, or null when not found. */
-export async function updateNode(sql: Sql, id: string, p: { name?: string; tags?: string[]; allow_private?: boolean }): Promise<NodeRow | null> {
+/**
+ * Owner update (omitted fields unchanged). A change of `shared` queues the node's monitors for
+ * placement (0045's trigger). @returns the updated row, or null when not found.
+ */
+export async function updateNode(sql: Sql, id: string, p: { name?: string; tags?: string[]; allow_private?: boolean; shared?: boolean }): Promise<NodeRow | null> {
   const [row] = await sql<NodeRow[]>`
     UPDATE nodes SET
       name = COALESCE(${p.name ?? null}, name),
       tags = COALESCE(${p.tags ?? null}::text[], tags),
-      allow_private = COALESCE(${p.allow_private ?? null}, allow_private)
+      allow_private = COALESCE(${p.allow_private ?? null}, allow_private),
+      shared = COALESCE(${p.shared ?? null}::boolean, shared)
     WHERE id = ${id} AND removed_at IS NULL
     RETURNING ${COLUMNS(sql)}`;
   return row ?? null;

@@ -32,7 +32,8 @@ const read = createRoute({
 });
 const patch = createRoute({
   method: 'patch', path: '/{id}', tags: ['nodes'], security: BEARER, middleware: write,
-  summary: "Rename a node, set its tags or allow private targets on it (owner only)",
+  summary: "Rename a node, set its tags, allow private targets on it or share it with other accounts (owner only)",
+  description: '`shared`: whether other accounts\' probes and monitors may run on the node (docs/api/nodes.md "Sharing"); turning it off moves other accounts\' monitors off the node.',
   request: { params: idParam, body: jsonBody(nodeUpdateSchema) },
   responses: { 200: jsonOk(nodeDetailSchema, 'the updated node'), 400: jsonError('VALIDATION_FAILED'), ...OWNER_ERRORS },
 });
@@ -67,7 +68,7 @@ function toDetail(row: NodeRow, user_id: string | undefined): NodeDetail {
   const owner = user_id !== undefined && row.owner_user_id === user_id;
   return {
     ...toItem(row), isp: row.isp, agent_version: row.agent_version, created_at: row.created_at.toISOString(),
-    ip_address: owner ? row.ip_address : null, allow_private: owner ? row.allow_private : null, is_owner: owner, platform: row.platform,
+    ip_address: owner ? row.ip_address : null, allow_private: owner ? row.allow_private : null, is_owner: owner, platform: row.platform, shared: row.shared,
     clock_offset_ms: row.clock_offset_ms, clock_skewed: Math.abs(row.clock_offset_ms ?? 0) > CLOCK_SKEW_MAX_MS,
     clock_reported_at: row.clock_offset_at?.toISOString() ?? null,
     outbox: owner && row.outbox_reported_at ? {

@@ -1,16 +1,28 @@
+import { readFileSync } from 'node:fs';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { NODE_WS_PATH, PROTOCOL_VERSION, errorEnvelopeSchema } from '@vantage/shared-protocol';
+import type { Config } from '../config/index.js';
 import type { AppEnv } from '../env.js';
+import { addOperationIds } from './operation-ids.js';
 
-/** Info and servers of the generated document. */
-const DOCUMENT_CONFIG = {
-  openapi: '3.1.0',
-  info: {
-    title: 'Vantage API',
-    version: '1.0.0',
-    description: 'Network diagnostics and uptime monitoring. Generated from the shared zod schemas; guides in the repository\'s docs/api.',
-  },
-} as const;
+/** The control plane's release (control-plane/package.json `version`): one version for the package, `--version` and the API document. */
+export const CONTROL_PLANE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * Info and servers of the generated document: `servers` is `public_url` (VANTAGE_PUBLIC_URL, the
+ * base clients reach, a path prefix kept), else the relative `/` (the document's own origin).
+ */
+function documentConfig(config: Pick<Config, 'public_url'>) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Vantage API',
+      version: CONTROL_PLANE_VERSION,
+      description: 'Network diagnostics and uptime monitoring. Generated from the shared zod schemas; guides in the repository\'s docs/api.',
+    },
+    servers: [config.public_url ? { url: config.public_url.replace(/\/+$/, ''), description: 'VANTAGE_PUBLIC_URL' } : { url: '/', description: 'this control plane' }],
+  };
+}
 
 const openapiRoute = createRoute({
   method: 'get',
@@ -23,10 +35,12 @@ const openapiRoute = createRoute({
 /**
  * Serve `GET /v1/openapi.json` (docs/api/conventions.md): the OpenAPI 3.1 document generated from every
  * route declared with `router.openapi(createRoute(…))` (request and response zod schemas from
- * shared-protocol), plus the bearer security scheme of docs/api/conventions.md. Register it after every
- * router is mounted; the document is built on first request and then reused.
+ * shared-protocol), plus the bearer security scheme of docs/api/conventions.md, a stable operationId
+ * on every operation (operation-ids.ts), `servers` from `config.public_url` and `info.version` the
+ * package's version. Register it after every router is mounted; the document is built on first
+ * request and then reused.
  */
-export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
+export function mountOpenApi(app: OpenAPIHono<AppEnv>, config: Pick<Config, 'public_url'>): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
@@ -48,7 +62,7 @@ export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
   });
   let doc: Record<string, unknown> | undefined;
   app.openapi(openapiRoute, (c) => {
-    doc ??= app.getOpenAPI31Document(DOCUMENT_CONFIG) as unknown as Record<string, unknown>;
+    doc ??= addOperationIds(app.getOpenAPI31Document(documentConfig(config)) as unknown as { paths: Record<string, Record<string, unknown>> }) as unknown as Record<string, unknown>;
     return c.json(doc, 200);
   });
 }

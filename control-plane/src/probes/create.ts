@@ -56,7 +56,9 @@ function ownsPrivately(node: CandidateNode, principal: Principal | null): boolea
  *    refused: 422 PROBE_TARGET_INVALID for anonymous callers, 403 FORBIDDEN for a credential
  *    without the `write` scope; a write-capable caller is restricted to their own nodes that
  *    allow private targets;
- * 3. selects nodes (probes/select.ts; 404/503/422 there; a request whose headers carry secrets
+ * 3. selects nodes among those that serve the caller (own, shared and platform nodes;
+ *    anonymous: shared and platform; nodes/sharing.ts) (probes/select.ts; 404/503/422 there, 403
+ *    for a named node that does not serve the caller; a request whose headers carry secrets
  *    only among nodes trusted with the caller's secrets, 403 for an explicit one that is not),
  *    inserts one task per node (one group,
  *    group id = first task id; a small automatic pick answered by its first round inserts them
@@ -127,7 +129,7 @@ export function probeCreator(deps: ProbeCreatorDeps) {
       };
     };
     const secret_headers = taskSecretHeaders(check);
-    const limits: PickLimits = { private_owner, secrets: secret_headers.length > 0 ? { headers: secret_headers, requester: principal?.user_id ?? null } : null };
+    const limits: PickLimits = { requester: principal?.user_id ?? null, private_owner, secrets: secret_headers.length > 0 ? { headers: secret_headers, requester: principal?.user_id ?? null } : null };
     const { nodes, inserted } = await selectNodesInserting(deps.pick_sql ?? deps.sql, type, body, limits, deps.random, firstRound);
     const ids = inserted ? inserted.ids : nodes.map(() => newId('probe_task'));
     const tasks: NewTask[] = nodes.map((node, i) => ({

@@ -14,18 +14,22 @@ export interface CandidateNode {
   allow_private: boolean;
   /** A platform node (0037): trusted with every requester's secrets. */
   platform: boolean;
+  /** Its owner lets other accounts' probes run on it (0045, nodes/sharing.ts). */
+  shared: boolean;
   capabilities: string[];
   removed: boolean;
 }
 
 /**
- * The filters of an automatic pick: the probe type, `nodes` without `count`, the private-target
- * owner, and `secrets` when the request carries secret headers: only nodes that may hold
+ * The filters of an automatic pick: the probe type, `nodes` without `count`, the requester (only
+ * nodes that serve it: nodes/sharing.ts mayServe; null: anonymous), the private-target owner, and
+ * `secrets` when the request carries secret headers: only nodes that may hold
  * `secrets.requester`'s secrets (null: an anonymous requester).
  */
 export interface CandidateFilter {
   probe_type: ProbeType;
   sel: Omit<NodeSelection, 'count'>;
+  requester: string | null;
   private_owner: string | null;
   secrets: { requester: string | null } | null;
 }
@@ -39,7 +43,7 @@ export interface CountryPick {
   picked: string[];
 }
 
-const COLUMNS = (sql: Sql) => sql`id, name, status, owner_user_id, country, region, asn, provider, allow_private, platform, capabilities`;
+const COLUMNS = (sql: Sql) => sql`id, name, status, owner_user_id, country, region, asn, provider, allow_private, platform, shared, capabilities`;
 
 /** The nodes with these ids (removed ones included, flagged), in no particular order. */
 export async function nodesByIds(sql: Sql, ids: string[]): Promise<CandidateNode[]> {
@@ -62,12 +66,13 @@ function candidateWhere(sql: Sql, f: CandidateFilter) {
  * A candidate but for the capability test: online, not removed, and every non-empty filter of
  * the selection: country in `countries`, region (ISO 3166-2 code or GeoIP state name,
  * case-insensitive) in `regions`, asn in `asns`, provider (case-insensitive) in `providers`,
- * every tag of `tags`; with `private_owner`, only that user's nodes with allow_private (private
+ * every tag of `tags`; serving `requester` (shared, platform, or the requester's own: the
+ * pre-filter of nodes/sharing.ts mayServe, which select.ts applies to what is picked); with `private_owner`, only that user's nodes with allow_private (private
  * targets, docs/api/probes.md); with `secrets`, only platform nodes and the requester's own (the
  * pre-filter of secrets/node-trust.ts mayHoldSecretsOf, which select.ts applies to what is picked).
  */
 function windowWhere(sql: Sql, f: CandidateFilter) {
-  const { sel, private_owner, secrets } = f;
+  const { sel, requester, private_owner, secrets } = f;
   const regions = sel.regions.map((r) => r.toLowerCase());
   const providers = sel.providers.map((p) => p.toLowerCase());
   return sql`status = 'online' AND removed_at IS NULL
@@ -76,6 +81,7 @@ function windowWhere(sql: Sql, f: CandidateFilter) {
     ${sel.asns.length ? sql`AND asn IN ${sql(sel.asns)}` : sql``}
     ${providers.length ? sql`AND lower(provider) IN ${sql(providers)}` : sql``}
     ${sel.tags.length ? sql`AND tags @> ${sel.tags}::text[]` : sql``}
+    ${requester === null ? sql`AND (shared OR platform)` : sql`AND (shared OR platform OR owner_user_id = ${requester})`}
     ${private_owner !== null ? sql`AND allow_private AND owner_user_id = ${private_owner}` : sql``}
     ${secrets === null ? sql`` : secrets.requester === null ? sql`AND platform` : sql`AND (platform OR owner_user_id = ${secrets.requester})`}`;
 }
@@ -180,7 +186,7 @@ export async function countriesAndFirstPicks(
       SELECT c.pos, w.* FROM c CROSS JOIN LATERAL (${pickOne(sql, f)}) w
       WHERE c.pos <= ${count} AND (SELECT count(*) FROM c) * ${rounds_max} >= ${count}
     )${insert}
-    SELECT s.country AS country_key, s.pos, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.platform, p.capabilities, false AS removed,
+    SELECT s.country AS country_key, s.pos, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.platform, p.shared, p.capabilities, false AS removed,
       ${tasks ? sql`(SELECT count(*) FROM ins)::int` : sql`0`} AS inserted
     FROM c s LEFT JOIN picks p ON p.pos = s.pos
     ORDER BY s.pos`;
@@ -205,7 +211,7 @@ export async function pickInCountries(sql: Sql, f: CandidateFilter, picks: Count
   if (picks.length === 0) return [];
   const rows = picks.map((p, i) => ({ i, country: p.country, r: p.r, used: p.used_asns, picked: p.picked }));
   const found = await sql<Array<CandidateNode & { i: number }>>`
-    SELECT c.i, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.platform, p.capabilities, false AS removed
+    SELECT c.i, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.platform, p.shared, p.capabilities, false AS removed
     FROM jsonb_to_recordset(${sql.json(rows as never)}) AS c(i int, country text, r float8, used int[], picked text[])
     CROSS JOIN LATERAL (${pickOne(sql, f)}) p`;
   return found.map(({ i, ...node }) => ({ i, node }));

@@ -3,6 +3,7 @@ import {
   isId, probeCreatedSchema, probeRequestSchema, probeTaskResultSchema, PROBE_TYPES, type ProbeType,
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
+import type { PublicProbesMode } from '../config/probes.js';
 import { ApiError } from '../errors.js';
 import { jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
@@ -10,6 +11,7 @@ import { probeCreator, type ProbeCreatorDeps } from './create.js';
 import { streamTaskEvents, type StreamTimings } from './stream.js';
 import { GroupViews } from './view.js';
 import { createRouter } from '../http/router.js';
+import { requireProbeAccess } from './access.js';
 
 const TARGETS: Record<ProbeType, string> = {
   http: '`target` is an absolute http:// or https:// URL',
@@ -21,6 +23,8 @@ const TARGETS: Record<ProbeType, string> = {
 
 const CREATE_ERRORS = {
   400: jsonError('VALIDATION_FAILED: bad params, malformed target, node without the probe type'),
+  401: jsonError('AUTH_REQUIRED: anonymous caller while VANTAGE_PUBLIC_PROBES=accounts (details.setting); or an invalid credential'),
+  403: jsonError('FORBIDDEN: VANTAGE_PUBLIC_PROBES=off (details.setting); a named node that is neither yours, shared nor a platform node (details.node_ids); secret headers to an untrusted node; private target with a read-only credential'),
   404: jsonError('NODE_NOT_FOUND: an id in node_ids/node_id is unknown (details.node_ids)'),
   422: jsonError('PROBE_TARGET_INVALID: private or reserved target from an anonymous caller; PROBE_TOO_FEW_NODES: no online node matches'),
   429: jsonError('rate limit exceeded (Retry-After, X-RateLimit-*)'),
@@ -31,11 +35,11 @@ const taskIdParam = z.object({
   task_id: z.string().max(64).openapi({ param: { name: 'task_id', in: 'path' }, example: 'pt_01jd3k6w9z4q8r2t7v5x1y3b6c' }),
 });
 
-function createProbeRoute(type: ProbeType) {
+function createProbeRoute(type: ProbeType, mode: PublicProbesMode) {
   return createRoute({
-    method: 'post', path: `/${type}`, tags: ['probes'],
+    method: 'post', path: `/${type}`, tags: ['probes'], middleware: [requireProbeAccess(mode)],
     summary: `Create a ${type} probe on one or more nodes`,
-    description: `${TARGETS[type]}. Nodes: \`node_ids\`/\`node_id\`, or \`nodes\` {count, countries, regions, asns, providers, tags}, else 3 online nodes spread across countries and networks. One task per node; poll GET /v1/probe/tasks/{task_id} or stream …/stream.`,
+    description: `${TARGETS[type]}. Nodes: \`node_ids\`/\`node_id\`, or \`nodes\` {count, countries, regions, asns, providers, tags}, else 3 online nodes spread across countries and networks, among the nodes that serve the caller (their own, shared and platform nodes; anonymous: shared and platform nodes). Who may probe: VANTAGE_PUBLIC_PROBES (anonymous, accounts, off). One task per node; poll GET /v1/probe/tasks/{task_id} or stream …/stream.`,
     request: { body: jsonBody(probeRequestSchema(type)) },
     responses: { 202: jsonOk(probeCreatedSchema, '{task_id, task_ids[], status: queued}'), ...CREATE_ERRORS },
   });
@@ -73,8 +77,9 @@ function requireTaskId(task_id: string): string {
 /**
  * `/v1/probe`: POST /http, /ping, /dns, /tcp, /traceroute (docs/api/probes.md; 202 with
  * `{task_id, task_ids[], status: 'queued'}`), GET /tasks/{task_id} (polling, docs/api/probes.md) and
- * GET /tasks/{task_id}/stream (SSE). Public; a credential, when sent, lets the caller probe private
- * targets on their own nodes that allow it (docs/api/probes.md).
+ * GET /tasks/{task_id}/stream (SSE). Creation is open to whom VANTAGE_PUBLIC_PROBES says
+ * (probes/access.ts); a credential, when sent, adds the caller's own unshared nodes and lets the
+ * caller probe private targets on their own nodes that allow it (docs/api/probes.md).
  * @param opts test hooks: resolver, node-pick randomness and SSE timings
  */
 export function probesRouter(deps: AppDeps, opts: Pick<ProbeCreatorDeps, 'resolve' | 'random'> & { stream?: Partial<StreamTimings> } = {}) {
@@ -84,7 +89,7 @@ export function probesRouter(deps: AppDeps, opts: Pick<ProbeCreatorDeps, 'resolv
   const views = new GroupViews(deps.sql);
 
   for (const type of PROBE_TYPES) {
-    r.openapi(createProbeRoute(type), async (c) => {
+    r.openapi(createProbeRoute(type, deps.config.public_probes), async (c) => {
       const body = c.req.valid('json') as Parameters<typeof create>[1];
       return ok(c, await create(type, body, c.get('principal')), 202);
     });

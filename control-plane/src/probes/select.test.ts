@@ -70,7 +70,7 @@ t.test('filters and candidates: every filter applies, offline, removed and unabl
   const mine = await addNode(sql, { country: 'BR', owner_user_id: owner, allow_private: true });
 
   const ids = async (type: 'ping' | 'dns', s: Partial<NodeSelection>, private_owner: string | null = null) =>
-    (await selectNodes(sql, type, sel({ count: 10, ...s }), { private_owner, secrets: null }).catch(() => [])).map((n) => n.id).sort();
+    (await selectNodes(sql, type, sel({ count: 10, ...s }), { requester: private_owner, private_owner, secrets: null }).catch(() => [])).map((n) => n.id).sort();
   t.same(await ids('ping', {}), [tagged, plain, us, mine].sort(), 'online nodes able to ping');
   t.same(await ids('dns', {}), [tagged, plain, us, dnsOnly, mine].sort(), 'the dns-only node runs dns');
   t.same(await ids('ping', { countries: ['de'] }), [tagged, plain].sort());
@@ -149,7 +149,7 @@ t.test('secret headers: only the requester\'s own nodes and platform nodes, what
   const mine = await addNode(sql, { country: 'DE', capabilities: ['tcp'], owner_user_id: me });
   const platform = await addNode(sql, { country: 'US', capabilities: ['tcp'], owner_user_id: newId('user') });
   await sql`UPDATE nodes SET platform = true WHERE id = ${platform}`;
-  const secrets = (requester: string | null) => ({ private_owner: null, secrets: { headers: ['Authorization'], requester } });
+  const secrets = (requester: string | null) => ({ requester, private_owner: null, secrets: { headers: ['Authorization'], requester } });
   const ids = async (count: number, requester: string | null) => (await selectNodes(sql, 'tcp', sel({ count }), secrets(requester))).map((n) => n.id).sort();
   for (const count of [2, 3, 40]) {
     t.same(await ids(count, me), [mine, platform].sort(), `${count} asked (${count > 8 ? 'every candidate read' : 'indexed pick'}): own and platform nodes only`);

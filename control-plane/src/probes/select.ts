@@ -3,6 +3,7 @@ import { countriesAndFirstPicks, nodesByIds, pickInCountries, spreadCandidates, 
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { mayHoldSecretsOf } from '../secrets/node-trust.js';
+import { mayServe } from '../nodes/sharing.js';
 
 function shuffle<T>(items: T[], random: () => number): T[] {
   const a = [...items];
@@ -59,6 +60,11 @@ export interface NodeRequest {
 
 /** What the request itself allows of its nodes (docs/api/probes.md "Target safety", "Node selection"). */
 export interface PickLimits {
+  /**
+   * The requesting account (null: anonymous): only nodes that serve it qualify, its own, shared
+   * and platform nodes (nodes/sharing.ts mayServe; docs/api/nodes.md "Sharing").
+   */
+  requester: string | null;
   /** An authenticated caller probing a private target: only this user's nodes with allow_private. */
   private_owner: string | null;
   /**
@@ -69,8 +75,8 @@ export interface PickLimits {
   secrets: { headers: string[]; requester: string | null } | null;
 }
 
-/** No limit beyond the selection: a public target, no secret header. */
-export const NO_LIMITS: PickLimits = Object.freeze({ private_owner: null, secrets: null });
+/** No limit beyond the selection and sharing: an anonymous request for a public target, no secret header. */
+export const NO_LIMITS: PickLimits = Object.freeze({ requester: null, private_owner: null, secrets: null });
 
 /** Where secrets go for `requester`, in words. */
 function trustedWords(requester: string | null): string {
@@ -86,6 +92,8 @@ function trustedWords(requester: string | null): string {
  *   matching nodes spread across countries, then ASNs ({@link indexedPick}, else
  *   {@link spreadPick} over every candidate); none → 422 PROBE_TOO_FEW_NODES; fewer than
  *   `count` → all of them.
+ * Only nodes that serve `limits.requester` qualify (its own, shared and platform nodes; nodes/sharing.ts
+ * mayServe); a named node that does not → 403 FORBIDDEN (`details.node_ids`).
  * With `limits.private_owner` (an authenticated caller probing a private target) only that user's
  * nodes with allow_private qualify; an explicit node that does not → 422 PROBE_TARGET_INVALID.
  * With `limits.secrets` (secret request headers) only nodes that may hold the requester's secrets
@@ -112,13 +120,17 @@ export async function selectNodesInserting(
   sql: Sql, type: ProbeType, req: NodeRequest, limits: PickLimits = NO_LIMITS, random: () => number = Math.random,
   tasks?: (count: number) => FirstRoundTasks,
 ): Promise<{ nodes: CandidateNode[]; inserted: FirstRoundTasks | null }> {
-  const { private_owner, secrets } = limits;
+  const { requester, private_owner, secrets } = limits;
   const explicit = [...new Set([...(req.node_ids ?? []), ...(req.node_id ? [req.node_id] : [])])];
   if (explicit.length > 0) {
     const found = new Map((await nodesByIds(sql, explicit)).filter((n) => !n.removed).map((n) => [n.id, n]));
     const missing = explicit.filter((id) => !found.has(id));
     if (missing.length) throw new ApiError('NODE_NOT_FOUND', `unknown node: ${missing.slice(0, 5).join(', ')}`, { node_ids: missing });
     const nodes = explicit.map((id) => found.get(id)!);
+    const closed = nodes.filter((n) => !mayServe(n, requester));
+    if (closed.length) {
+      throw new ApiError('FORBIDDEN', `node ${closed[0]!.id} runs only its owner's probes: it is not shared and not a platform node`, { node_ids: closed.map((n) => n.id) });
+    }
     const offline = nodes.filter((n) => n.status !== 'online');
     if (offline.length) throw new ApiError('NODE_OFFLINE', `node not online: ${offline.slice(0, 5).map((n) => `${n.id} (${n.status})`).join(', ')}`, { node_ids: offline.map((n) => n.id) });
     const unable = nodes.filter((n) => n.capabilities.length > 0 && !n.capabilities.includes(type));
@@ -135,20 +147,23 @@ export async function selectNodesInserting(
     return { nodes, inserted: null };
   }
   const selection = req.nodes ?? DEFAULT_SELECTION;
-  const filter: CandidateFilter = { probe_type: type, sel: selection, private_owner, secrets: secrets && { requester: secrets.requester } };
+  const filter: CandidateFilter = { probe_type: type, sel: selection, requester, private_owner, secrets: secrets && { requester: secrets.requester } };
   const first_round = tasks && !secrets && selection.count <= FIRST_ROUND_INSERT_MAX ? tasks(selection.count) : undefined;
   const indexed = await indexedPick(sql, filter, selection.count, random, first_round);
   if (indexed?.inserted && first_round) return { nodes: indexed.nodes, inserted: first_round };
   const found = indexed?.nodes ?? (await fullPick(sql, filter, selection.count, random));
-  // The filter above only narrows the candidates: the rule itself decides for every node picked.
-  const picked = secrets ? found.filter((n) => mayHoldSecretsOf(n, secrets.requester)) : found;
+  // The filter above only narrows the candidates: the rules themselves decide for every node picked.
+  const served = found.filter((n) => mayServe(n, requester));
+  const picked = secrets ? served.filter((n) => mayHoldSecretsOf(n, secrets.requester)) : served;
   if (picked.length === 0) {
     if (private_owner !== null) throw new ApiError('PROBE_TARGET_INVALID', 'the target is private and none of your online nodes allows private targets');
     if (secrets) {
       throw new ApiError('PROBE_TOO_FEW_NODES', `the request headers ${secrets.headers.join(', ')} carry secrets, which are sent only to ${trustedWords(secrets.requester)}, and no such online node matches the selection for ${type} probes`,
         { headers: secrets.headers });
     }
-    throw new ApiError('PROBE_TOO_FEW_NODES', `no online node matches the selection for ${type} probes`);
+    throw new ApiError('PROBE_TOO_FEW_NODES', requester === null
+      ? `no online shared or platform node matches the selection for ${type} probes`
+      : `no online node that serves you (your own, shared or platform nodes) matches the selection for ${type} probes`);
   }
   return { nodes: picked, inserted: null };
 }

@@ -30,8 +30,9 @@ export function recordingHub(): NodeHub & { sent: Array<{ node_id: string; messa
 }
 
 /**
- * Insert a node row through the hub's own query (nodes/nodes.db.ts insertNode: online), then apply
- * `status`, `tags` and `allow_private` when given. @returns the node id
+ * Insert a node row through the hub's own query (nodes/nodes.db.ts insertNode: online; shared with
+ * every account unless `shared` is false), then apply `status`, `tags` and `allow_private` when
+ * given. @returns the node id
  */
 export async function addNode(sql: Sql, f: Partial<NewNode> & { status?: 'online' | 'offline' | 'disabled' | 'banned'; tags?: string[]; allow_private?: boolean } = {}): Promise<string> {
   const id = newId('node');
@@ -39,7 +40,8 @@ export async function addNode(sql: Sql, f: Partial<NewNode> & { status?: 'online
     id, name: f.name ?? `probe-${id.slice(-6)}`, owner_user_id: f.owner_user_id ?? null, instance_id: 'test-instance',
     credential_hash: newSecret('node_credential'), country: f.country ?? null, region: f.region ?? null, city: f.city ?? null,
     city_id: null, asn: f.asn ?? null, isp: f.isp ?? null, provider: f.provider ?? null, declared_operator: null,
-    ip_address: null, agent_version: '0.1.0', capabilities: f.capabilities ?? [],
+    ip_address: null, agent_version: '0.1.0', capabilities: f.capabilities ?? [], shared: f.shared ?? true,
+    platform_owner_emails: f.platform_owner_emails,
   });
   if (f.tags || f.allow_private !== undefined) await updateNode(sql, id, { tags: f.tags, allow_private: f.allow_private });
   if (f.status && f.status !== 'online') await changeNodeStatus(sql, id, ['online'], f.status);

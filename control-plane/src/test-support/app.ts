@@ -15,6 +15,7 @@ import { createResultSink } from '../probes/sink.js';
 import { createOutbound, type Outbound } from '../outbound.js';
 import { createAssignmentFeed } from '../monitors/assignment-feed.js';
 import { createCheckStore } from '../checks/ingest.js';
+import { withCertificateEvents } from '../checks/certificate-events.js';
 import { testDatabase } from './db.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
@@ -30,7 +31,7 @@ export type TestBase = Pick<AppDeps, 'config' | 'sql' | 'log'>;
  * monitor results are accepted per placement), unless `overrides.results` /
  * `overrides.hub` give factories for others. `config.database_url` is the test database's URL.
  * Logs are silent unless TEST_LOG_LEVEL is set; rate limits default high (100000 per window) so
- * only tests that set `rate_limit_*` meet them. `config.port` is the port the server got (unless
+ * only tests that set `rate_limit_*` meet them; registration is open unless `registration` is given. `config.port` is the port the server got (unless
  * `overrides.config.port` is given), so links built without a public URL reach it. Everything is
  * closed at teardown.
  *
@@ -51,15 +52,19 @@ export async function testApp(
     rate_limit_keyed: 100_000,
     rate_limit_invalid_credentials: 100_000,
     rate_limit_upgrades: 100_000,
+    // Tests register as many accounts as they need; the registration modes have their own tests.
+    registration: 'open',
     // Monitor header secrets are sealed with a key of this app's own (main.ts reads it once at start).
     secrets_key: randomBytes(32).toString('base64'),
+    // Tests probe anonymously unless they set it (production default: accounts, config/probes.ts).
+    public_probes: 'anonymous',
     ...overrides.config,
   });
   const base: TestBase = { config, sql, log: createLogger(config.log_level) };
   // Outbound delivery (events, e-mail): the worker runs only when `overrides.delivery` is true.
   const outbound = createOutbound(base);
   cleanups.unshift(() => outbound.close(0));
-  const results = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, checks: createCheckStore(b) })))(base);
+  const results = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, checks: withCertificateEvents(createCheckStore(b), outbound.events) })))(base);
   // Monitor assignments reach the nodes this app's hub holds (started below, stopped at teardown).
   const feed = createAssignmentFeed(base);
   await feed.start();

@@ -5,7 +5,7 @@ import {
   webhookEndpointPatchSchema, webhookEndpointSchema, webhookPageQuerySchema, webhookSecretRotatedSchema,
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
-import { createOutboundPolicy, refuseOutboundUrl, type OutboundPolicy } from '../delivery/outbound-policy.js';
+import { createOutboundPolicy, refusalDetails, refuseOutboundUrl, type OutboundPolicy } from '../delivery/outbound-policy.js';
 import { getDeliveryByMessage } from '../delivery/delivery-log.db.js';
 import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
@@ -24,7 +24,7 @@ const TAGS = ['webhooks'];
 /** Path parameter `id`: a `we_` id; anything else is simply not found. */
 export const endpointIdParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'we_01jd3k6w9z4q8r2t7v5x1y3b6c' }) });
 const NOT_FOUND = { 404: jsonError('NOT_FOUND: no such endpoint of yours (another account\'s endpoint is not found either)') };
-const URL_REFUSED = { 422: jsonError('WEBHOOK_URL_NOT_ALLOWED: the URL\'s host is or resolves to a private or reserved address, or does not resolve') };
+const URL_REFUSED = { 422: jsonError('WEBHOOK_URL_NOT_ALLOWED: the URL\'s host is or resolves to a private or reserved address (details.setting names the operator setting that opens a range), or does not resolve') };
 
 const create = createRoute({
   method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: write,
@@ -33,7 +33,7 @@ const create = createRoute({
   responses: {
     201: jsonOk(webhookEndpointCreatedSchema, '{endpoint, secret}: `secret` (whsec_…) is shown only here'),
     400: jsonError('VALIDATION_FAILED'),
-    422: jsonError('WEBHOOK_URL_NOT_ALLOWED (private or reserved address), WEBHOOK_ENDPOINT_LIMIT_EXCEEDED'),
+    422: jsonError('WEBHOOK_URL_NOT_ALLOWED (private or reserved address: details.setting names the operator setting that opens a range), WEBHOOK_ENDPOINT_LIMIT_EXCEEDED'),
     ...AUTH_ERRORS,
   },
 });
@@ -91,8 +91,8 @@ export function webhookEndpointsRouter(deps: AppDeps, policy: OutboundPolicy = c
   }
 
   async function checkUrl(url: string): Promise<void> {
-    const reason = await refuseOutboundUrl(url, policy);
-    if (reason) throw new ApiError('WEBHOOK_URL_NOT_ALLOWED', `url: ${reason}`, { fields: [{ path: 'url', message: reason }] });
+    const refusal = await refuseOutboundUrl(url, policy);
+    if (refusal) throw new ApiError('WEBHOOK_URL_NOT_ALLOWED', `url: ${refusal.reason}`, refusalDetails('url', refusal));
   }
 
   r.openapi(create, async (c) => {

@@ -1,7 +1,10 @@
 /**
- * What the agent builds around the browser runner: the `browser` capability only when Chromium
- * starts, and the one pool made at the first browser check and closed with the agent.
+ * What the agent builds around the browser runner: the `browser` capability only when a Chromium
+ * names its version, and the one pool made at the first browser check and closed with the agent.
  */
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { silentLogger } from '../probes/test-support/logger.js';
 import { browserAdvertised, browserExecutable } from './advertise.js';
@@ -11,13 +14,26 @@ import { createBrowserCheck } from './check.js';
 import { startPageServer } from './test-support/pages.js';
 import { browserMonitorConfigSchema } from '@vantage/shared-protocol';
 
-t.test('browser is not advertised without a Chromium that starts', async (t) => {
+t.test('browser is not advertised without a Chromium', async (t) => {
   t.equal(await browserAdvertised('/nonexistent/chromium', silentLogger()), false, 'no binary');
   t.equal(await browserAdvertised('/bin/true', silentLogger()), false, 'a binary that is no browser');
   t.equal(browserExecutable('/opt/chromium'), '/opt/chromium', 'the configured one wins');
 });
 
-t.test('browser is advertised when Chromium starts', { skip: SKIP_WITHOUT_CHROMIUM }, async (t) => {
+t.test('detection asks the binary its version and launches no browser', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'vantage-fake-chromium-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const calls = join(dir, 'calls');
+  const fake = join(dir, 'chromium');
+  // A stand-in that answers --version as Debian's chromium does and records every call.
+  writeFileSync(fake, `#!/bin/sh\necho "$*" >> '${calls}'\n[ "$1" = --version ] && echo 'Chromium 156.0.8078.108 built on Debian GNU/Linux 12 (bookworm)' && exit 0\nexit 1\n`);
+  chmodSync(fake, 0o755);
+  t.equal(await browserAdvertised(fake, silentLogger()), true, 'advertised from its version');
+  t.equal(await browserAdvertised(fake, silentLogger()), true);
+  t.same(readFileSync(calls, 'utf8').trim().split('\n'), ['--version'], 'asked once per process, never launched');
+});
+
+t.test('browser is advertised when Chromium is there', { skip: SKIP_WITHOUT_CHROMIUM }, async (t) => {
   t.equal(await browserAdvertised(CHROMIUM_PATH, silentLogger()), true);
 });
 

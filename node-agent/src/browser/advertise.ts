@@ -8,13 +8,14 @@ export function browserExecutable(configured: string | undefined): string | null
   return existsSync(DEFAULT_CHROMIUM_PATH) ? DEFAULT_CHROMIUM_PATH : null;
 }
 
-// One launch per binary and process: tests start many agents in one process.
+// One look per binary and process: tests start many agents in one process.
 const detected = new Map<string, Promise<BrowserSupport>>();
 
 /**
- * Whether this node advertises `browser` (docs/operators/agent.md "Browser checks"): only when the
- * Chromium of {@link browserExecutable} really starts (capability.ts detectBrowser). Logs why not:
- * a warning when `browser_executable` was configured, info when the default is simply absent.
+ * Whether this node advertises `browser` (docs/operators/agent.md "Browser checks"): only when
+ * the binary of {@link browserExecutable} is a Chromium that names its version (capability.ts
+ * detectBrowser; whether it runs sandboxed is decided by the first browser check's launch). Logs
+ * why not: a warning when `browser_executable` was configured, info when the default is simply absent.
  */
 export async function browserAdvertised(configured: string | undefined, log: Logger): Promise<boolean> {
   const executable = browserExecutable(configured);
@@ -26,8 +27,7 @@ export async function browserAdvertised(configured: string | undefined, log: Log
   if (!pending) detected.set(executable, pending = detectBrowser(executable));
   const support = await pending;
   if (support.ok) {
-    log.info({ type: 'browser', executable, version: support.version, user: support.user, sandbox: support.sandbox_off === null }, 'browser checks available');
-    if (support.sandbox_off) log.warn({ type: 'browser', reason: support.sandbox_off }, 'Chromium runs without its sandbox: a page that exploits the renderer gets the agent\'s rights (docs/operators/agent.md "Browser sandbox")');
+    log.info({ type: 'browser', executable, version: support.version }, 'browser checks available');
     return true;
   }
   detected.delete(executable);

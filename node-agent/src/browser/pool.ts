@@ -217,6 +217,7 @@ export class BrowserPool {
       inst.onDrained();
     });
     this.log.info({ pid: inst.pid, launch_ms: Date.now() - started, version: browser.version(), user: how.user, sandbox: how.sandbox_off === null }, 'browser launched');
+    if (how.sandbox_off && this.launches === 1) this.log.warn({ reason: how.sandbox_off }, 'Chromium runs without its sandbox: a page that exploits the renderer gets the agent\'s rights (docs/operators/agent.md "Browser sandbox")');
     return inst;
   }
 

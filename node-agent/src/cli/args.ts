@@ -10,6 +10,8 @@ export interface ParsedArgs {
   flags: Partial<Record<ConfigKey, string | string[] | boolean>>;
   /** `status --json`: machine-readable output. */
   json: boolean;
+  /** Things to tell the user that do not stop the command (a deprecated flag). */
+  warnings: string[];
 }
 
 /** A bad command line: printed with the usage text, exit status 2. */
@@ -36,7 +38,7 @@ options (environment fallback in brackets; flags > env > config file > defaults)
   --outbox-max-results <n>     results buffered at most [VANTAGE_AGENT_OUTBOX_MAX_RESULTS] (default 100000)
   --outbox-max-age-s <s>       oldest buffered result kept [VANTAGE_AGENT_OUTBOX_MAX_AGE_S] (default 604800, 7 days)
   --allow-private              allow private/loopback targets on this node [VANTAGE_AGENT_ALLOW_PRIVATE]
-  --allow-cidr <cidr>          allow targets in this range; repeatable [VANTAGE_AGENT_ALLOW_CIDRS, comma-separated]
+  --allow-cidrs <list>         allow targets in these comma-separated ranges; repeatable [VANTAGE_AGENT_ALLOW_CIDRS, comma-separated]
   --log-level <level>          fatal|error|warn|info|debug|trace|silent [VANTAGE_AGENT_LOG_LEVEL] (default info)
   --browser-executable <path>  Chromium for browser checks [VANTAGE_AGENT_BROWSER_EXECUTABLE] (default /usr/bin/chromium when present)
   --browser-concurrency <n>    browser checks running at once [VANTAGE_AGENT_BROWSER_CONCURRENCY] (default 2)
@@ -69,6 +71,8 @@ export function parseCli(argv: string[]): ParsedArgs {
         config: { type: 'string' },
         ...Object.fromEntries(STRING_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
         'allow-private': { type: 'boolean' },
+        'allow-cidrs': { type: 'string', multiple: true },
+        // Deprecated spelling (the installer, the env variable and the config key say allow_cidrs).
         'allow-cidr': { type: 'string', multiple: true },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -83,6 +87,9 @@ export function parseCli(argv: string[]): ParsedArgs {
   const flags: ParsedArgs['flags'] = {};
   for (const [flag, key] of STRING_FLAGS) if (typeof values[flag] === 'string') flags[key] = values[flag] as string;
   if (values['allow-private'] !== undefined) flags.allow_private = values['allow-private'] as boolean;
-  if (values['allow-cidr']) flags.allow_cidrs = values['allow-cidr'] as string[];
-  return { command, config_path: values.config as string | undefined, flags, json: values.json === true };
+  const warnings: string[] = [];
+  const cidrs = [...(values['allow-cidrs'] as string[] | undefined) ?? [], ...(values['allow-cidr'] as string[] | undefined) ?? []];
+  if (values['allow-cidr']) warnings.push('--allow-cidr is deprecated and will be removed: use --allow-cidrs (comma-separated, repeatable)');
+  if (cidrs.length > 0) flags.allow_cidrs = cidrs;
+  return { command, config_path: values.config as string | undefined, flags, json: values.json === true, warnings };
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -7,6 +8,7 @@ import { newId } from '@vantage/shared-protocol';
 import { ControlPlaneStub } from '../connection/test-support/control-plane-stub.js';
 import { eventually } from '../connection/test-support/helpers.js';
 import { openStateDb } from '../state/db.js';
+import { parseCli } from './args.js';
 import { readStatus, type StatusReport } from './status.js';
 
 const BIN = fileURLToPath(new URL('../../bin/node-agent.mjs', import.meta.url));
@@ -63,7 +65,7 @@ t.test('run: enroll, run tasks with the real probe engine, survive kill -9, stop
   t.teardown(() => cp.kill());
   const dir = path.join(t.testdir(), 'state');
   const token = cp.issueToken();
-  const args = ['run', '--state-dir', dir, '--control-plane-url', cp.url, '--allow-cidr', '127.0.0.0/8', '--log-level', 'debug'];
+  const args = ['run', '--state-dir', dir, '--control-plane-url', cp.url, '--allow-cidrs', '127.0.0.0/8', '--log-level', 'debug'];
 
   const first = start(args, { VANTAGE_AGENT_TOKEN: token });
   t.teardown(() => first.child.kill('SIGKILL'));
@@ -99,4 +101,39 @@ t.test('run: enroll, run tasks with the real probe engine, survive kill -9, stop
   const stopped = await second.done;
   t.equal(stopped.code, 0, 'soft shutdown exits 0');
   t.match(stopped.out, /shutting down/);
+});
+
+t.test('--allow-cidrs is the one spelling; --allow-cidr still works, with a warning', async (t) => {
+  const one = parseCli(['run', '--allow-cidrs', '10.0.0.0/8,198.18.0.0/15', '--allow-cidrs', 'fd00::/8']);
+  t.same(one.flags.allow_cidrs, ['10.0.0.0/8,198.18.0.0/15', 'fd00::/8'], 'comma-separated and repeatable (split when loaded)');
+  t.same(one.warnings, []);
+  const old = parseCli(['run', '--allow-cidr', '10.0.0.0/8']);
+  t.same(old.flags.allow_cidrs, ['10.0.0.0/8']);
+  t.match(old.warnings, [/--allow-cidr is deprecated.*use --allow-cidrs/]);
+  const ran = await start(['status', '--state-dir', t.testdir(), '--allow-cidr', '10.0.0.0/8']).done;
+  t.match(ran.err, /node-agent: --allow-cidr is deprecated/, 'the warning is printed');
+});
+
+t.test('run --config: the spent token leaves the file; an edited setting asks for a restart', async (t) => {
+  const cp = new ControlPlaneStub();
+  await cp.listen();
+  t.teardown(() => cp.kill());
+  const dir = t.testdir();
+  const file = path.join(dir, 'agent.json');
+  const settings = { control_plane_url: cp.url, state_dir: path.join(dir, 'state'), concurrency: 4 };
+  fs.writeFileSync(file, JSON.stringify({ ...settings, token: cp.issueToken() }), { mode: 0o600 });
+  const agent = start(['run', '--config', file]);
+  t.teardown(() => agent.child.kill('SIGKILL'));
+  // Generous bounds: the agent first tries Chromium (browser capability), slow on a loaded machine.
+  await eventually(() => !('token' in JSON.parse(fs.readFileSync(file, 'utf8'))), 'the token removed from the file', 180_000).catch((err) => {
+    throw new Error(`${(err as Error).message}\nagent output:\n${agent.out()}`);
+  });
+  t.same(JSON.parse(fs.readFileSync(file, 'utf8')), settings);
+  t.notMatch(agent.out(), /setting token/, 'its own edit is not a change to report');
+  fs.writeFileSync(file, JSON.stringify({ ...settings, concurrency: 8 }));
+  const line = `setting concurrency changed in ${file}; restart the agent to apply it`;
+  await eventually(() => agent.out().includes(line), 'the change reported', 120_000);
+  agent.child.kill('SIGTERM');
+  const stopped = await agent.done;
+  t.equal(stopped.out.split(line).length - 1, 1, 'reported once');
 });

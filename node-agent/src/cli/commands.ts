@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { PROTOCOL_VERSION, MIN_PROTOCOL_VERSION } from '@vantage/shared-protocol';
 import { createAgent } from '../agent.js';
-import { ConfigError, loadConfig } from '../config/load.js';
+import { ConfigError, loadConfig, type ConfigSources } from '../config/load.js';
 import type { AgentConfig } from '../config/schema.js';
+import { ConfigFileWatch } from '../config/watch.js';
 import { createLogger } from '../log.js';
 import { openStateDb, stateFile } from '../state/db.js';
 import type { RunCheckFn } from '../tasks/check-job.js';
@@ -29,12 +30,18 @@ export function agentVersion(): string {
 /** Soft-shutdown bound for running tasks, ms. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-async function runAgent(config: AgentConfig, mode: 'run' | 'enroll', io: CliIo): Promise<number> {
+/** How the running configuration was loaded: its sources and the file read (null: none). */
+interface Loaded { config: AgentConfig; file: string | null; sources: ConfigSources }
+
+async function runAgent({ config, file, sources }: Loaded, mode: 'run' | 'enroll', io: CliIo): Promise<number> {
   const log = createLogger(config.log_level);
   const db = openStateDb(config.state_dir);
   let runCheck: RunCheckFn = async () => { throw new Error('no probe engine in enroll mode'); };
   if (mode === 'run') runCheck = (await import('../probes/runner.js')).runCheck;
-  const agent = createAgent({ config, db, log, runCheck, agent_version: agentVersion(), mode });
+  const agent = createAgent({ config, db, log, runCheck, agent_version: agentVersion(), mode, config_file: file });
+  // Settings are read once: say when the file changes under the running agent.
+  const watch = mode === 'run' && file ? new ConfigFileWatch({ file, sources, running: config, log: log.child({ module: 'agent.config' }) }) : null;
+  watch?.start();
   const off = io.onSignal((signal) => {
     log.info({ signal, grace_ms: SHUTDOWN_GRACE_MS }, 'shutting down');
     void agent.stop(SHUTDOWN_GRACE_MS);
@@ -51,6 +58,7 @@ async function runAgent(config: AgentConfig, mode: 'run' | 'enroll', io: CliIo):
     }
     return EXIT.ok;
   } finally {
+    watch?.stop();
     off();
     db.close();
   }
@@ -93,21 +101,24 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     io.out(`node-agent ${agentVersion()} (protocol ${PROTOCOL_VERSION}, accepts ${MIN_PROTOCOL_VERSION}-${PROTOCOL_VERSION})`);
     return EXIT.ok;
   }
-  let config: AgentConfig;
+  for (const warning of args.warnings) io.err(`node-agent: ${warning}`);
+  let loaded: Loaded;
   try {
-    config = loadConfig({ flags: args.flags, env, config_path: args.config_path, is_root: process.getuid?.() === 0 }).config;
+    const sources: ConfigSources = { flags: args.flags, env, config_path: args.config_path, is_root: process.getuid?.() === 0 };
+    loaded = { ...loadConfig(sources), sources };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     io.err(`node-agent: ${err.message}`);
     return EXIT.usage;
   }
+  const { config } = loaded;
   if (args.command === 'status') return status(config, args, io);
   if (args.command === 'enroll' && !config.token) {
     io.err('node-agent: enroll needs an enrollment token (--token ent_… or VANTAGE_AGENT_TOKEN)');
     return EXIT.usage;
   }
   try {
-    return await runAgent(config, args.command, io);
+    return await runAgent(loaded, args.command, io);
   } catch (err) {
     io.err(`node-agent: ${(err as Error).message}`);
     return EXIT.error;

@@ -31,20 +31,30 @@ const cidr = z.string().refine((c) => {
  * {@link Secret}; `control_plane_url` is an http(s) base URL (the WebSocket path is added later).
  */
 export const agentConfigSchema = z.object({
+  /** Base URL of the control plane (http or https; the WebSocket path is added); stored at enrollment, so later starts may leave it out. */
   control_plane_url: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
+  /** `ent_` enrollment token, needed only for the first start (exchanged once for a node credential); keep it off the command line. */
   token: z.string()
     .refine((v) => isSecret('enrollment_token', v), { message: 'must be an ent_… enrollment token' })
     .transform((v) => new Secret(v))
     .optional(),
+  /** Folder of the node's identity, outbox and spool (`state.db`, mode 0700). Default: /var/lib/vantage-agent when root or when it exists, else ./.agent-state. */
   state_dir: z.string().min(1),
   /** Node name sent at enrollment (installer --name); default: the token's label, else the host name. */
   name: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'may only hold letters, digits and . _ -').optional(),
+  /** Probe tasks and monitor checks running at once. */
   concurrency: z.number().int().min(1).max(1024).default(CONFIG_DEFAULTS.concurrency),
+  /** Tasks waiting for a slot beyond the `concurrency` running; past it a new task is refused at once ("queue full"). */
   queue_max: z.number().int().min(0).max(100_000).default(CONFIG_DEFAULTS.queue_max),
+  /** Results kept while the control plane has not acknowledged them; past it the oldest are dropped (counted in `status`). */
   outbox_max_results: z.number().int().min(10).max(10_000_000).default(CONFIG_DEFAULTS.outbox_max_results),
+  /** Age past which an unacknowledged result is dropped, s (7 days). */
   outbox_max_age_s: z.number().int().min(60).max(365 * 24 * 3600).default(CONFIG_DEFAULTS.outbox_max_age_s),
+  /** The node operator's consent to probe private, loopback and link-local targets (the owner's API switch is needed too: docs/operators/install.md "Private targets"). */
   allow_private: z.boolean().default(CONFIG_DEFAULTS.allow_private),
+  /** Ranges this node may probe even when private, comma-separated (flag repeatable). */
   allow_cidrs: z.array(cidr).default(CONFIG_DEFAULTS.allow_cidrs),
+  /** Least level of the JSON log lines written to stdout. */
   log_level: z.enum(LOG_LEVELS).default(CONFIG_DEFAULTS.log_level),
   /**
    * The Chromium binary browser checks use (docs/operators/agent.md "Browser checks"); absent: the

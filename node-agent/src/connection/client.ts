@@ -50,6 +50,11 @@ export interface ConnectionOptions {
   clock?: ClockOffset;
 }
 
+/** A delay in ms as seconds for a log line: `1.5`, `32`. */
+function formatSeconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
 interface Outcome {
   welcomed: boolean;
   /** How long the link was welcomed, ms (0 when it never was). */
@@ -109,7 +114,9 @@ export class Connection {
         failures++;
       }
       const retry_in_ms = reconnectDelay(failures, down_at === null ? null : Date.now() - down_at, policy);
-      this.#o.log.warn({ code: out.code, reason: out.reason, retry_in_ms }, 'control plane connection lost; reconnecting');
+      // "Lost" only for a link that was up; an attempt that never got there says what failed.
+      if (out.welcomed) this.#o.log.warn({ code: out.code, reason: out.reason, retry_in_ms }, 'control plane connection lost; reconnecting');
+      else this.#o.log.warn({ url: this.#url, code: out.code, reason: out.reason, retry_in_ms }, `could not connect to ${this.#url}: ${out.reason}; retrying in ${formatSeconds(retry_in_ms)} s`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, retry_in_ms);
         this.#wake = () => { clearTimeout(timer); resolve(); };
@@ -225,7 +232,10 @@ export class Connection {
           log.error({ err, type: m.type }, 'handling a control plane message failed');
         }
       });
-      ws.on('error', (err) => log.debug({ err: err.message }, 'websocket error'));
+      ws.on('error', (err) => {
+        why ||= err.message; // ECONNREFUSED, a DNS failure, a TLS error: the reason the attempt failed
+        log.debug({ err: err.message }, 'websocket error');
+      });
       ws.on('close', (code: number, reasonBuf: Buffer) => {
         clearTimeout(dead);
         if (beat) clearInterval(beat);

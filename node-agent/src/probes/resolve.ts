@@ -5,9 +5,13 @@ import { compilePolicy, type TargetPolicy } from './target-policy.js';
 
 export type IpVersion = 'v4' | 'v6' | 'auto';
 
-/** A resolved, policy-checked address, or the reason there is none. */
+/**
+ * A resolved, policy-checked address, or the reason there is none. `looked_up` is false when no
+ * resolver was asked (an IP literal, or a localhost name, loopback by rule): there was no
+ * resolution to time, so an HTTP probe's dns_ms is 0 (as curl's namelookup time is for a literal).
+ */
 export type Resolved =
-  | { ok: true; address: string; family: 4 | 6 }
+  | { ok: true; address: string; family: 4 | 6; looked_up: boolean }
   | { ok: false; error: string; error_class: FailureClass };
 
 const compiled = new WeakMap<TargetPolicy, ReturnType<typeof compilePolicy>>();
@@ -22,13 +26,13 @@ export function policyCheck(policy: TargetPolicy): ReturnType<typeof compilePoli
   return check;
 }
 
-/** The candidate addresses of `host`: a literal as itself, a localhost name by rule, else the system resolver's answer. */
-async function addressesOf(host: string, family: 0 | 4 | 6): Promise<{ address: string; family: number }[]> {
+/** The candidate addresses of `host` without a resolver (a literal as itself, a localhost name by rule); null when a look-up is needed. */
+function addressesByRule(host: string, family: 0 | 4 | 6): { address: string; family: number }[] | null {
   const literal = isIP(host);
   if (literal) return [{ address: host, family: literal }];
   // RFC 6761 6.3: loopback by definition; a resolver may not know `localhost.` and answer anything.
   if (isLocalhostName(host)) return LOCALHOST_ADDRESSES.map((address) => ({ address, family: isIP(address) })).filter((a) => family === 0 || a.family === family);
-  return lookup(host, { all: true, family });
+  return null;
 }
 
 /**
@@ -40,7 +44,7 @@ async function addressesOf(host: string, family: 0 | 4 | 6): Promise<{ address: 
  * `127.0.0.1.`, `2130706433`, `0x7f.1` → 127.0.0.1); `localhost` and `*.localhost` are loopback
  * without a lookup. `auto` prefers IPv4, like curl and Globalping.
  * Never throws: a failed lookup is `resolver`, a refused address is `blocked`, an IP literal of
- * the wrong family for `ip_version` is `target`.
+ * the wrong family for `ip_version` is `target`. `looked_up` says whether the system resolver was asked.
  */
 export async function resolveTarget(host: string, ip_version: IpVersion, policy: TargetPolicy): Promise<Resolved> {
   const bare = canonicalHost(host.trim());
@@ -50,8 +54,10 @@ export async function resolveTarget(host: string, ip_version: IpVersion, policy:
   }
   let address: string;
   let family: 4 | 6;
+  const wanted = ip_version === 'v4' ? 4 : ip_version === 'v6' ? 6 : 0;
+  const byRule = addressesByRule(bare, wanted);
   try {
-    const all = await addressesOf(bare, ip_version === 'v4' ? 4 : ip_version === 'v6' ? 6 : 0);
+    const all = byRule ?? await lookup(bare, { all: true, family: wanted });
     const pick = ip_version === 'auto' ? (all.find((a) => a.family === 4) ?? all[0]) : all[0];
     if (!pick) return { ok: false, error: `no address for ${bare}`, error_class: 'resolver' };
     address = pick.address;
@@ -65,5 +71,5 @@ export async function resolveTarget(host: string, ip_version: IpVersion, policy:
     const what = bare === address ? `target ${address}` : `target ${bare} resolves to ${address}`;
     return { ok: false, error: `${what} (${verdict.range}), which this check may not reach`, error_class: 'blocked' };
   }
-  return { ok: true, address, family };
+  return { ok: true, address, family, looked_up: byRule === null };
 }

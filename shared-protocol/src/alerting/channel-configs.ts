@@ -26,6 +26,7 @@ export const emailChannelConfigSchema = z.strictObject({
 /**
  * `webhook`: a JSON POST signed per the Standard Webhooks specification (like webhook
  * endpoints, docs/api/webhooks.md) with `secret`: `whsec_` + base64 of 24-64 random bytes.
+ * Omitted on create, the control plane generates one and returns it once (alertChannelCreatedSchema).
  * @example { "url": "https://hooks.example.com/vantage", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }
  */
 export const webhookChannelConfigSchema = z.strictObject({

@@ -49,6 +49,16 @@ export const alertChannelSchema = z.object({
 });
 export type AlertChannel = z.infer<typeof alertChannelSchema>;
 
+/**
+ * `POST /v1/alert-channels` answer: the channel, and for a `webhook` channel created without
+ * `config.secret` the `secret` generated for it (`whsec_` + base64 of 32 random bytes), shown
+ * here only: reads show it masked, like any secret.
+ */
+export const alertChannelCreatedSchema = alertChannelSchema.extend({
+  secret: z.string().optional().describe('the generated webhook signing secret: returned once, on create, when none was given'),
+});
+export type AlertChannelCreated = z.infer<typeof alertChannelCreatedSchema>;
+
 /** `GET /v1/alert-channels`: `{items[]}`, oldest first. */
 export const alertChannelListSchema = z.object({ items: z.array(alertChannelSchema) });
 
@@ -99,7 +109,7 @@ export const alertNotificationSchema = z.object({
     name: z.string(),
     monitors: z.array(z.object({
       id: z.string(), name: z.string(), type: z.string(), target: z.string(),
-      state: z.enum(['down', 'degraded']), event_id: z.string(), started_at: z.iso.datetime(), reason: z.string().nullable(),
+      state: z.enum(['down', 'degraded', 'no_data']), event_id: z.string(), started_at: z.iso.datetime(), reason: z.string().nullable(),
     })),
   }).optional(),
 });

@@ -32,7 +32,8 @@ export const alertEventNotificationSchema = z.object({
 });
 
 /**
- * An alert event (AlertEvent). `type`: down, or degraded for a policy that fires on degraded.
+ * An alert event (AlertEvent). `type`: down, or degraded for a policy that fires on degraded, or
+ * no_data (no node reported two rounds in a row) for a policy that notifies on it.
  * Times are ISO 8601 UTC: `started_at` when the monitor began failing, `fired_at` when the
  * threshold was reached. `acknowledged_by`/`resolved_by` are user ids (resolved_by null when the
  * monitor recovered). `next_notification_at`/`next_level`: the next step of the escalation,
@@ -43,7 +44,7 @@ export const alertEventRecordSchema = z.object({
   user_id: z.string(),
   monitor_id: z.string(),
   policy_id: z.string(),
-  type: z.enum(['down', 'degraded']),
+  type: z.enum(['down', 'degraded', 'no_data']),
   status: z.enum(ALERT_EVENT_STATUSES),
   started_at: z.iso.datetime(),
   fired_at: z.iso.datetime(),

@@ -17,7 +17,8 @@ export const ALERT_POLICY_LIMITS = {
 /** A local time of day `HH:MM` (00:00-23:59). */
 export const clockTimeSchema = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day HH:MM (00:00-23:59)');
 
-const channelIdsSchema = z.array(idSchema('alert_channel')).max(ALERT_POLICY_LIMITS.channels_max)
+// Any id-sized string: one that is not an id of yours, malformed or not, is 404 ALERT_CHANNEL_NOT_FOUND (the route checks).
+const channelIdsSchema = z.array(z.string().min(1).max(64)).max(ALERT_POLICY_LIMITS.channels_max)
   .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a channel');
 
 /**
@@ -52,6 +53,7 @@ const policyFields = {
   body_template: textString().max(ALERT_POLICY_LIMITS.body_template_max_chars).nullable(),
   escalation_levels: escalationLevelsSchema,
   fire_on_degraded: z.boolean(),
+  notify_on_no_data: z.boolean(),
 };
 
 /** mute_start and mute_end come together (both set or both null) and differ. */
@@ -71,7 +73,8 @@ function muteRule(p: { mute_start?: string | null; mute_end?: string | null }, c
  * the default text; Go text/template syntax within ALERT_TEMPLATE_LIMITS, docs/api/alerting.md
  * "Templates"),
  * `escalation_levels` ([], max 5), `fire_on_degraded` (false: only down rounds fire; true: degraded
- * rounds fire too).
+ * rounds fire too), `notify_on_no_data` (true: the monitor going to `no_data`, no node reporting
+ * two rounds in a row, fires an event of type no_data; false: it does not).
  * @example { "name": "API down", "monitor_id": "m_01jd3k6w9z4q8r2t7v5x1y3b6c", "channel_ids": ["ach_01jd3k6w9z4q8r2t7v5x1y3b6c"], "recovery_n": 2 }
  */
 export const alertPolicyCreateSchema = z.strictObject({
@@ -86,6 +89,7 @@ export const alertPolicyCreateSchema = z.strictObject({
   body_template: policyFields.body_template.default(null),
   escalation_levels: policyFields.escalation_levels.default([]),
   fire_on_degraded: policyFields.fire_on_degraded.default(false),
+  notify_on_no_data: policyFields.notify_on_no_data.default(true),
 }).superRefine(muteRule);
 export type AlertPolicyCreate = z.infer<typeof alertPolicyCreateSchema>;
 
@@ -107,6 +111,7 @@ export const alertPolicyPatchSchema = z.strictObject({
   body_template: policyFields.body_template.optional(),
   escalation_levels: policyFields.escalation_levels.optional(),
   fire_on_degraded: policyFields.fire_on_degraded.optional(),
+  notify_on_no_data: policyFields.notify_on_no_data.optional(),
 });
 export type AlertPolicyPatch = z.infer<typeof alertPolicyPatchSchema>;
 
@@ -129,6 +134,7 @@ export const alertPolicySchema = z.object({
   body_template: z.string().nullable(),
   escalation_levels: z.array(escalationLevelSchema),
   fire_on_degraded: z.boolean(),
+  notify_on_no_data: z.boolean(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });

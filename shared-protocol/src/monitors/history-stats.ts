@@ -21,15 +21,17 @@ export const uptimeQuerySchema = z.object({
 });
 
 /**
- * A monitor's uptime over a range. Time counts per judged round (each round covers its interval):
- * `up_s` + `degraded_s` are up, `downtime_s` down; rounds while the monitor was in maintenance (or
- * paused) count in `maintenance_s` only and are left out of the ratio, as is time without any
- * report (`monitored_s` = up + degraded + down). `uptime` is up / monitored (0..1; null without
- * data), `uptime_percent` the same in percent. `incidents`: down spells overlapping the range
+ * A monitor's uptime over a range. Time counts per judged round (each round covers its interval;
+ * a round still running, its elapsed part), in whole seconds: `up_s` + `degraded_s` are up,
+ * `downtime_s` down; rounds while the monitor was in maintenance (or paused) count in
+ * `maintenance_s` only, rounds no node reported by their deadline in `no_data_s` only; both are
+ * left out of the ratio (`monitored_s` = up + degraded + down: the time with data). `uptime` is
+ * (up + degraded) / monitored of the seconds given (0..1; null without data), `uptime_percent`
+ * the same in percent; `rounds` counts judged rounds by verdict. `incidents`: down spells overlapping the range
  * (state changes into down, plus one already running at `from`); `mttr_s`: their mean time to
  * recovery (down until up or degraded again), over those that recovered within the range, null
  * when none did.
- * @example { "from": "2026-11-21T10:00:00.000Z", "to": "2026-11-22T10:00:00.000Z", "period": "24h", "uptime": 0.99583, "uptime_percent": 99.583, "monitored_s": 86400, "up_s": 85680, "degraded_s": 360, "downtime_s": 360, "maintenance_s": 0, "incidents": 1, "mttr_s": 360, "rounds": { "up": 1428, "degraded": 6, "down": 6 } }
+ * @example { "from": "2026-11-21T10:00:00.000Z", "to": "2026-11-22T10:00:00.000Z", "period": "24h", "uptime": 0.99583, "uptime_percent": 99.583, "monitored_s": 86400, "up_s": 85680, "degraded_s": 360, "downtime_s": 360, "maintenance_s": 0, "no_data_s": 0, "incidents": 1, "mttr_s": 360, "rounds": { "up": 1428, "degraded": 6, "down": 6, "no_data": 0 } }
  */
 export const uptimeSchema = z.object({
   from: z.iso.datetime(),
@@ -42,9 +44,10 @@ export const uptimeSchema = z.object({
   degraded_s: z.number().int(),
   downtime_s: z.number().int(),
   maintenance_s: z.number().int(),
+  no_data_s: z.number().int(),
   incidents: z.number().int(),
   mttr_s: z.number().nullable(),
-  rounds: z.object({ up: z.number().int(), degraded: z.number().int(), down: z.number().int() }),
+  rounds: z.object({ up: z.number().int(), degraded: z.number().int(), down: z.number().int(), no_data: z.number().int() }),
 });
 export type Uptime = z.infer<typeof uptimeSchema>;
 

@@ -36,10 +36,11 @@ export type MonitorStatus = z.infer<typeof monitorStatusSchema>;
 
 /**
  * What the checks say: `pending` until the first round is judged (and after a resume), then
- * `up`, `degraded` or `down` from each round's verdict; `paused` while paused; `maintenance`
- * inside a maintenance window.
+ * `up`, `degraded` or `down` from each round's verdict; `no_data` after two rounds in a row that
+ * no node reported by their deadline (left at the first round with a report); `paused` while
+ * paused; `maintenance` inside a maintenance window.
  */
-export const MONITOR_STATES = ['pending', 'up', 'degraded', 'down', 'paused', 'maintenance'] as const;
+export const MONITOR_STATES = ['pending', 'up', 'degraded', 'down', 'paused', 'maintenance', 'no_data'] as const;
 export const monitorStateSchema = z.enum(MONITOR_STATES);
 export type MonitorState = z.infer<typeof monitorStateSchema>;
 

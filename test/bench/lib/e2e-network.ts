@@ -154,6 +154,8 @@ export async function startE2eNetwork(opts: { agents: number; target_delay_ms: n
         ...env, VANTAGE_HOST: CP_ADDR, VANTAGE_PORT: String(port), VANTAGE_PUBLIC_URL: api_url, VANTAGE_DATABASE_URL: db.url,
         VANTAGE_DATA_DIR: join(work, 'cp'), VANTAGE_LOG_LEVEL: 'warn', VANTAGE_PROBE_ALLOW_CIDRS: '198.18.0.0/15',
         VANTAGE_RATE_LIMIT_ANONYMOUS: '100000000', VANTAGE_RATE_LIMIT_KEYED: '100000000',
+        // Anonymous probes on shared nodes (docs/api/probes.md "Who may probe").
+        VANTAGE_PUBLIC_PROBES: 'anonymous',
       },
     });
     logTo(cp, 'control-plane');
@@ -162,9 +164,9 @@ export async function startE2eNetwork(opts: { agents: number; target_delay_ms: n
 
     const { access_token } = await api<{ access_token: string }>(api_url, 'POST', '/v1/auth/register', { email: `bench-${Date.now()}@vantage.test`, password: `bench-${randomBytes(8).toString('hex')}` });
     for (const [i, name] of agents.entries()) {
-      const { token } = await api<{ token: string }>(api_url, 'POST', '/v1/enrollment-tokens', { label: `bench-${name}`, country_code: COUNTRIES[i] }, access_token);
+      const { token } = await api<{ token: string }>(api_url, 'POST', '/v1/enrollment-tokens', { label: `bench-${name}`, country_code: COUNTRIES[i], shared: true }, access_token);
       const child = topo.spawn(name, [process.execPath, join(ROOT, 'node-agent/bin/node-agent.mjs'), 'run',
-        '--control-plane-url', api_url, '--token', token, '--state-dir', join(work, name), '--allow-cidr', '198.18.0.0/15', '--log-level', 'warn'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env });
+        '--control-plane-url', api_url, '--token', token, '--state-dir', join(work, name), '--allow-cidrs', '198.18.0.0/15', '--log-level', 'warn'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env });
       logTo(child, name);
       cleanups.push(() => stopChild(child));
     }

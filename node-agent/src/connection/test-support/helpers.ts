@@ -15,6 +15,16 @@ export async function eventually(cond: () => boolean, what: string, timeout_ms =
 /** A silent logger for tests. */
 export const quietLog = pino({ level: 'silent' });
 
+/** One line a {@link capturingLog} logger wrote: pino's level number, `msg` and the fields. */
+export interface LogLine { level: number; msg: string; [field: string]: unknown }
+
+/** A debug-level logger whose lines are kept in `lines` (parsed JSON), for tests of what the agent says. */
+export function capturingLog(): { log: pino.Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const log = pino({ level: 'debug' }, { write: (text: string) => { lines.push(JSON.parse(text) as LogLine); } });
+  return { log, lines };
+}
+
 /** Agent config for tests: a state dir, a control plane URL and optional overrides. */
 export function testConfig(over: Record<string, unknown>): AgentConfig {
   return agentConfigSchema.parse({ state_dir: '/nonexistent', ...over });

@@ -9,7 +9,7 @@ import { send, SendError, type Sent } from './send.js';
 
 /** Phase durations of one exchange in ms (floats), blackbox_exporter's boundaries; 0 when not reached. */
 export interface Phases {
-  /** start → address resolved (blackbox "resolve"). */
+  /** start → address resolved (blackbox "resolve"); 0 when no resolver was asked (an IP literal, localhost). */
   dns_ms: number;
   /** TCP connect started → connected ("connect"): just before connect(2) to the 'connect' event. */
   tcp_ms: number;
@@ -78,10 +78,13 @@ export async function exchange(req: HopRequest, opts: ExchangeOptions): Promise<
   };
   const resolved = await resolveTarget(req.url.hostname, opts.ip_version, opts.policy);
   const tDns = performance.now();
-  out.phases.dns_ms = tDns - t0;
+  // No resolver asked (an IP literal, localhost): nothing to time, like curl's namelookup for a
+  // literal. Our own parsing and policy check are not the network's, so they are left out.
+  const dnsMs = resolved.ok && !resolved.looked_up ? 0 : tDns - t0;
+  out.phases.dns_ms = dnsMs;
   if (!resolved.ok) {
     out.failure = { error: resolved.error, error_class: resolved.error_class };
-    out.total_ms = tDns - t0;
+    out.total_ms = dnsMs;
     return out;
   }
   out.resolved_address = resolved.address;
@@ -133,6 +136,6 @@ export async function exchange(req: HopRequest, opts: ExchangeOptions): Promise<
     out.phases.ttfb_ms = firstByte - ready;
     out.phases.download_ms = tEnd - firstByte;
   }
-  out.total_ms = (tDns - t0) + (tEnd - (marks.tcp_start ?? tDns));
+  out.total_ms = dnsMs + (tEnd - (marks.tcp_start ?? tDns));
   return out;
 }
