@@ -10,11 +10,13 @@ const owner = await registerUser(app);
 const other = await registerUser(app);
 const get = (path: string, token = owner.access_token, headers: Record<string, string> = {}) => call(app, 'GET', path, { token, headers });
 
-// A monitor of the owner on three nodes (DE, US, JP) with 20 rounds: node 0 fails rounds 5-9.
+// A monitor of the owner on three nodes (DE, US, JP) with 20 rounds: node 0 fails rounds 5-9. Rounds
+// are counted from T0, not from each call's clock: a slow run crossing a round boundary keeps its rounds.
+const T0 = Date.now();
 const m = await seedMonitor(sql, { user_id: owner.user_id, nodes: 3 });
 const [n0, n1, n2] = m.node_ids as [string, string, string];
 for (const [i, node] of m.node_ids.entries()) {
-  const results = Array.from({ length: 20 }, (_, j) => httpResult(m.monitor_id, roundAt(m, j - 20), { success: !(i === 0 && j >= 5 && j < 10), response_ms: 40 + i * 20 + j }));
+  const results = Array.from({ length: 20 }, (_, j) => httpResult(m.monitor_id, roundAt(m, j - 20, T0), { success: !(i === 0 && j >= 5 && j < 10), response_ms: 40 + i * 20 + j }));
   await deps.results.ingest(node, results);
 }
 await expireRounds(sql, m.monitor_id);
@@ -26,13 +28,13 @@ t.test('checks: newest first, paged, per node, relative times', async (t) => {
   t.equal(all.status, 200);
   t.match(all.body.data, { total: 60, page: 1, page_size: 50, has_more: true });
   const items = all.body.data.items;
-  t.equal(items[0].scheduled_at, roundAt(m, -1), 'newest round first');
+  t.equal(items[0].scheduled_at, roundAt(m, -1, T0), 'newest round first');
   t.match(items[0], { monitor_id: m.monitor_id, success: true, error: null, assertions: [], output: { status_code: 200 } });
   t.ok(items[0].response_ms >= 40 && Date.parse(items[0].finished_at) > Date.parse(items[0].started_at));
   const page2 = await get(`${base}/checks?from=-2h&page_size=50&page=2`);
   t.match(page2.body.data, { total: 60, page: 2, has_more: false });
   t.equal(page2.body.data.items.length, 10);
-  const mine = await get(`${base}/checks?from=${encodeURIComponent(roundAt(m, -20))}&to=${encodeURIComponent(roundAt(m, 0))}&node_id=${n0}&page_size=200`);
+  const mine = await get(`${base}/checks?from=${encodeURIComponent(roundAt(m, -20, T0))}&to=${encodeURIComponent(roundAt(m, 0, T0))}&node_id=${n0}&page_size=200`);
   t.equal(mine.body.data.total, 20);
   t.equal(mine.body.data.items.filter((c: { success: boolean }) => !c.success).length, 5);
   t.match(mine.body.data.items.find((c: { success: boolean }) => !c.success), { node_id: n0, error: 'connection refused', error_class: 'refused', response_ms: null });
@@ -43,7 +45,7 @@ t.test('checks: newest first, paged, per node, relative times', async (t) => {
 
 t.test('monitor reads carry state, last check and 24 h uptime', async (t) => {
   const one = await get(base);
-  t.match(one.body.data, { state: 'up', last_check_at: roundAt(m, -1), uptime_24h: 1 }, 'degraded rounds count as up');
+  t.match(one.body.data, { state: 'up', last_check_at: roundAt(m, -1, T0), uptime_24h: 1 }, 'degraded rounds count as up');
   const list = await get('/v1/monitors');
   t.match(list.body.data.items.find((x: { id: string }) => x.id === m.monitor_id), { state: 'up', uptime_24h: 1 });
 });
@@ -54,13 +56,13 @@ t.test('uptime: periods and ranges', async (t) => {
   t.match(day.body.data, { period: '24h', uptime: 1, uptime_percent: 100, downtime_s: 0, degraded_s: 300, up_s: 900, incidents: 0, mttr_s: null });
   t.equal(Date.parse(day.body.data.to) - Date.parse(day.body.data.from), 86_400_000);
   t.match((await get(`${base}/uptime?period=90d`)).body.data, { period: '90d', monitored_s: 1200 });
-  t.match((await get(`${base}/uptime?from=${encodeURIComponent(roundAt(m, -15))}&to=${encodeURIComponent(roundAt(m, -10))}`)).body.data, { period: null, monitored_s: 300, degraded_s: 300 });
+  t.match((await get(`${base}/uptime?from=${encodeURIComponent(roundAt(m, -15, T0))}&to=${encodeURIComponent(roundAt(m, -10, T0))}`)).body.data, { period: null, monitored_s: 300, degraded_s: 300 });
   t.equal((await get(`${base}/uptime?period=24h&from=-1h`)).body.error.code, 'VALIDATION_FAILED', 'period and from/to: one or the other');
   t.equal((await get(`${base}/uptime?period=1y`)).status, 400);
 });
 
 t.test('stats: percentiles and failure rate per bucket, overall, per node and per country', async (t) => {
-  const s = await get(`${base}/stats?from=${encodeURIComponent(roundAt(m, -20))}&to=${encodeURIComponent(roundAt(m, 0))}&bucket_s=300`);
+  const s = await get(`${base}/stats?from=${encodeURIComponent(roundAt(m, -20, T0))}&to=${encodeURIComponent(roundAt(m, 0, T0))}&bucket_s=300`);
   t.equal(s.status, 200);
   const d = s.body.data;
   t.match(d, { bucket_s: 300, source: 'raw', groups: null, overall: { checks: 60, failures: 5, failure_rate: Math.round((5 / 60) * 1e6) / 1e6 } });
@@ -84,7 +86,7 @@ t.test('state changes: newest first, with reasons', async (t) => {
   t.match(res.body.data, { total: 3, has_more: false });
   t.same(res.body.data.items.map((c: { to_state: string }) => c.to_state), ['up', 'degraded', 'up']);
   t.match(res.body.data.items[1], {
-    from_state: 'up', source: 'verdict', late: false, round_at: roundAt(m, -15), changed_at: roundAt(m, -15),
+    from_state: 'up', source: 'verdict', late: false, round_at: roundAt(m, -15, T0), changed_at: roundAt(m, -15, T0),
     reason: '1 of 3 reporting nodes failed (quorum 2): connection refused', failing_nodes: [{ node_id: n0, country: 'DE', error: 'connection refused' }],
   });
   t.equal((await get(`${base}/state-changes?to_state=degraded`)).body.data.total, 1);
