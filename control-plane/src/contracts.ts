@@ -121,8 +121,14 @@ export type SqlExecutor = Sql | postgres.TransactionSql<Record<string, never>>;
 /** An event for the webhook endpoints of one account (shared-protocol events.ts catalog). */
 export interface OutboundEvent<T extends EventType = EventType> {
   type: T;
-  /** The account whose endpoints receive it. */
+  /** The account whose endpoints receive it (its creator, for a team's resource). */
   user_id: string;
+  /**
+   * The team whose endpoints receive it instead (docs/api/webhooks.md "Teams"), null for a
+   * personal resource. Omitted: the publisher reads it from the monitor, policy or node the
+   * event names (webhooks/event-owner.db.ts).
+   */
+  team_id?: string | null;
   data: EventData<T>;
   /**
    * Stable event id (`evt_…`, the `webhook-id`). Give one derived from what happened (e.g. the
@@ -140,7 +146,8 @@ export interface OutboundEvent<T extends EventType = EventType> {
  */
 export interface EventPublisher {
   /**
-   * Queue `event` for every enabled endpoint of `event.user_id` subscribed to its type or `*`,
+   * Queue `event` for every enabled endpoint of its owner (the team of the resource it reports,
+   * else `event.user_id`) subscribed to its type or `*`,
    * through the durable delivery engine. With `tx`, the deliveries commit (or roll back) with the
    * caller's transaction, so the event cannot be lost after the change it reports committed.
    * `data` that fails the catalog schema is logged and dropped (never thrown into the caller).

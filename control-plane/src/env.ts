@@ -15,6 +15,11 @@ export interface Principal {
   expires_at?: Date | null;
   /** An API key's type (`test` = `sk_test_`); a test key creates only test keys. Unset for sessions and PATs. */
   key_type?: 'production' | 'test';
+  /**
+   * A workspace token's team (docs/api/teams.md "Workspace tokens"): the credential acts only on
+   * that team's resources, never on personal ones. Unset or null for every other credential.
+   */
+  team_id?: string | null;
 }
 
 /** Hono environment of every router: per-request values set by the app-level middleware. */

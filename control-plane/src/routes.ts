@@ -25,10 +25,15 @@ import { webhookEndpointsRouter } from './webhooks/webhook-endpoints.routes.js';
 import { alertChannelsRouter } from './alerting/alert-channels.routes.js';
 import { heartbeatCheckinRouter } from './control-checks/heartbeat-checkin.routes.js';
 import { alertPoliciesRouter } from './alerting/alert-policies.routes.js';
+import { alertNoiseRulesRouter } from './alerting/noise-rules.routes.js';
+import { oncallSchedulesRouter } from './oncall/schedules.routes.js';
 import { alertSilencesRouter } from './alerting/alert-silences.routes.js';
 import { alertGroupsRouter } from './alerting/alert-groups.routes.js';
 import { maintenanceWindowsRouter } from './alerting/maintenance-windows.routes.js';
 import { alertEventsRouter } from './alerting/alert-events.routes.js';
+import { teamsRouter } from './teams/teams.routes.js';
+import { teamMembersRouter } from './teams/team-members.routes.js';
+import { teamInvitesRouter } from './teams/team-invites.routes.js';
 
 /**
  * Every feature's routers, mounted under their base paths by createApp: the one place that knows
@@ -59,10 +64,16 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/webhook-endpoints', webhookDeliveriesRouter(deps));
   app.route('/v1/alert-channels', alertChannelsRouter(deps));
   app.route('/v1/alert-policies', alertPoliciesRouter(deps));
+  app.route('/v1/alert-noise-rules', alertNoiseRulesRouter(deps));
+  app.route('/v1/oncall/schedules', oncallSchedulesRouter(deps));
   app.route('/v1/alert-silences', alertSilencesRouter(deps));
   app.route('/v1/alert-groups', alertGroupsRouter(deps));
   app.route('/v1/maintenance-windows', maintenanceWindowsRouter(deps));
   app.route('/v1/alert-events', alertEventsRouter(deps));
   app.route('/v1/heartbeat', heartbeatCheckinRouter(deps));
+  // teams before their members and invites: `/invites/accept` is matched before any `/{id}/…`
+  app.route('/v1/teams', teamsRouter(deps));
+  app.route('/v1/teams', teamMembersRouter(deps));
+  app.route('/v1/teams', teamInvitesRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

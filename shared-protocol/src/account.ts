@@ -12,8 +12,31 @@ import { textString } from './parse.js';
 export const ACCOUNT_LOCALES = ['cn', 'en', 'tw'] as const;
 /** Profile themes (docs/api/accounts.md). */
 export const ACCOUNT_THEMES = ['system', 'light', 'dark'] as const;
-/** Scopes of account API keys and PATs (docs/api/accounts.md); omitted or empty grants both. */
-export const ACCOUNT_KEY_SCOPES = ['read', 'write'] as const;
+/**
+ * Scopes of account API keys and PATs (docs/api/scopes.md): `read` grants every `…:read` scope,
+ * `write` every `…:write` scope and `probe`; the others grant one family each (`probe` runs
+ * probes, `probe:read` reads their results). Omitted or empty grants `read` and `write`.
+ */
+export const ACCOUNT_KEY_SCOPES = [
+  'read', 'write', 'probe', 'probe:read', 'monitor:read', 'monitor:write', 'alert:read', 'alert:write',
+  'status:read', 'status:write', 'billing:read', 'billing:write',
+] as const;
+export type AccountKeyScope = (typeof ACCOUNT_KEY_SCOPES)[number];
+/** At most this many allowed origins per key (docs/api/accounts.md "Allowed origins"). */
+export const KEY_ALLOWED_ORIGINS_MAX = 20;
+
+/**
+ * True for a browser origin as the Origin header sends it (RFC 6454): `http` or `https`, a host,
+ * an optional port, nothing else (no path, query, fragment or user info; no trailing slash; no
+ * default port; any letter case, compared in lower case).
+ * @example isWebOrigin('https://app.example.com:8443') // true
+ */
+export function isWebOrigin(value: string): boolean {
+  let u: URL;
+  try { u = new URL(value); } catch { return false; }
+  // A path, query, fragment, user info or default port makes the text differ from scheme://host.
+  return (u.protocol === 'http:' || u.protocol === 'https:') && `${u.protocol}//${u.host}` === value.toLowerCase();
+}
 
 let zones: Set<string> | undefined;
 /** True for an IANA time-zone name this runtime knows (`Intl.supportedValuesOf('timeZone')`) or `UTC`. */
@@ -126,14 +149,34 @@ export const totpCodeRequestSchema = z.object({ code: z.string().regex(/^\d{6}$/
 const keyCommon = {
   /** Display name of the credential. */
   name: textString().trim().min(1).max(100).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'must not contain control characters' }),
-  /** read and/or write; omitted or empty grants both (docs/api/accounts.md). */
-  scopes: z.array(z.enum(ACCOUNT_KEY_SCOPES)).max(2).optional(),
-  /** Validity in days, 1-90, default 90 (docs/api/accounts.md, docs/api/conventions.md). */
-  expires_days: z.number().int().min(LIMITS.api_key_expires_days_min).max(LIMITS.api_key_expires_days_max).default(LIMITS.api_key_expires_days_default),
+  /** Scopes of docs/api/scopes.md; omitted or empty grants `read` and `write` (docs/api/accounts.md). */
+  scopes: z.array(z.enum(ACCOUNT_KEY_SCOPES)).max(ACCOUNT_KEY_SCOPES.length).optional(),
+  /** Validity in days, 1-90; default 90 unless `expires_at` is given (docs/api/accounts.md, docs/api/conventions.md). */
+  expires_days: z.number().int().min(LIMITS.api_key_expires_days_min).max(LIMITS.api_key_expires_days_max).optional(),
+  /** Expiry instant instead of `expires_days`: in the future, at most 90 days ahead; null = the default (90 days). */
+  expires_at: z.iso.datetime({ offset: true }).nullable().optional()
+    .refine((v) => v == null || Date.parse(v) > Date.now(), { message: 'must be in the future' })
+    .refine((v) => v == null || Date.parse(v) <= Date.now() + LIMITS.api_key_expires_days_max * 86_400_000, { message: `must be at most ${LIMITS.api_key_expires_days_max} days ahead` }),
+  /**
+   * Browser origins (`https://app.example.com`, exact scheme://host[:port]) the key is accepted
+   * from; a request with another Origin header is refused. Omitted or empty = any origin.
+   */
+  allowed_origins: z.array(textString().max(255).refine(isWebOrigin, { message: 'must be an origin: http(s)://host[:port], no path' }))
+    .max(KEY_ALLOWED_ORIGINS_MAX).optional(),
 };
+/** `expires_days` and `expires_at` name the same thing: one at most. */
+const oneExpiry = { check: (b: { expires_days?: number; expires_at?: string | null }) => b.expires_days === undefined || b.expires_at == null, message: 'send expires_days or expires_at, not both', path: ['expires_at'] };
 
-/** `POST /v1/account/api-keys` body (docs/api/accounts.md); `type` test gives an `sk_test_` key (docs/api/accounts.md). */
-export const createApiKeyRequestSchema = z.object({ ...keyCommon, type: z.enum(['production', 'test']).default('production') });
+/**
+ * `POST /v1/account/api-keys` body (docs/api/accounts.md); `type` test gives an `sk_test_` key;
+ * `team_id` makes a workspace token, which acts only for that team (docs/api/teams.md
+ * "Workspace tokens"; the caller must be an admin or owner of it).
+ */
+export const createApiKeyRequestSchema = z.object({
+  ...keyCommon,
+  type: z.enum(['production', 'test']).default('production'),
+  team_id: z.string().max(64).nullable().optional(),
+}).refine(oneExpiry.check, { message: oneExpiry.message, path: oneExpiry.path });
 export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequestSchema>;
 
 /** ApiKey (docs/api/accounts.md): never the secret; `key_prefix` is the masked form (`sk_live_abcd…wxyz`). */
@@ -143,6 +186,10 @@ export const apiKeySchema = z.object({
   key_prefix: z.string(),
   type: z.enum(['production', 'test']),
   scopes: z.array(z.string()),
+  /** Origins the key is accepted from; [] = any. */
+  allowed_origins: z.array(z.string()),
+  /** The team of a workspace token; null for an account key. */
+  team_id: z.string().nullable(),
   status: z.enum(['active', 'revoked']),
   created_at: z.iso.datetime(),
   expires_at: z.iso.datetime().nullable(),
@@ -156,13 +203,15 @@ export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() });
 export const apiKeyListSchema = z.object({ api_keys: z.array(apiKeySchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 
 /** `POST /v1/account/tokens` body: a personal access token (`svc_pat_`, docs/api/conventions.md). */
-export const createPatRequestSchema = z.object(keyCommon);
+export const createPatRequestSchema = z.object(keyCommon).refine(oneExpiry.check, { message: oneExpiry.message, path: oneExpiry.path });
 /** A personal access token record; `token_prefix` masked (`svc_pat_abcd…wxyz`). */
 export const patSchema = z.object({
   id: z.string(),
   name: z.string(),
   token_prefix: z.string(),
   scopes: z.array(z.string()),
+  /** Origins the token is accepted from; [] = any. */
+  allowed_origins: z.array(z.string()),
   status: z.enum(['active', 'revoked']),
   created_at: z.iso.datetime(),
   expires_at: z.iso.datetime().nullable(),

@@ -34,6 +34,14 @@ export const ID_PREFIXES = {
   alert_group: 'agr_',
   /** An account invite (docs/api/accounts.md "Administration"). */
   account_invite: 'inv_',
+  /** A team (workspace) and its invitations (docs/api/teams.md). */
+  team: 'team_',
+  team_invite: 'tinv_',
+  /** An on-call schedule and its overrides (docs/api/teams.md "On-call schedules"). */
+  oncall_schedule: 'ocs_',
+  oncall_override: 'oco_',
+  /** An alert noise rule (docs/api/alerting.md "Noise rules"). */
+  alert_noise_rule: 'anr_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */
@@ -48,6 +56,8 @@ export const SECRET_PREFIXES = {
   heartbeat_token: 'hb_',
   /** An account invite token, accepted once by POST /v1/auth/register (docs/api/accounts.md). */
   invite_token: 'itk_',
+  /** A team invitation token, accepted once by POST /v1/teams/invites/accept (docs/api/teams.md). */
+  team_invite_token: 'tit_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

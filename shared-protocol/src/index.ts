@@ -28,3 +28,5 @@ export * from './webhooks.js';
 export * from './email-verification.js';
 export * from './monitors/index.js';
 export * from './alerting/index.js';
+export * from './teams.js';
+export * from './oncall.js';

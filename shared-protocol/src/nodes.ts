@@ -33,6 +33,8 @@ export const enrollmentTokenCreateSchema = z.strictObject({
   sponsor_user_id: z.string().min(1).max(64).optional(),
   ttl_hours: z.number().int().min(1).max(720).optional(),
   shared: z.boolean().optional(),
+  /** The team the node it enrolls will belong to (docs/api/teams.md; the caller must be able to write there); omitted: the caller's own. */
+  team_id: idSchema('team').optional(),
 });
 export type EnrollmentTokenCreate = z.infer<typeof enrollmentTokenCreateSchema>;
 
@@ -60,6 +62,8 @@ export const enrollmentTokenItemSchema = z.object({
   operator: nodeOperatorSchema.nullable(),
   /** Whether the node it enrolls (enrolled) is shared with other accounts from its enrollment. */
   shared: z.boolean(),
+  /** The team the token (and the node it enrolls) belongs to, or null: its creator's own. */
+  team_id: z.string().nullable(),
 });
 export type EnrollmentTokenItem = z.infer<typeof enrollmentTokenItemSchema>;
 export const enrollmentTokenListSchema = z.object({ tokens: z.array(enrollmentTokenItemSchema) });
@@ -111,7 +115,10 @@ export const nodeDetailSchema = nodeListItemSchema.extend({
   clock_offset_ms: z.number().int().nullable(),
   clock_skewed: z.boolean(),
   clock_reported_at: z.iso.datetime().nullable(),
+  /** True when the caller may read the node's owner-only facts: its owner, or a member of its team. */
   is_owner: z.boolean(),
+  /** The team the node belongs to (its members manage it by role: docs/api/teams.md), or null: its enroller's own. Shown to those who may read it (is_owner), null for everyone else. */
+  team_id: z.string().nullable(),
   /**
    * A platform node: marked by the operator (docs/api/nodes.md "Platform nodes") and trusted with
    * every account's secret request headers; any other node receives only its owner's.
@@ -133,7 +140,10 @@ export const nodeListQuerySchema = z.object({
   status: nodeStatusSchema.optional(),
   asn: z.coerce.number().int().min(1).max(4294967295).optional(),
   tag: z.string().min(1).max(32).optional(),
+  /** `true`: only the nodes the caller may manage or read as owner (its own and its teams'). */
   mine: z.enum(['true', 'false']).optional(),
+  /** With mine=true: only that team's nodes. */
+  team_id: idSchema('team').optional(),
   page: z.coerce.number().int().min(1).default(1),
   page_size: z.coerce.number().int().min(1).max(LIMITS.page_size_max).default(LIMITS.page_size_default),
 });

@@ -73,6 +73,8 @@ export const webhookEndpointCreateSchema = z.strictObject({
   url: endpointUrlSchema,
   events: eventsSchema,
   description: descriptionSchema.optional(),
+  /** The team the endpoint belongs to (docs/api/teams.md; the caller must be able to write there); omitted: the caller's own. It then receives the team's events, not the caller's. */
+  team_id: idSchema('team').optional(),
 });
 export type WebhookEndpointCreate = z.infer<typeof webhookEndpointCreateSchema>;
 
@@ -97,6 +99,8 @@ export type WebhookEndpointPatch = z.infer<typeof webhookEndpointPatchSchema>;
  */
 export const webhookEndpointSchema = z.object({
   id: idSchema('webhook_endpoint'),
+  /** The team it belongs to (it receives that team's events), or null: its creator's own (docs/api/teams.md). */
+  team_id: z.string().nullable(),
   url: z.string(),
   description: z.string().nullable(),
   events: z.array(z.string()),
@@ -133,6 +137,11 @@ export const webhookEndpointListSchema = z.object({
 export const webhookPageQuerySchema = z.object({
   page: z.coerce.number().int().min(1).default(1),
   page_size: z.coerce.number().int().min(1).max(LIMITS.page_size_max).default(LIMITS.page_size_default),
+});
+
+/** `GET /v1/webhook-endpoints` query: paging, and `team_id` (only that team's endpoints; absent: every endpoint the caller can read). */
+export const webhookEndpointListQuerySchema = webhookPageQuerySchema.extend({
+  team_id: idSchema('team').optional(),
 });
 
 /** Delivery states: `pending` (waiting for its next attempt), `delivering` (an attempt is under way), `succeeded`, `failed` (retries exhausted or not retriable). */

@@ -45,7 +45,7 @@ try {
   const user_id = newId('user');
   await sql`INSERT INTO users (id, email, password_hash) VALUES (${user_id}, 'bench@example.test', 'x')`;
   for (let i = 0; i < ENDPOINTS; i++) {
-    await insertEndpoint(sql, { id: newId('webhook_endpoint'), user_id, url: `http://127.0.0.1:${port}/hook/${i}`, description: null, events: ['*'], secret: newWebhookSecret() }, 1000);
+    await insertEndpoint(sql, { id: newId('webhook_endpoint'), user_id, team_id: null, url: `http://127.0.0.1:${port}/hook/${i}`, description: null, events: ['*'], secret: newWebhookSecret() }, 1000);
   }
   const outbound = createOutbound({ sql, log: createLogger('silent'), config });
   t.teardown(() => outbound.close(1000));

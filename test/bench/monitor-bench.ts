@@ -134,7 +134,7 @@ try {
   for (let i = 0; i < 300; i++) {
     const page = 1 + Math.floor(Math.random() * (PER_ACCOUNT / 100));
     const t0 = performance.now();
-    await listMonitors(sql, accounts[i % accounts.length]!.user_id, {}, page, 100);
+    await listMonitors(sql, { user_id: accounts[i % accounts.length]!.user_id, team_ids: [] }, {}, page, 100);
     query_ms.push(performance.now() - t0);
   }
 

@@ -3,6 +3,7 @@ import { createdPatSchema, createPatRequestSchema, idSchema, offsetQuerySchema, 
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { createAccessKey, toPat } from './access-keys.js';
+import { refusePersonalFromWorkspace } from './workspace-tokens.js';
 import { listAccessKeys, revokeAccessKey } from './api-keys.db.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
@@ -35,19 +36,22 @@ export function accountTokensRouter(deps: AppDeps) {
 
   r.openapi(list, async (c) => {
     const { limit, offset } = c.req.valid('query');
-    const { rows, total } = await listAccessKeys(deps.sql, c.get('principal')!.user_id, 'pat', limit, offset);
+    const principal = c.get('principal')!;
+    // A workspace token acts for its team only: it sees no personal access tokens.
+    const { rows, total } = await listAccessKeys(deps.sql, principal.user_id, 'pat', limit, offset, principal.team_id ?? null);
     return ok(c, { tokens: rows.map(toPat), total, limit, offset }, 200);
   });
 
   r.openapi(create, async (c) => {
     const body = c.req.valid('json');
+    refusePersonalFromWorkspace(c);
     const { row, secret } = await createAccessKey(deps.sql, c.get('principal')!, { ...body, kind: 'pat' });
     return ok(c, { ...toPat(row), token: secret }, 201);
   });
 
   r.openapi(revoke, async (c) => {
     const { id } = c.req.valid('param');
-    const row = idSchema('pat').safeParse(id).success ? await revokeAccessKey(deps.sql, c.get('principal')!.user_id, 'pat', id) : null;
+    const row = idSchema('pat').safeParse(id).success && !c.get('principal')!.team_id ? await revokeAccessKey(deps.sql, c.get('principal')!.user_id, 'pat', id) : null;
     if (!row) throw new ApiError('PAT_NOT_FOUND', 'no such personal access token');
     return ok(c, null, 200);
   });

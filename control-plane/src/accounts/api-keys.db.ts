@@ -13,6 +13,10 @@ export interface AccessKeyRow {
   key_prefix: string;
   type: 'production' | 'test';
   scopes: string[];
+  /** Origins (scheme://host[:port], lower case) the key is accepted from; [] = any. */
+  allowed_origins: string[];
+  /** A workspace token's team; null for account keys and PATs. */
+  team_id: string | null;
   created_at: Date;
   expires_at: Date | null;
   last_used_at: Date | null;
@@ -20,21 +24,24 @@ export interface AccessKeyRow {
 }
 
 /**
- * Store a new key (only its sha256 hash) valid for `expires_days` days from now, but never past
- * `not_after` when given (the expiry of the key that creates it).
+ * Store a new key (only its sha256 hash) valid until `expires_at` when given, else for
+ * `expires_days` days from now, but never past `not_after` when given (the expiry of the key that
+ * creates it).
  */
 export async function insertAccessKey(
   sql: Sql,
   k: {
     id: string; kind: AccessKeyKind; user_id: string; name: string; key_hash: string; key_prefix: string;
-    type: 'production' | 'test'; scopes: string[]; expires_days: number; not_after?: Date | null;
+    type: 'production' | 'test'; scopes: string[]; expires_days: number; expires_at?: Date | null; not_after?: Date | null;
+    allowed_origins?: string[]; team_id?: string | null;
   },
 ): Promise<AccessKeyRow> {
   // LEAST ignores a NULL not_after.
   const rows = await sql<AccessKeyRow[]>`
-    INSERT INTO access_keys (id, kind, user_id, name, key_hash, key_prefix, type, scopes, expires_at)
+    INSERT INTO access_keys (id, kind, user_id, name, key_hash, key_prefix, type, scopes, allowed_origins, team_id, expires_at)
     VALUES (${k.id}, ${k.kind}, ${k.user_id}, ${k.name}, ${k.key_hash}, ${k.key_prefix}, ${k.type},
-            ${k.scopes}, LEAST(now() + make_interval(days => ${k.expires_days}), ${k.not_after ?? null}::timestamptz))
+            ${k.scopes}, ${k.allowed_origins ?? []}::text[], ${k.team_id ?? null},
+            LEAST(coalesce(${k.expires_at ?? null}::timestamptz, now() + make_interval(days => ${k.expires_days})), ${k.not_after ?? null}::timestamptz))
     RETURNING *`;
   return rows[0]!;
 }
@@ -56,16 +63,33 @@ export async function touchAccessKey(sql: Sql, id: string): Promise<void> {
 }
 
 /**
- * One page of a user's keys of `kind`, newest first, and the total count.
+ * One page of a user's keys of `kind`, newest first, and the total count; `team_only` narrows
+ * them to one team's workspace tokens (what a workspace token itself sees).
  * @param limit 1-100, offset >= 0 (docs/api/conventions.md `{api_keys[], total, limit, offset}`)
  */
-export async function listAccessKeys(sql: Sql, user_id: string, kind: AccessKeyKind, limit: number, offset: number): Promise<{ rows: AccessKeyRow[]; total: number }> {
+export async function listAccessKeys(
+  sql: Sql, user_id: string, kind: AccessKeyKind, limit: number, offset: number, team_only: string | null = null,
+): Promise<{ rows: AccessKeyRow[]; total: number }> {
+  const team = team_only === null ? sql`` : sql`AND team_id = ${team_only}`;
   const rows = await sql<AccessKeyRow[]>`
-    SELECT * FROM access_keys WHERE user_id = ${user_id} AND kind = ${kind}
+    SELECT * FROM access_keys WHERE user_id = ${user_id} AND kind = ${kind} ${team}
     ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`;
   const [count] = await sql<{ total: number }[]>`
-    SELECT count(*)::int AS total FROM access_keys WHERE user_id = ${user_id} AND kind = ${kind}`;
+    SELECT count(*)::int AS total FROM access_keys WHERE user_id = ${user_id} AND kind = ${kind} ${team}`;
   return { rows, total: count?.total ?? 0 };
+}
+
+/** The API key `id` (any owner; revoked ones included), or null: for the team admin check of a revoke. */
+export async function findApiKey(sql: Sql, id: string): Promise<AccessKeyRow | null> {
+  const rows = await sql<AccessKeyRow[]>`SELECT * FROM access_keys WHERE id = ${id} AND kind = 'api_key'`;
+  return rows[0] ?? null;
+}
+
+/** Revoke key `id` whoever created it (the caller checked the right to); null when there is none. */
+export async function revokeAccessKeyById(sql: Sql, id: string): Promise<AccessKeyRow | null> {
+  const rows = await sql<AccessKeyRow[]>`
+    UPDATE access_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id} RETURNING *`;
+  return rows[0] ?? null;
 }
 
 /**

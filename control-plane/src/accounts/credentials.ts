@@ -1,4 +1,4 @@
-import { SECRET_PREFIXES } from '@vantage/shared-protocol';
+import { ACCOUNT_KEY_SCOPES, SECRET_PREFIXES } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import type { Principal } from '../env.js';
 import { ApiError } from '../errors.js';
@@ -7,8 +7,8 @@ import { sessionIsLive } from './sessions.db.js';
 import { jwtKey, verifyAccessToken } from './jwt.js';
 import { hashSecret } from './secrets.js';
 
-/** Scopes a session carries: everything an account key can have (docs/api/accounts.md). */
-export const SESSION_SCOPES = ['read', 'write'];
+/** Scopes a session carries: everything an account key can have (docs/api/scopes.md). */
+export const SESSION_SCOPES: string[] = [...ACCOUNT_KEY_SCOPES];
 /** last_used_at is written at most this often per key (it is a write on the hot path). */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -17,19 +17,23 @@ const TOUCH_EVERY_MS = 60_000;
  * - absent → null (anonymous)
  * - `Bearer sk_live_…|sk_test_…` → API key; `Bearer svc_pat_…` → personal access token
  * - any other bearer → session JWT, whose session row must be live
+ * A key or PAT with `allowed_origins` is refused when the request's `origin` (its Origin header)
+ * is not one of them; a request without Origin (server to server) passes (docs/api/accounts.md
+ * "Allowed origins"). A workspace token's principal carries its `team_id`.
  *
  * @throws ApiError 401: AUTH_INVALID_TOKEN (not Bearer, unknown key, bad signature, alg none,
  *   `svc_mcp_` token: docs/api/conventions.md), API_KEY_REVOKED, TOKEN_EXPIRED (key/PAT past expires_at),
  *   AUTH_EXPIRED (JWT past exp), AUTH_SESSION_INVALID (session logged out or gone, or its account
- *   disabled: disabling revokes the sessions); 403 AUTH_ACCOUNT_DISABLED (key or PAT of a disabled account)
+ *   disabled: disabling revokes the sessions); 403 AUTH_ACCOUNT_DISABLED (key or PAT of a disabled account),
+ *   403 FORBIDDEN (Origin not among the key's allowed origins: `details.origin`, `details.allowed_origins`)
  */
-export async function resolveBearer(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>, header: string | undefined): Promise<Principal | null> {
+export async function resolveBearer(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>, header: string | undefined, origin?: string): Promise<Principal | null> {
   if (header === undefined) return null;
   const m = /^Bearer +(\S{1,4096})\s*$/i.exec(header);
   if (!m) throw new ApiError('AUTH_INVALID_TOKEN', 'Authorization must be "Bearer <token>"');
   const token = m[1]!;
-  if (token.startsWith(SECRET_PREFIXES.api_key_live) || token.startsWith(SECRET_PREFIXES.api_key_test)) return keyPrincipal(deps, token, 'api_key');
-  if (token.startsWith(SECRET_PREFIXES.pat)) return keyPrincipal(deps, token, 'pat');
+  if (token.startsWith(SECRET_PREFIXES.api_key_live) || token.startsWith(SECRET_PREFIXES.api_key_test)) return keyPrincipal(deps, token, 'api_key', origin);
+  if (token.startsWith(SECRET_PREFIXES.pat)) return keyPrincipal(deps, token, 'pat', origin);
   if (token.startsWith('svc_mcp_')) throw new ApiError('AUTH_INVALID_TOKEN', 'MCP tokens are valid only at the MCP entry point');
   const check = await verifyAccessToken(await jwtKey(deps), token);
   if (!check.ok) {
@@ -43,15 +47,26 @@ export async function resolveBearer(deps: Pick<AppDeps, 'config' | 'sql' | 'log'
   return { kind: 'session', user_id: check.user_id, scopes: SESSION_SCOPES, credential_id: check.session_id };
 }
 
-async function keyPrincipal(deps: Pick<AppDeps, 'sql' | 'log'>, token: string, kind: 'api_key' | 'pat'): Promise<Principal> {
+/** Whether `origin` (an Origin header, or undefined) may use a key limited to `allowed` ([] = any); compared as scheme://host[:port] in lower case. */
+export function originAllowed(allowed: readonly string[], origin: string | undefined): boolean {
+  return allowed.length === 0 || origin === undefined || allowed.includes(origin.trim().toLowerCase());
+}
+
+async function keyPrincipal(deps: Pick<AppDeps, 'sql' | 'log'>, token: string, kind: 'api_key' | 'pat', origin: string | undefined): Promise<Principal> {
   const row = await findAccessKeyByHash(deps.sql, hashSecret(token));
   const what = kind === 'api_key' ? 'API key' : 'personal access token';
   if (!row || row.kind !== kind) throw new ApiError('AUTH_INVALID_TOKEN', `invalid ${what}`);
   if (row.revoked_at) throw new ApiError('API_KEY_REVOKED', `${what} revoked`);
   if (row.expired) throw new ApiError('TOKEN_EXPIRED', `${what} expired`);
   if (!row.owner_active) throw new ApiError('AUTH_ACCOUNT_DISABLED', `the account of this ${what} is disabled`);
+  if (!originAllowed(row.allowed_origins, origin)) {
+    throw new ApiError('FORBIDDEN', `this ${what} is not accepted from origin ${origin}`, { origin, allowed_origins: row.allowed_origins });
+  }
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
     touchAccessKey(deps.sql, row.id).catch((err) => deps.log.warn({ err, key_id: row.id }, 'last_used_at update failed'));
   }
-  return { kind, user_id: row.user_id, scopes: row.scopes, credential_id: row.id, expires_at: row.expires_at, ...(kind === 'api_key' ? { key_type: row.type } : {}) };
+  return {
+    kind, user_id: row.user_id, scopes: row.scopes, credential_id: row.id, expires_at: row.expires_at,
+    ...(kind === 'api_key' ? { key_type: row.type } : {}), ...(row.team_id ? { team_id: row.team_id } : {}),
+  };
 }

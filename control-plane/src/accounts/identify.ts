@@ -1,17 +1,22 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
+import { checkOperationScope } from '../middleware/scopes.js';
 import { resolveBearer } from './credentials.js';
 
 /**
  * Sets `principal` from `Authorization: Bearer …` (session JWT, API key or PAT; docs/api/conventions.md) or
  * null when there is none. A bad, revoked or expired credential is refused with 401 here, on
- * every route, public ones included (see accounts/credentials.ts for the codes). `X-API-Key` is
- * ignored (docs/api/conventions.md).
+ * every route, public ones included (see accounts/credentials.ts for the codes), and so is a key
+ * used from an Origin it does not allow (403). Then a key or PAT whose scopes do not cover the
+ * operation the request reached is refused with 403 FORBIDDEN `details.required_scope`
+ * (docs/api/scopes.md; middleware/scopes.ts), on routes with and without requireAuth alike.
+ * `X-API-Key` is ignored (docs/api/conventions.md).
  */
 export function identify(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>): MiddlewareHandler<AppEnv> {
   return async function identifyMiddleware(c, next) {
-    c.set('principal', await resolveBearer(deps, c.req.header('authorization')));
+    c.set('principal', await resolveBearer(deps, c.req.header('authorization'), c.req.header('origin')));
+    checkOperationScope(c);
     await next();
   };
 }

@@ -25,8 +25,10 @@ export interface BatchRow {
 }
 
 /** The owner's alert groups, oldest first (the first match gathers a monitor). */
-export async function groupsOfUser(ex: SqlExecutor, user_id: string): Promise<GroupRef[]> {
-  return ex<GroupRef[]>`SELECT id, name, group_by, group_value, wait_seconds FROM alert_groups WHERE user_id = ${user_id} ORDER BY created_at, id`;
+export async function groupsOfUser(ex: SqlExecutor, owner: { user_id: string; team_id?: string | null }): Promise<GroupRef[]> {
+  // A team's monitor is gathered by its team's groups, a personal one by its creator's.
+  const whose = owner.team_id ? ex`team_id = ${owner.team_id}` : ex`team_id IS NULL AND user_id = ${owner.user_id}`;
+  return ex<GroupRef[]>`SELECT id, name, group_by, group_value, wait_seconds FROM alert_groups WHERE ${whose} ORDER BY created_at, id`;
 }
 
 /**

@@ -1,11 +1,15 @@
 import type { AlertChannelType } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
+import type { OwnerScope } from '../teams/authorize.js';
+import { ownedBy } from '../teams/owner-scope.db.js';
 
 /** An `alert_channels` row (0026_alerting.sql); `config` holds secrets in full. */
 export interface AlertChannelRow {
   id: string;
   user_id: string;
+  /** The owning team (0046_teams.sql), null when personal. */
+  team_id: string | null;
   name: string;
   type: AlertChannelType;
   config: Record<string, unknown>;
@@ -15,37 +19,31 @@ export interface AlertChannelRow {
   updated_at: Date;
 }
 
-/** The caller's channels, oldest first. */
-export async function listChannels(sql: Sql, user_id: string): Promise<AlertChannelRow[]> {
-  return sql<AlertChannelRow[]>`SELECT * FROM alert_channels WHERE user_id = ${user_id} ORDER BY created_at, id`;
+/** The channels of the owners in `scope` (teams/authorize.ts ownerScope), oldest first. */
+export async function listChannels(sql: Sql, scope: OwnerScope): Promise<AlertChannelRow[]> {
+  return sql<AlertChannelRow[]>`SELECT * FROM alert_channels WHERE ${ownedBy(sql, scope)} ORDER BY created_at, id`;
 }
 
-/** One of the caller's channels, or null (another account's is null too). */
-export async function getChannel(sql: Sql, user_id: string, id: string): Promise<AlertChannelRow | null> {
-  const [row] = await sql<AlertChannelRow[]>`SELECT * FROM alert_channels WHERE id = ${id} AND user_id = ${user_id}`;
-  return row ?? null;
-}
-
-/** A channel by id alone (the senders read it at send time). */
+/** A channel by id alone (routes then authorize on its user_id/team_id; the senders read it at send time). */
 export async function getChannelById(sql: Sql, id: string): Promise<AlertChannelRow | null> {
   const [row] = await sql<AlertChannelRow[]>`SELECT * FROM alert_channels WHERE id = ${id}`;
   return row ?? null;
 }
 
 /** Insert a channel (inside the caller's transaction when `sql` is one). */
-export async function insertChannel(sql: SqlExecutor, c: { id: string; user_id: string; name: string; type: AlertChannelType; config: Record<string, unknown> }): Promise<AlertChannelRow> {
+export async function insertChannel(sql: SqlExecutor, c: { id: string; user_id: string; team_id: string | null; name: string; type: AlertChannelType; config: Record<string, unknown> }): Promise<AlertChannelRow> {
   const [row] = await sql<AlertChannelRow[]>`
-    INSERT INTO alert_channels (id, user_id, name, type, config)
-    VALUES (${c.id}, ${c.user_id}, ${c.name}, ${c.type}, ${sql.json(c.config as never)})
+    INSERT INTO alert_channels (id, user_id, team_id, name, type, config)
+    VALUES (${c.id}, ${c.user_id}, ${c.team_id}, ${c.name}, ${c.type}, ${sql.json(c.config as never)})
     RETURNING *`;
   return row!;
 }
 
 /**
- * Update name and/or config of the caller's channel; a new config clears `verified` (the
- * destination may have changed). @returns the row, or null when not the caller's
+ * Update name and/or config of a channel (the route authorized the change); a new config clears
+ * `verified` (the destination may have changed). @returns the row, or null when it is gone
  */
-export async function updateChannel(sql: SqlExecutor, user_id: string, id: string, p: { name?: string; config?: Record<string, unknown> }): Promise<AlertChannelRow | null> {
+export async function updateChannel(sql: SqlExecutor, id: string, p: { name?: string; config?: Record<string, unknown> }): Promise<AlertChannelRow | null> {
   const [row] = await sql<AlertChannelRow[]>`
     UPDATE alert_channels SET
       name = coalesce(${p.name ?? null}, name),
@@ -53,18 +51,18 @@ export async function updateChannel(sql: SqlExecutor, user_id: string, id: strin
       verified = CASE WHEN ${p.config !== undefined} THEN false ELSE verified END,
       verified_at = CASE WHEN ${p.config !== undefined} THEN NULL ELSE verified_at END,
       updated_at = now()
-    WHERE id = ${id} AND user_id = ${user_id}
+    WHERE id = ${id}
     RETURNING *`;
   return row ?? null;
 }
 
 /**
- * Delete the caller's channel unless a policy uses it.
+ * Delete a channel (the route authorized it) unless a policy uses it.
  * @returns `deleted`, `missing`, or the ids of the policies that use it
  */
-export async function deleteChannel(sql: Sql, user_id: string, id: string): Promise<'deleted' | 'missing' | { policy_ids: string[] }> {
+export async function deleteChannel(sql: Sql, id: string): Promise<'deleted' | 'missing' | { policy_ids: string[] }> {
   return sql.begin(async (tx) => {
-    const [row] = await tx`SELECT id FROM alert_channels WHERE id = ${id} AND user_id = ${user_id} FOR UPDATE`;
+    const [row] = await tx`SELECT id FROM alert_channels WHERE id = ${id} FOR UPDATE`;
     if (!row) return 'missing' as const;
     const used = await tx<{ policy_id: string }[]>`SELECT DISTINCT policy_id FROM alert_policy_channels WHERE channel_id = ${id} ORDER BY policy_id`;
     if (used.length > 0) return { policy_ids: used.map((u) => u.policy_id) };
@@ -81,9 +79,9 @@ export async function markVerified(sql: Sql, id: string, queued_at: Date): Promi
   await sql`UPDATE alert_channels SET verified = true, verified_at = now() WHERE id = ${id} AND updated_at <= ${queued_at}`;
 }
 
-/** Which of `ids` are channels of the caller. */
-export async function ownedChannelIds(sql: Sql, user_id: string, ids: string[]): Promise<Set<string>> {
+/** Which of `ids` are channels in `scope` (a policy's own owner: route-kit.ts sameOwner). */
+export async function ownedChannelIds(sql: Sql, scope: OwnerScope, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await sql<{ id: string }[]>`SELECT id FROM alert_channels WHERE user_id = ${user_id} AND id IN ${sql(ids)}`;
+  const rows = await sql<{ id: string }[]>`SELECT id FROM alert_channels WHERE ${ownedBy(sql, scope)} AND id IN ${sql(ids)}`;
   return new Set(rows.map((r) => r.id));
 }

@@ -1,10 +1,14 @@
 import type { SqlExecutor } from '../contracts.js';
+import type { OwnerScope } from '../teams/authorize.js';
+import { ownedBy } from '../teams/owner-scope.db.js';
 import type { AlertPolicyRow } from './alert-policies.db.js';
 
 /** An `alert_events` row (0029_alert_events.sql). */
 export interface AlertEventRow {
   id: string;
   user_id: string;
+  /** Its policy's team (an event is owned like its policy), read by getEvent and listEvents; not stored. */
+  team_id?: string | null;
   policy_id: string;
   monitor_id: string;
   type: 'down' | 'degraded' | 'no_data';
@@ -41,6 +45,8 @@ export interface EventNotificationRow {
 export interface EngineMonitor {
   id: string;
   user_id: string;
+  /** The monitor's team (null: personal): that team's silences and maintenance windows apply to it. */
+  team_id?: string | null;
   name: string;
   type: string;
   target: string | null;
@@ -56,11 +62,12 @@ const POLICY_COLUMNS = (ex: SqlExecutor) => ex`
   p.title_template, p.body_template, p.fire_on_degraded, p.notify_on_no_data, p.created_at, p.updated_at,
   coalesce((SELECT array_agg(c.channel_id ORDER BY c.position) FROM alert_policy_channels c WHERE c.policy_id = p.id AND c.level_id IS NULL), '{}') AS channel_ids,
   coalesce((SELECT json_agg(json_build_object('id', l.id, 'level_index', l.level_index, 'after_seconds', l.after_seconds,
-      'channel_ids', (SELECT coalesce(array_agg(c.channel_id ORDER BY c.position), '{}') FROM alert_policy_channels c WHERE c.level_id = l.id))
+      'channel_ids', (SELECT coalesce(array_agg(c.channel_id ORDER BY c.position), '{}') FROM alert_policy_channels c WHERE c.level_id = l.id),
+      'schedule_ids', (SELECT coalesce(array_agg(s.schedule_id ORDER BY s.position), '{}') FROM alert_escalation_level_schedules s WHERE s.level_id = l.id))
     ORDER BY l.level_index) FROM alert_escalation_levels l WHERE l.policy_id = p.id), '[]') AS escalation_levels`;
 
 const MONITOR_COLUMNS = (ex: SqlExecutor) => ex`
-  m.id, m.user_id, m.name, m.type, m.target, m.group_id, m.tags, m.state, m.state_changed_at,
+  m.id, m.user_id, m.team_id, m.name, m.type, m.target, m.group_id, m.tags, m.state, m.state_changed_at,
   (SELECT u.timezone FROM users u WHERE u.id = m.user_id) AS owner_tz`;
 
 /** A policy as the engine reads it. */
@@ -202,23 +209,29 @@ export async function eventNotifications(ex: SqlExecutor, event_id: string): Pro
   return ex<EventNotificationRow[]>`SELECT * FROM alert_event_notifications WHERE event_id = ${event_id} ORDER BY created_at, level, kind, channel_id`;
 }
 
-/** One of the caller's events (`lock`: FOR UPDATE, inside a transaction), or null. */
-export async function getEvent(ex: SqlExecutor, user_id: string, id: string, lock = false): Promise<AlertEventRow | null> {
-  const [row] = await ex<AlertEventRow[]>`SELECT * FROM alert_events WHERE id = ${id} AND user_id = ${user_id} ${lock ? ex`FOR UPDATE` : ex``}`;
+/**
+ * An event by id with its policy's team (`lock`: FOR UPDATE, inside a transaction), or null;
+ * routes authorize on (user_id, team_id) first: an event is owned like its policy.
+ */
+export async function getEvent(ex: SqlExecutor, id: string, lock = false): Promise<AlertEventRow | null> {
+  const [row] = await ex<AlertEventRow[]>`
+    SELECT e.*, p.team_id FROM alert_events e JOIN alert_policies p ON p.id = e.policy_id
+    WHERE e.id = ${id} ${lock ? ex`FOR UPDATE OF e` : ex``}`;
   return row ?? null;
 }
 
-/** The caller's events, newest first, filtered; with the total count. */
-export async function listEvents(ex: SqlExecutor, user_id: string, f: {
+/** The events whose policy is in `scope` (teams/authorize.ts ownerScope), newest first, filtered; with the total count. */
+export async function listEvents(ex: SqlExecutor, scope: OwnerScope, f: {
   status?: string; monitor_id?: string; from?: Date; to?: Date; limit: number; offset: number;
 }): Promise<{ rows: AlertEventRow[]; total: number }> {
-  const where = ex`user_id = ${user_id}
-    ${f.status ? ex`AND status = ${f.status}` : ex``}
-    ${f.monitor_id ? ex`AND monitor_id = ${f.monitor_id}` : ex``}
-    ${f.from ? ex`AND started_at >= ${f.from}` : ex``}
-    ${f.to ? ex`AND started_at < ${f.to}` : ex``}`;
-  const [count] = await ex<Array<{ total: number }>>`SELECT count(*)::int AS total FROM alert_events WHERE ${where}`;
-  const rows = await ex<AlertEventRow[]>`SELECT * FROM alert_events WHERE ${where} ORDER BY started_at DESC, id DESC LIMIT ${f.limit} OFFSET ${f.offset}`;
+  const where = ex`${ownedBy(ex, scope, 'p')}
+    ${f.status ? ex`AND e.status = ${f.status}` : ex``}
+    ${f.monitor_id ? ex`AND e.monitor_id = ${f.monitor_id}` : ex``}
+    ${f.from ? ex`AND e.started_at >= ${f.from}` : ex``}
+    ${f.to ? ex`AND e.started_at < ${f.to}` : ex``}`;
+  const from = ex`alert_events e JOIN alert_policies p ON p.id = e.policy_id`;
+  const [count] = await ex<Array<{ total: number }>>`SELECT count(*)::int AS total FROM ${from} WHERE ${where}`;
+  const rows = await ex<AlertEventRow[]>`SELECT e.*, p.team_id FROM ${from} WHERE ${where} ORDER BY e.started_at DESC, e.id DESC LIMIT ${f.limit} OFFSET ${f.offset}`;
   return { rows, total: count?.total ?? 0 };
 }
 

@@ -1,37 +1,46 @@
 import type { Sql } from '../db/sql.js';
+import type { OwnerScope } from '../teams/authorize.js';
+import { ownedBy } from '../teams/owner-scope.db.js';
 
 /** An `alert_silences` row. */
-export interface SilenceRow { id: string; user_id: string; monitor_id: string | null; reason: string; starts_at: Date; ends_at: Date; created_at: Date }
+export interface SilenceRow { id: string; user_id: string; team_id: string | null; monitor_id: string | null; reason: string; starts_at: Date; ends_at: Date; created_at: Date }
 
-/** The caller's silences, latest start first. */
-export async function listSilences(sql: Sql, user_id: string): Promise<SilenceRow[]> {
-  return sql<SilenceRow[]>`SELECT * FROM alert_silences WHERE user_id = ${user_id} ORDER BY starts_at DESC, id`;
+/** The silences of the owners in `scope` (teams/authorize.ts ownerScope), latest start first. */
+export async function listSilences(sql: Sql, scope: OwnerScope): Promise<SilenceRow[]> {
+  return sql<SilenceRow[]>`SELECT * FROM alert_silences WHERE ${ownedBy(sql, scope)} ORDER BY starts_at DESC, id`;
 }
 
-/** The silences of an owner still running or to come at `at` (for activeSilence). */
-export async function liveSilences(sql: Sql, user_id: string, at: Date): Promise<SilenceRow[]> {
-  return sql<SilenceRow[]>`SELECT * FROM alert_silences WHERE user_id = ${user_id} AND ends_at > ${at}`;
+/**
+ * The silences still running or to come at `at` of a monitor's owner (for activeSilence): its
+ * team's when `owner.team_id` is set, else its creator's personal ones.
+ */
+export async function liveSilences(sql: Sql, owner: { user_id: string; team_id?: string | null }, at: Date): Promise<SilenceRow[]> {
+  const whose = owner.team_id ? sql`team_id = ${owner.team_id}` : sql`team_id IS NULL AND user_id = ${owner.user_id}`;
+  return sql<SilenceRow[]>`SELECT * FROM alert_silences WHERE ${whose} AND ends_at > ${at}`;
 }
 
-export async function getSilence(sql: Sql, user_id: string, id: string): Promise<SilenceRow | null> {
-  const [row] = await sql<SilenceRow[]>`SELECT * FROM alert_silences WHERE id = ${id} AND user_id = ${user_id}`;
+/** A silence by id, or null (routes then authorize on its user_id/team_id). */
+export async function getSilence(sql: Sql, id: string): Promise<SilenceRow | null> {
+  const [row] = await sql<SilenceRow[]>`SELECT * FROM alert_silences WHERE id = ${id}`;
   return row ?? null;
 }
 
 export async function insertSilence(sql: Sql, s: Omit<SilenceRow, 'created_at'>): Promise<SilenceRow> {
   const [row] = await sql<SilenceRow[]>`
-    INSERT INTO alert_silences (id, user_id, monitor_id, reason, starts_at, ends_at)
-    VALUES (${s.id}, ${s.user_id}, ${s.monitor_id}, ${s.reason}, ${s.starts_at}, ${s.ends_at}) RETURNING *`;
+    INSERT INTO alert_silences (id, user_id, team_id, monitor_id, reason, starts_at, ends_at)
+    VALUES (${s.id}, ${s.user_id}, ${s.team_id}, ${s.monitor_id}, ${s.reason}, ${s.starts_at}, ${s.ends_at}) RETURNING *`;
   return row!;
 }
 
-export async function updateSilence(sql: Sql, user_id: string, id: string, p: { reason: string; starts_at: Date; ends_at: Date }): Promise<SilenceRow | null> {
+/** Change a silence (the route authorized it); null when it is gone. */
+export async function updateSilence(sql: Sql, id: string, p: { reason: string; starts_at: Date; ends_at: Date }): Promise<SilenceRow | null> {
   const [row] = await sql<SilenceRow[]>`
     UPDATE alert_silences SET reason = ${p.reason}, starts_at = ${p.starts_at}, ends_at = ${p.ends_at}
-    WHERE id = ${id} AND user_id = ${user_id} RETURNING *`;
+    WHERE id = ${id} RETURNING *`;
   return row ?? null;
 }
 
-export async function deleteSilence(sql: Sql, user_id: string, id: string): Promise<boolean> {
-  return (await sql`DELETE FROM alert_silences WHERE id = ${id} AND user_id = ${user_id} RETURNING id`).length > 0;
+/** Delete a silence (the route authorized it). @returns whether it existed */
+export async function deleteSilence(sql: Sql, id: string): Promise<boolean> {
+  return (await sql`DELETE FROM alert_silences WHERE id = ${id} RETURNING id`).length > 0;
 }

@@ -12,12 +12,13 @@ import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter, validationError } from '../http/router.js';
-import { getChannel } from './alert-channels.db.js';
+import { authorize } from '../teams/authorize.js';
+import { getChannelById } from './alert-channels.db.js';
 import { checkUnsubscribeToken, optInHash } from './email-recipient-tokens.js';
 import { confirmByOptInHash, findByOptInHash, recipientsOf, unsubscribeRecipient } from './email-recipients.db.js';
 import { PAGE_HEADERS, recipientPage } from './email-recipients.pages.js';
 import { recipientViews, resendOptIn } from './email-recipients.js';
-import { idParam, TAGS, WRITE } from './route-kit.js';
+import { idParam, ownerOf, TAGS, WRITE } from './route-kit.js';
 
 const page = (description: string) => ({
   description,
@@ -62,6 +63,7 @@ const optIn = createRoute({
     404: jsonError('ALERT_CHANNEL_NOT_FOUND'),
     409: jsonError('CONFLICT: the address is confirmed already, or unsubscribed (only its recipient decides)'),
     ...AUTH_ERRORS,
+    403: jsonError('FORBIDDEN: the credential lacks the required scope, or your role in the channel\'s team cannot change it (a viewer only reads)'),
     429: jsonError('RATE_LIMIT_EXCEEDED: an opt-in e-mail went to the address less than a minute ago, or the account\'s opt-in budget is spent (Retry-After)'),
   },
 });
@@ -92,7 +94,8 @@ function tokenHook(result: { success: boolean; error?: unknown }, c: Context<App
 /**
  * E-mail channel recipients (docs/api/alerting.md "E-mail recipients"), mounted inside the
  * alert-channels router: the public confirm and unsubscribe links (GET shows, POST acts) and the
- * owner's opt-in resend. Another account's channel is 404; a link acts only on its own account's
+ * owner's opt-in resend (teams/authorize.ts: a channel the caller cannot read is 404, a team
+ * viewer's resend 403); a link acts only on its own account's
  * recipient.
  */
 export function emailRecipientsRouter(deps: AppDeps) {
@@ -144,9 +147,9 @@ export function emailRecipientsRouter(deps: AppDeps) {
 
   r.openapi(optIn, async (c) => {
     const { id } = c.req.valid('param');
-    const channel = isId('alert_channel', id) ? await getChannel(deps.sql, c.get('principal')!.user_id, id) : null;
-    if (!channel) throw new ApiError('ALERT_CHANNEL_NOT_FOUND', `no alert channel ${id}`);
-    return ok(c, await resendOptIn(deps, channel, c.req.valid('json').address), 200);
+    const channel = isId('alert_channel', id) ? await getChannelById(deps.sql, id) : null;
+    await authorize(c, deps, channel && ownerOf(channel), 'write', 'ALERT_CHANNEL_NOT_FOUND', 'alert channel');
+    return ok(c, await resendOptIn(deps, channel!, c.req.valid('json').address), 200);
   });
 
   return r;

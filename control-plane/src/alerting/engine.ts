@@ -1,4 +1,4 @@
-import { newId, type AlertChannelType } from '@vantage/shared-protocol';
+import { isId, newId, type AlertChannelType } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { EventPublisher, Mailer, SqlExecutor } from '../contracts.js';
 import { createMailer } from '../delivery/mailer.js';
@@ -10,14 +10,15 @@ import {
   type AlertEventRow, type CandidateCursor, type EngineMonitor, type EnginePolicy,
 } from './alert-events.db.js';
 import { withdrawFromOpenBatches } from './alert-batches.db.js';
-import { levelChannels, nextStep, notificationKey, thresholdReached } from './escalation.js';
+import { levelChannels, levelSchedules, nextStep, notificationKey, thresholdReached } from './escalation.js';
 import { alertWebhookEvent, buildNotification } from './events.js';
 import { flushDueBatches } from './group-batches.js';
 import { collapses, groupOfMonitor } from './grouping.js';
 import { ALERT_ENGINE_WAKE_CHANNEL } from './engine-hook.js';
 import { sendMaintenanceNotices } from './maintenance-notices.js';
 import { stepReads, type StepReads } from './step-reads.js';
-import { notificationDelivery } from './notify.js';
+import { notificationDelivery, oncallEmailDelivery } from './notify.js';
+import { noiseDecision } from './noise-engine.js';
 import { batchFor, stepWrites, writeSteps, type StepWrites } from './step-writes.js';
 
 /*
@@ -54,11 +55,23 @@ const BATCH = 100;
 async function notify(log: Logger | undefined, tx: SqlExecutor, reads: StepReads, w: StepWrites, event: AlertEventRow, policy: EnginePolicy, monitor: EngineMonitor,
   kind: Kind, targets: Array<{ level: number; channel_id: string }>, at: Date): Promise<void> {
   const channels = await reads.channels(targets.map((t) => t.channel_id));
-  const group = kind === 'firing' ? groupOfMonitor(await reads.groups(monitor.user_id), monitor) : null;
+  const group = kind === 'firing' ? groupOfMonitor(await reads.groups(monitor), monitor) : null;
   for (const t of targets) {
+    const row = { event_id: event.id, level: t.level, channel_id: t.channel_id, kind, suppressed: null, created_at: at };
+    // A schedule (escalation level schedule_ids) pages its person on call at `at` by e-mail; never batched.
+    if (isId('oncall_schedule', t.channel_id)) {
+      const contact = await reads.onCall(t.channel_id, at);
+      if (!contact) {
+        log?.warn({ policy_id: policy.id, event_id: event.id, schedule_id: t.channel_id }, 'on-call schedule paged but nobody (still a team member) is on call');
+        continue;
+      }
+      const delivery = oncallEmailDelivery(contact, buildNotification(event, policy, monitor, kind, t.level, at), notificationKey(event.id, t.level, t.channel_id, kind), event.user_id);
+      w.deliveries.push(delivery);
+      w.notifications.push({ ...row, delivery_id: delivery.id, batch_id: null });
+      continue;
+    }
     const channel = channels.get(t.channel_id);
     if (!channel) continue;
-    const row = { event_id: event.id, level: t.level, channel_id: t.channel_id, kind, suppressed: null, created_at: at };
     if (group && collapses(channel.type)) {
       w.notifications.push({ ...row, delivery_id: null, batch_id: await batchFor(tx, w, monitor.user_id, group, channel.id, at) });
       continue;
@@ -132,8 +145,15 @@ async function runStep(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads,
     return;
   }
   const level = event.next_level;
-  const channel_ids = levelChannels(policy, level);
-  const suppressed = await reads.suppression(monitor, policy, now);
+  // Channels and on-call schedules alike (a schedule id stands in the channel_id of its notification rows).
+  const channel_ids = [...levelChannels(policy, level), ...levelSchedules(policy, level)];
+  // Noise rules (noise-engine.ts) first: a minimum down duration defers the step, a flap or a duplicate holds the page back.
+  const noise = await noiseDecision(tx, w, event, level, now);
+  if (noise.defer_until) {
+    w.schedules.push({ id: event.id, notified_at: event.notified_at, next_level: level, next_due_at: noise.defer_until });
+    return;
+  }
+  const suppressed = noise.suppressed ?? await reads.suppression(monitor, policy, now);
   let notified_at = event.notified_at;
   if (suppressed) {
     w.notifications.push(...channel_ids.map((channel_id) => ({ event_id: event.id, level, channel_id, kind: 'firing' as const, delivery_id: null, suppressed, batch_id: null, created_at: now })));
@@ -205,11 +225,12 @@ export async function resolveRecovered(deps: AlertEngineDeps, now: Date): Promis
 /**
  * `POST /v1/alert-events/{id}/ack` by `user_id`: a firing event becomes acknowledged (escalation
  * stops, paged channels are told); acknowledging an acknowledged event changes nothing.
- * @returns the event, `missing` (not the caller's), or `resolved` (too late to acknowledge)
+ * The route authorized `user_id` first (teams/authorize.ts: an event is owned like its policy).
+ * @returns the event, `missing` (no such event), or `resolved` (too late to acknowledge)
  */
 export async function acknowledgeEvent(deps: AlertEngineDeps, user_id: string, id: string, now = new Date()): Promise<AlertEventRow | 'missing' | 'resolved'> {
   return deps.sql.begin(async (tx) => {
-    const e = await getEvent(tx, user_id, id, true);
+    const e = await getEvent(tx, id, true);
     if (!e) return 'missing' as const;
     if (e.status === 'resolved') return 'resolved' as const;
     if (e.status === 'acknowledged') return e;
@@ -219,11 +240,12 @@ export async function acknowledgeEvent(deps: AlertEngineDeps, user_id: string, i
 
 /**
  * `POST /v1/alert-events/{id}/resolve` by `user_id`: an open event is resolved by hand (paged
- * channels are told); resolving a resolved event changes nothing. @returns the event or `missing`
+ * channels are told); resolving a resolved event changes nothing. The route authorized `user_id`
+ * first. @returns the event or `missing`
  */
 export async function resolveEvent(deps: AlertEngineDeps, user_id: string, id: string, now = new Date()): Promise<AlertEventRow | 'missing'> {
   return deps.sql.begin(async (tx) => {
-    const e = await getEvent(tx, user_id, id, true);
+    const e = await getEvent(tx, id, true);
     if (!e) return 'missing' as const;
     if (e.status === 'resolved') return e;
     return finish(deps, tx, e, 'resolved', user_id, now);

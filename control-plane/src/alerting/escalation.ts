@@ -8,13 +8,22 @@ import { activeSilence, isInMaintenance, isMuted, type SilenceRef, type WindowRe
 /** What the rules read of a policy. */
 export interface StepPolicy {
   channel_ids: string[];
-  escalation_levels: Array<{ level_index: number; after_seconds: number; channel_ids: string[] }>;
+  escalation_levels: Array<{ level_index: number; after_seconds: number; channel_ids: string[]; schedule_ids?: string[] }>;
 }
 
 /** The channels step `level` pages: 0 the first notification's, k escalation level k's (none when absent). */
 export function levelChannels(policy: StepPolicy, level: number): string[] {
   if (level === 0) return policy.channel_ids;
   return policy.escalation_levels.find((l) => l.level_index === level)?.channel_ids ?? [];
+}
+
+/**
+ * The on-call schedules step `level` pages (their person on call at that moment): none for the
+ * first notification (0), escalation level k's `schedule_ids` for k (docs/api/teams.md "On-call schedules").
+ */
+export function levelSchedules(policy: StepPolicy, level: number): string[] {
+  if (level === 0) return [];
+  return policy.escalation_levels.find((l) => l.level_index === level)?.schedule_ids ?? [];
 }
 
 /**

@@ -13,7 +13,7 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 /** An event row as the API returns it. */
 export function toAlertEvent(row: AlertEventRow): AlertEventRecord {
   return {
-    id: row.id, user_id: row.user_id, monitor_id: row.monitor_id, policy_id: row.policy_id, type: row.type, status: row.status,
+    id: row.id, user_id: row.user_id, team_id: row.team_id ?? null, monitor_id: row.monitor_id, policy_id: row.policy_id, type: row.type, status: row.status,
     started_at: iso(row.started_at)!, fired_at: iso(row.fired_at)!, acknowledged_at: iso(row.acknowledged_at), acknowledged_by: row.acknowledged_by,
     resolved_at: iso(row.resolved_at), resolved_by: row.resolved_by, suppressed: row.suppressed, next_level: row.next_level,
     next_notification_at: iso(row.next_due_at), metadata: row.metadata, created_at: iso(row.created_at)!,

@@ -1,55 +1,66 @@
 import type { Sql } from '../db/sql.js';
+import type { OwnerScope } from '../teams/authorize.js';
+import { ownedBy } from '../teams/owner-scope.db.js';
 
 /** A `maintenance_windows` row. */
 export interface MaintenanceWindowRow {
-  id: string; user_id: string; title: string | null; scope_type: 'monitor' | 'group' | 'tag' | 'all'; scope_ids: string[];
+  id: string; user_id: string; team_id: string | null; title: string | null; scope_type: 'monitor' | 'group' | 'tag' | 'all'; scope_ids: string[];
   starts_at: Date; ends_at: Date; recurrence: 'none' | 'daily' | 'weekly' | 'monthly'; recurrence_until: Date | null;
   advance_notice_minutes: number; created_at: Date; updated_at: Date;
 }
-export type WindowFields = Omit<MaintenanceWindowRow, 'id' | 'user_id' | 'created_at' | 'updated_at'>;
+export type WindowFields = Omit<MaintenanceWindowRow, 'id' | 'user_id' | 'team_id' | 'created_at' | 'updated_at'>;
 
-export async function listWindows(sql: Sql, user_id: string): Promise<MaintenanceWindowRow[]> {
-  return sql<MaintenanceWindowRow[]>`SELECT * FROM maintenance_windows WHERE user_id = ${user_id} ORDER BY starts_at, id`;
+/** The windows of the owners in `scope` (teams/authorize.ts ownerScope), by start. */
+export async function listWindows(sql: Sql, scope: OwnerScope): Promise<MaintenanceWindowRow[]> {
+  return sql<MaintenanceWindowRow[]>`SELECT * FROM maintenance_windows WHERE ${ownedBy(sql, scope)} ORDER BY starts_at, id`;
 }
 
-/** The owner's windows that can still have an occurrence at or after `at` (for isInMaintenance). */
-export async function liveWindows(sql: Sql, user_id: string, at: Date): Promise<MaintenanceWindowRow[]> {
+/**
+ * The windows of a monitor's owner (its team's when `owner.team_id` is set, else its creator's
+ * personal ones) that can still have an occurrence at or after `at` (for isInMaintenance).
+ */
+export async function liveWindows(sql: Sql, owner: { user_id: string; team_id?: string | null }, at: Date): Promise<MaintenanceWindowRow[]> {
+  const whose = owner.team_id ? sql`team_id = ${owner.team_id}` : sql`team_id IS NULL AND user_id = ${owner.user_id}`;
   return sql<MaintenanceWindowRow[]>`
-    SELECT * FROM maintenance_windows WHERE user_id = ${user_id} AND starts_at <= ${at}
+    SELECT * FROM maintenance_windows WHERE ${whose} AND starts_at <= ${at}
       AND (ends_at > ${at} OR (recurrence <> 'none' AND (recurrence_until IS NULL OR recurrence_until + (ends_at - starts_at) > ${at})))`;
 }
 
-export async function getWindow(sql: Sql, user_id: string, id: string): Promise<MaintenanceWindowRow | null> {
-  const [row] = await sql<MaintenanceWindowRow[]>`SELECT * FROM maintenance_windows WHERE id = ${id} AND user_id = ${user_id}`;
+/** A window by id, or null (routes then authorize on its user_id/team_id). */
+export async function getWindow(sql: Sql, id: string): Promise<MaintenanceWindowRow | null> {
+  const [row] = await sql<MaintenanceWindowRow[]>`SELECT * FROM maintenance_windows WHERE id = ${id}`;
   return row ?? null;
 }
 
-export async function insertWindow(sql: Sql, id: string, user_id: string, w: WindowFields): Promise<MaintenanceWindowRow> {
+/** Insert a window of `owner`. */
+export async function insertWindow(sql: Sql, id: string, owner: { user_id: string; team_id: string | null }, w: WindowFields): Promise<MaintenanceWindowRow> {
   const [row] = await sql<MaintenanceWindowRow[]>`
-    INSERT INTO maintenance_windows (id, user_id, title, scope_type, scope_ids, starts_at, ends_at, recurrence, recurrence_until, advance_notice_minutes)
-    VALUES (${id}, ${user_id}, ${w.title}, ${w.scope_type}, ${w.scope_ids}, ${w.starts_at}, ${w.ends_at}, ${w.recurrence}, ${w.recurrence_until}, ${w.advance_notice_minutes})
+    INSERT INTO maintenance_windows (id, user_id, team_id, title, scope_type, scope_ids, starts_at, ends_at, recurrence, recurrence_until, advance_notice_minutes)
+    VALUES (${id}, ${owner.user_id}, ${owner.team_id}, ${w.title}, ${w.scope_type}, ${w.scope_ids}, ${w.starts_at}, ${w.ends_at}, ${w.recurrence}, ${w.recurrence_until}, ${w.advance_notice_minutes})
     RETURNING *`;
   return row!;
 }
 
-export async function updateWindow(sql: Sql, user_id: string, id: string, w: WindowFields): Promise<MaintenanceWindowRow | null> {
+/** Change a window (the route authorized it); null when it is gone. */
+export async function updateWindow(sql: Sql, id: string, w: WindowFields): Promise<MaintenanceWindowRow | null> {
   const [row] = await sql<MaintenanceWindowRow[]>`
     UPDATE maintenance_windows SET title = ${w.title}, scope_type = ${w.scope_type}, scope_ids = ${w.scope_ids}, starts_at = ${w.starts_at},
       ends_at = ${w.ends_at}, recurrence = ${w.recurrence}, recurrence_until = ${w.recurrence_until},
       advance_notice_minutes = ${w.advance_notice_minutes}, updated_at = now()
-    WHERE id = ${id} AND user_id = ${user_id} RETURNING *`;
+    WHERE id = ${id} RETURNING *`;
   return row ?? null;
 }
 
-export async function deleteWindow(sql: Sql, user_id: string, id: string): Promise<boolean> {
-  return (await sql`DELETE FROM maintenance_windows WHERE id = ${id} AND user_id = ${user_id} RETURNING id`).length > 0;
+/** Delete a window (the route authorized it). @returns whether it existed */
+export async function deleteWindow(sql: Sql, id: string): Promise<boolean> {
+  return (await sql`DELETE FROM maintenance_windows WHERE id = ${id} RETURNING id`).length > 0;
 }
 
-/** Which of `ids` are the caller's monitors (kind monitor) or monitor groups (kind group). */
-export async function ownedScopeIds(sql: Sql, user_id: string, kind: 'monitor' | 'group', ids: string[]): Promise<Set<string>> {
+/** Which of `ids` are monitors (kind monitor) or monitor groups (kind group) in `scope` (the window's own owner: route-kit.ts sameOwner). */
+export async function ownedScopeIds(sql: Sql, scope: OwnerScope, kind: 'monitor' | 'group', ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = kind === 'monitor'
-    ? await sql<{ id: string }[]>`SELECT id FROM monitors WHERE user_id = ${user_id} AND id IN ${sql(ids)}`
-    : await sql<{ id: string }[]>`SELECT id FROM monitor_groups WHERE user_id = ${user_id} AND id IN ${sql(ids)}`;
+    ? await sql<{ id: string }[]>`SELECT id FROM monitors WHERE ${ownedBy(sql, scope)} AND id IN ${sql(ids)}`
+    : await sql<{ id: string }[]>`SELECT id FROM monitor_groups WHERE ${ownedBy(sql, scope)} AND id IN ${sql(ids)}`;
   return new Set(rows.map((r) => r.id));
 }

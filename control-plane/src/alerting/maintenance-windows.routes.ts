@@ -1,27 +1,32 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import {
-  isId, maintenanceWindowCreateSchema, maintenanceWindowListSchema, maintenanceWindowPatchSchema, maintenanceWindowSchema, maintenanceWindowWholeSchema, newId,
+  alertOwnerQuerySchema, isId, maintenanceWindowCreateSchema, maintenanceWindowListSchema, maintenanceWindowPatchSchema, maintenanceWindowSchema, maintenanceWindowWholeSchema, newId,
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter, validationError } from '../http/router.js';
+import { authorize, ownerForNew, ownerScope, type Owner } from '../teams/authorize.js';
+import type { Access } from '../teams/roles.js';
 import { deleteWindow, getWindow, insertWindow, listWindows, ownedScopeIds, updateWindow, type MaintenanceWindowRow, type WindowFields } from './maintenance-windows.db.js';
-import { idParam, READ, TAGS, WRITE } from './route-kit.js';
+import { idParam, ownerOf, READ, sameOwner, TAGS, WRITE } from './route-kit.js';
 
 const params = idParam('mmw_01jd3k6w9z4q8r2t7v5x1y3b6c');
-const NOT_FOUND = { 404: jsonError('NOT_FOUND: no such window of yours, or a scope id that is not your monitor or group') };
+const NOT_FOUND = { 404: jsonError('NOT_FOUND: no such window you can read, or a scope id that is not a group of the window\'s owner (MONITOR_NOT_FOUND for a monitor); TEAM_NOT_FOUND: team_id is not a team of yours') };
+const FORBIDDEN = { 403: jsonError('FORBIDDEN: the credential lacks the required scope, or your role in the team cannot change its maintenance windows (a viewer only reads)') };
 const BAD = { 400: jsonError('VALIDATION_FAILED') };
-const list = createRoute({ method: 'get', path: '/', tags: TAGS, security: BEARER, middleware: READ, summary: 'Your maintenance windows', responses: { 200: jsonOk(maintenanceWindowListSchema, 'the windows'), ...AUTH_ERRORS } });
-const create = createRoute({ method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Create a maintenance window (scope monitor, group, tag or all; optional daily, weekly or monthly recurrence in your time zone)', request: { body: jsonBody(maintenanceWindowCreateSchema) }, responses: { 201: jsonOk(maintenanceWindowSchema, 'the window'), ...BAD, ...NOT_FOUND, ...AUTH_ERRORS } });
+const list = createRoute({ method: 'get', path: '/', tags: TAGS, security: BEARER, middleware: READ, summary: 'The maintenance windows you can read, yours and your teams\' (`team_id` filters)', request: { query: alertOwnerQuerySchema }, responses: { 200: jsonOk(maintenanceWindowListSchema, 'the windows'), ...AUTH_ERRORS } });
+const create = createRoute({ method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Create a maintenance window (scope monitor, group, tag or all; optional daily, weekly or monthly recurrence in your time zone)', request: { body: jsonBody(maintenanceWindowCreateSchema) }, responses: { 201: jsonOk(maintenanceWindowSchema, 'the window'), ...BAD, ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN } });
 const readOne = createRoute({ method: 'get', path: '/{id}', tags: TAGS, security: BEARER, middleware: READ, summary: 'One maintenance window', request: { params }, responses: { 200: jsonOk(maintenanceWindowSchema, 'the window'), ...NOT_FOUND, ...AUTH_ERRORS } });
-const patch = createRoute({ method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Change a maintenance window (checked whole as it ends up)', request: { params, body: jsonBody(maintenanceWindowPatchSchema) }, responses: { 200: jsonOk(maintenanceWindowSchema, 'the window'), ...BAD, ...NOT_FOUND, ...AUTH_ERRORS } });
-const remove = createRoute({ method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Delete a maintenance window', request: { params }, responses: { 200: jsonOk(z.null(), 'deleted'), ...NOT_FOUND, ...AUTH_ERRORS } });
+const patch = createRoute({ method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Change a maintenance window (checked whole as it ends up)', request: { params, body: jsonBody(maintenanceWindowPatchSchema) }, responses: { 200: jsonOk(maintenanceWindowSchema, 'the window'), ...BAD, ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN } });
+const remove = createRoute({ method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Delete a maintenance window', request: { params }, responses: { 200: jsonOk(z.null(), 'deleted'), ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN } });
 
 function toWindow(row: MaintenanceWindowRow) {
   return {
-    id: row.id, user_id: row.user_id, title: row.title, scope_type: row.scope_type, scope_ids: row.scope_ids,
+    id: row.id, user_id: row.user_id, team_id: row.team_id, title: row.title, scope_type: row.scope_type, scope_ids: row.scope_ids,
     starts_at: row.starts_at.toISOString(), ends_at: row.ends_at.toISOString(), recurrence: row.recurrence,
     recurrence_until: row.recurrence_until?.toISOString() ?? null, advance_notice_minutes: row.advance_notice_minutes, created_at: row.created_at.toISOString(),
   };
@@ -36,49 +41,53 @@ function normalise(w: { title: string | null; scope_type: WindowFields['scope_ty
   };
 }
 
-/** `/v1/maintenance-windows` (docs/api/alerting.md "Maintenance windows"). */
+/** `/v1/maintenance-windows` (docs/api/alerting.md "Maintenance windows"); every access decides through teams/authorize.ts. */
 export function maintenanceWindowsRouter(deps: AppDeps) {
   const r = createRouter();
   const notFound = (id: string) => new ApiError('NOT_FOUND', `no maintenance window ${id}`);
 
-  async function checkScope(user_id: string, w: WindowFields): Promise<void> {
+  const owned = async (c: Context<AppEnv>, id: string, access: Access) => {
+    const row = isId('maintenance_window', id) ? await getWindow(deps.sql, id) : null;
+    await authorize(c, deps, row && ownerOf(row), access, 'NOT_FOUND', 'maintenance window');
+    return row!;
+  };
+
+  /** The scope's monitors or groups must have the window's own owner. */
+  async function checkScope(owner: Owner, w: WindowFields): Promise<void> {
     if (w.scope_type !== 'monitor' && w.scope_type !== 'group') return;
-    const owned = await ownedScopeIds(deps.sql, user_id, w.scope_type, w.scope_ids);
-    const missing = w.scope_ids.map((id, i) => ({ id, i })).filter((x) => !owned.has(x.id));
+    const mine = await ownedScopeIds(deps.sql, sameOwner(owner), w.scope_type, w.scope_ids);
+    const missing = w.scope_ids.map((id, i) => ({ id, i })).filter((x) => !mine.has(x.id));
     if (missing.length === 0) return;
     const code = w.scope_type === 'monitor' ? 'MONITOR_NOT_FOUND' : 'NOT_FOUND';
     throw new ApiError(code, `no ${w.scope_type === 'monitor' ? 'monitor' : 'monitor group'} ${missing[0]!.id}`, { fields: missing.map((m) => ({ path: `scope_ids[${m.i}]`, message: `not one of your ${w.scope_type}s` })) });
   }
 
-  r.openapi(list, async (c) => ok(c, { items: (await listWindows(deps.sql, c.get('principal')!.user_id)).map(toWindow) }, 200));
+  r.openapi(list, async (c) => ok(c, { items: (await listWindows(deps.sql, await ownerScope(c, deps, 'read', c.req.valid('query').team_id))).map(toWindow) }, 200));
   r.openapi(create, async (c) => {
-    const user_id = c.get('principal')!.user_id;
-    const w = normalise(c.req.valid('json'));
-    await checkScope(user_id, w);
-    return ok(c, toWindow(await insertWindow(deps.sql, newId('maintenance_window'), user_id, w)), 201);
+    const { team_id, ...body } = c.req.valid('json');
+    const owner = await ownerForNew(c, deps, team_id);
+    const w = normalise(body);
+    await checkScope(owner, w);
+    return ok(c, toWindow(await insertWindow(deps.sql, newId('maintenance_window'), owner, w)), 201);
   });
   r.openapi(readOne, async (c) => {
-    const { id } = c.req.valid('param');
-    const row = isId('maintenance_window', id) ? await getWindow(deps.sql, c.get('principal')!.user_id, id) : null;
-    if (!row) throw notFound(id);
-    return ok(c, toWindow(row), 200);
+    return ok(c, toWindow(await owned(c, c.req.valid('param').id, 'read')), 200);
   });
   r.openapi(patch, async (c) => {
     const { id } = c.req.valid('param');
-    const user_id = c.get('principal')!.user_id;
-    const cur = isId('maintenance_window', id) ? await getWindow(deps.sql, user_id, id) : null;
-    if (!cur) throw notFound(id);
+    const cur = await owned(c, id, 'write');
     const whole = maintenanceWindowWholeSchema.safeParse({ ...toWindow(cur), ...c.req.valid('json') });
     if (!whole.success) throw validationError(whole.error as never, 'body');
     const w = normalise(whole.data);
-    await checkScope(user_id, w);
-    const row = await updateWindow(deps.sql, user_id, id, w);
+    await checkScope(ownerOf(cur), w);
+    const row = await updateWindow(deps.sql, id, w);
     if (!row) throw notFound(id);
     return ok(c, toWindow(row), 200);
   });
   r.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
-    if (!isId('maintenance_window', id) || !(await deleteWindow(deps.sql, c.get('principal')!.user_id, id))) throw notFound(id);
+    await owned(c, id, 'write');
+    if (!(await deleteWindow(deps.sql, id))) throw notFound(id);
     return ok(c, null, 200);
   });
   return r;

@@ -2,6 +2,9 @@ import { newId, type AlertChannelType, type AlertNotification } from '@vantage/s
 import type { Config } from '../config/index.js';
 import type { SqlExecutor } from '../contracts.js';
 import { insertDeliveries, type NewDelivery } from '../delivery/deliveries.db.js';
+import type { EmailPayload } from '../delivery/email-sender.js';
+import { renderEmail } from '../email/layout.js';
+import type { OnCallContact } from '../oncall/contact.js';
 
 /** The delivery channel (sender kind) of an alert channel type: `alert.slack`, `alert.email`… */
 export function deliveryChannel(type: AlertChannelType): string {
@@ -34,6 +37,25 @@ export function notificationDelivery(channel: { id: string; type: AlertChannelTy
     id: newId('delivery'), message_id, channel: deliveryChannel(channel.type), destination: channel.id,
     user_id: channel.user_id, event_type: notification.kind === 'test' ? 'alert.test' : `alert.${notification.event_action}`,
     payload: notification,
+  };
+}
+
+/**
+ * The delivery of `notification` to the person on call on a schedule (docs/api/teams.md "On-call
+ * schedules"): an e-mail to their account address through the delivery engine's `email` channel
+ * (the one account e-mails take; destination = the lower-cased address), `message_id` as for
+ * queueNotification. `owner_id` is the policy owner's user id (the delivery's account).
+ */
+export function oncallEmailDelivery(contact: OnCallContact, notification: AlertNotification, message_id: string, owner_id: string): NewDelivery {
+  const rendered = renderEmail({
+    subject: notification.title || 'Vantage alert',
+    paragraphs: notification.body.split(/\n{2,}/).filter(Boolean),
+    footer: `${notification.severity} · ${notification.event_action} · ${notification.occurred_at} · you are on call on the schedule "${contact.schedule_name}"`,
+  });
+  const payload: EmailPayload = { to: contact.email, subject: rendered.subject, text: rendered.text, html: rendered.html };
+  return {
+    id: newId('delivery'), message_id, channel: 'email', destination: contact.email.toLowerCase(),
+    user_id: owner_id, event_type: `alert.${notification.event_action}`, payload,
   };
 }
 

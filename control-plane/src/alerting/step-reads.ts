@@ -6,6 +6,7 @@ import { liveSilences } from './alert-silences.db.js';
 import { suppressionAt } from './escalation.js';
 import type { GroupRef } from './grouping.js';
 import { liveWindows } from './maintenance-windows.db.js';
+import { onCallContact, type OnCallContact } from '../oncall/contact.js';
 
 /** A channel as the engine queues for it. */
 export interface StepChannel { id: string; type: string; user_id: string }
@@ -20,8 +21,11 @@ export interface StepReads {
   monitor(id: string): Promise<EngineMonitor | null>;
   /** What holds a page of `monitor` under `policy` back at `at` (escalation.ts suppressionAt). */
   suppression(monitor: EngineMonitor, policy: EnginePolicy, at: Date): Promise<'maintenance' | 'silence' | 'mute' | null>;
-  groups(user_id: string): Promise<GroupRef[]>;
+  /** The alert groups of a monitor's owner: its team's, or its creator's personal ones. */
+  groups(owner: { user_id: string; team_id?: string | null }): Promise<GroupRef[]>;
   channels(ids: string[]): Promise<Map<string, StepChannel>>;
+  /** Who is on call on schedule `id` at `at`, with their contact (oncall/contact.ts; null: nobody to page). */
+  onCall(id: string, at: Date): Promise<OnCallContact | null>;
 }
 
 /** Reads for `tx`, with the policies and monitors of `events` fetched now. */
@@ -47,12 +51,14 @@ export async function stepReads(tx: SqlExecutor, events: Array<{ policy_id: stri
       return monitors.get(id)!;
     },
     async suppression(monitor, policy, at) {
-      const key = `${monitor.user_id}@${at.getTime()}`;
-      const silences = await once(`s:${key}`, () => liveSilences(tx as Sql, monitor.user_id, at));
-      const windows = await once(`w:${key}`, () => liveWindows(tx as Sql, monitor.user_id, at));
+      // A team's monitor follows its team's silences and windows, a personal one its creator's.
+      const key = `${monitor.team_id ?? monitor.user_id}@${at.getTime()}`;
+      const silences = await once(`s:${key}`, () => liveSilences(tx as Sql, monitor, at));
+      const windows = await once(`w:${key}`, () => liveWindows(tx as Sql, monitor, at));
       return suppressionAt({ monitor, policy, silences, windows, owner_tz: monitor.owner_tz || 'UTC' }, at);
     },
-    groups: (user_id) => once(`g:${user_id}`, () => groupsOfUser(tx, user_id)),
+    groups: (owner) => once(`g:${owner.team_id ?? owner.user_id}`, () => groupsOfUser(tx, owner)),
+    onCall: (id, at) => once(`o:${id}@${at.getTime()}`, () => onCallContact(tx, id, at)),
     async channels(ids) {
       const missing = ids.filter((id) => !channels.has(id));
       if (missing.length > 0) {

@@ -5,11 +5,12 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { BEARER, jsonError } from '../http/openapi-responses.js';
 import { createRouter } from '../http/router.js';
-import { getMonitor } from '../monitors/monitors.db.js';
+import { monitorFor } from '../monitors/access.js';
 import { monitorIdParam } from '../monitors/monitors.routes.js';
 import { monitorArtifact } from './artifacts.db.js';
 import { artifactKey, artifactSigner } from './signing.js';
 import { ArtifactStore } from './store.js';
+import { grants } from '../middleware/scopes.js';
 
 const get = createRoute({
   method: 'get', path: '/{id}/artifacts/{sha256}', tags: ['monitors'], security: [...BEARER, {}],
@@ -27,7 +28,7 @@ const get = createRoute({
     400: jsonError('VALIDATION_FAILED: a bad digest, or only one of expires and signature'),
     401: jsonError('AUTH_REQUIRED: neither a credential nor a signed URL'),
     403: jsonError('FORBIDDEN: a signed URL whose signature does not match (tampered) or that has expired (details.reason)'),
-    404: jsonError('MONITOR_NOT_FOUND / NOT_FOUND: not a monitor of yours, or no check of it has this artifact'),
+    404: jsonError('MONITOR_NOT_FOUND / NOT_FOUND: not a monitor you can read, or no check of it has this artifact'),
     429: jsonError('rate limit exceeded (Retry-After, X-RateLimit-*)'),
   },
 });
@@ -36,7 +37,8 @@ const get = createRoute({
  * `GET /v1/monitors/{id}/artifacts/{sha256}` (docs/api/artifacts.md "Read"): serves an artifact
  * some check of the monitor was uploaded with. Either signed (`expires` + `signature`: valid
  * until `expires`, for exactly this path; refused 403 when expired or tampered) or authenticated
- * (a credential with `read` of the monitor's owner; another account's monitor is 404).
+ * (a credential with `read` of the monitor: its creator's, or a member's of its team, by
+ * teams/authorize.ts; another account's or another team's monitor is 404).
  * Immutable content: `ETag` is the digest, `Cache-Control: private`; served with
  * `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy.
  */
@@ -58,8 +60,8 @@ export function artifactsRouter(deps: AppDeps) {
     } else {
       const principal = c.get('principal');
       if (!principal) throw new ApiError('AUTH_REQUIRED', 'send a credential (Authorization: Bearer) or use the signed URL from a check read');
-      if (!principal.scopes.includes('read')) throw new ApiError('FORBIDDEN', 'this credential lacks the read scope');
-      if (!(await getMonitor(deps.sql, principal.user_id, id))) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
+      if (!grants(principal.scopes, 'monitor:read')) throw new ApiError('FORBIDDEN', "this credential lacks the 'monitor:read' scope", { required_scope: 'monitor:read' });
+      await monitorFor(c, deps, id, 'read');
     }
     const found = await monitorArtifact(deps.sql, id, sha256);
     const file = found ? store.read(sha256) : null;

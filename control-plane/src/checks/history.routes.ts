@@ -1,17 +1,19 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
-  checkListQuerySchema, checkListSchema, isId, resolveTime, stateChangeListQuerySchema, stateChangeListSchema, statsQuerySchema, statsSchema,
+  checkListQuerySchema, checkListSchema, resolveTime, stateChangeListQuerySchema, stateChangeListSchema, statsQuerySchema, statsSchema,
   STATS_BUCKETS_MAX, UPTIME_PERIODS, uptimeQuerySchema, uptimeSchema,
 } from '@vantage/shared-protocol';
 import { artifactUrlHook } from '../artifacts/urls.js';
+import type { Context } from 'hono';
 import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
 import { requireAuth } from '../middleware/auth.js';
 import { okWithExample } from '../monitors/examples.js';
-import { getMonitor, type MonitorRow } from '../monitors/monitors.db.js';
+import { monitorFor } from '../monitors/access.js';
 import { monitorIdParam } from '../monitors/monitors.routes.js';
 import { toStateChange } from './decide.js';
 import { HISTORY_EXAMPLES } from './examples.js';
@@ -25,7 +27,7 @@ import { monitorUptime } from './uptime.js';
 const read = [requireAuth({ scope: 'read' })];
 const TAGS = ['monitors'];
 const DAY_MS = 86_400_000;
-const NOT_FOUND = { 404: jsonError('MONITOR_NOT_FOUND: no such monitor of yours') };
+const NOT_FOUND = { 404: jsonError('MONITOR_NOT_FOUND: no such monitor you can read (another account\'s or another team\'s is not found either)') };
 const BAD = { 400: jsonError('VALIDATION_FAILED: a bad from/to (ISO 8601, now, or relative like -7d), from not before to, or a bad parameter') };
 
 const checks = createRoute({
@@ -79,24 +81,21 @@ function range(q: { from?: string; to?: string }, now: number, default_from: num
 
 /**
  * A monitor's history under /v1/monitors/{id} (docs/api/monitors.md "Checks and history"): raw
- * checks, uptime, response-time stats, state changes and the event stream. Only the owner sees
- * them: another account's monitor, like a malformed id, is 404 MONITOR_NOT_FOUND.
+ * checks, uptime, response-time stats, state changes and the event stream. Whoever may read the
+ * monitor sees them (its creator, or any member of its team: teams/authorize.ts); another
+ * account's or another team's monitor, like a malformed id, is 404 MONITOR_NOT_FOUND.
  * @param opts.stream stream timings (tests; default from config checks_stream_poll_ms)
  */
 export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<MonitorStreamTimings> } = {}) {
   const r = createRouter();
   const retention = checkRetention(deps.config);
 
-  async function owned(user_id: string, id: string): Promise<MonitorRow> {
-    const row = isId('monitor', id) ? await getMonitor(deps.sql, user_id, id) : null;
-    if (!row) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
-    return row;
-  }
+  const owned = (c: Context<AppEnv>, id: string) => monitorFor(c, deps, id, 'read');
 
   r.openapi(checks, async (c) => {
     const { id } = c.req.valid('param');
     const q = c.req.valid('query');
-    await owned(c.get('principal')!.user_id, id);
+    await owned(c, id);
     const now = Date.now();
     const { from, to } = range(q, now, now - DAY_MS);
     const series = await monitorSeries(deps.sql, id, q.node_id);
@@ -115,7 +114,7 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const period = q.period ?? (q.from === undefined && q.to === undefined ? '24h' : null);
     const { from, to } = period ? { from: new Date(now - UPTIME_PERIODS[period] * 1000), to: new Date(now) } : range(q, now, now - DAY_MS);
     // Read at once; nothing is answered unless the caller owns the monitor.
-    const [, uptime] = await Promise.all([owned(c.get('principal')!.user_id, id), monitorUptime(deps.sql, id, from, to, period, new Date(now - retention.rounds_days * DAY_MS))]);
+    const [, uptime] = await Promise.all([owned(c, id), monitorUptime(deps.sql, id, from, to, period, new Date(now - retention.rounds_days * DAY_MS))]);
     return ok(c, uptime, 200);
   });
 
@@ -129,14 +128,14 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
       throw badRange('bucket_s', `gives more than ${STATS_BUCKETS_MAX} buckets over this range: widen it`);
     }
     // Read at once (one round trip, not three in a row); nothing is answered unless the caller owns the monitor.
-    const [, series, marks] = await Promise.all([owned(c.get('principal')!.user_id, id), monitorSeries(deps.sql, id), rollupMarks(deps.sql)]);
+    const [, series, marks] = await Promise.all([owned(c, id), monitorSeries(deps.sql, id), rollupMarks(deps.sql)]);
     return ok(c, await monitorStats(deps.sql, series, from, to, bucket_s, q.group_by, marks), 200);
   });
 
   r.openapi(stateChanges, async (c) => {
     const { id } = c.req.valid('param');
     const q = c.req.valid('query');
-    await owned(c.get('principal')!.user_id, id);
+    await owned(c, id);
     const now = Date.now();
     const { from, to } = range(q, now, 0, now + DAY_MS);
     const { rows, total } = await listStateChanges(deps.sql, id, from, to, q.to_state, q.page_size, (q.page - 1) * q.page_size);
@@ -145,7 +144,7 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
 
   r.openapi(stream, async (c) => {
     const { id } = c.req.valid('param');
-    await owned(c.get('principal')!.user_id, id);
+    await owned(c, id);
     const timings = { poll_ms: deps.config.checks_stream_poll_ms, settle_ms: deps.config.checks_stream_settle_ms, ...opts.stream };
     return streamMonitorEvents(c, deps.sql, id, timings, await artifactUrlHook(deps)) as never;
   });

@@ -77,6 +77,7 @@ async function enroll(core: HubCore, conn: Conn, msg: EnrollMessage): Promise<vo
       id: node_id,
       name: (msg.name ?? token.label ?? msg.hostname ?? `node-${node_id.slice(-6)}`).slice(0, 64),
       owner_user_id: token.user_id,
+      team_id: token.team_id,
       instance_id: core.instance_id,
       credential_hash: secretHash(credential),
       country: declared ? token.country_code : geo.country,

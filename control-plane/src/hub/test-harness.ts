@@ -64,7 +64,7 @@ export async function makeToken(sql: Sql, fields: Partial<Parameters<typeof inse
     label: null, country_code: null, declared_province: null, city_id: null, operator: null, sponsor_user_id: null,
     // Shared: the nodes of these tests serve every account's probes and monitors, as one
     // enrolled through the API with `shared: true` (docs/api/nodes.md "Sharing").
-    ttl_hours: 24, shared: true, ...fields,
+    ttl_hours: 24, shared: true, ...fields, team_id: fields.team_id ?? null,
   });
   return token;
 }

@@ -1,18 +1,22 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
+import { routePath } from 'hono/route';
 import { ApiError } from '../errors.js';
+import { grants, operationKey, scopeError, scopeOf } from './scopes.js';
 
-/** Scopes of account API keys and PATs (docs/api/accounts.md: `read`, `write`); sessions carry both. */
+/** What a route does: reads (`read`) or changes (`write`); the scope table names the family. */
 export type Scope = 'read' | 'write';
 
 /**
  * Route guard (docs/api/conventions.md): 401 AUTH_REQUIRED when the caller is anonymous (the app's
  * identify middleware already rejected bad credentials), 403 FORBIDDEN when the credential lacks
- * `scope`. A request that sent only `X-API-Key` is anonymous (docs/api/conventions.md) and is told to use
- * `Authorization: Bearer`.
+ * the scope the operation needs (docs/api/scopes.md): the one the scope table (scope-table.ts)
+ * names for this route, else `scope` itself (`read`/`write`). A request that sent only `X-API-Key`
+ * is anonymous (docs/api/conventions.md) and is told to use `Authorization: Bearer`.
  *
  * @example router.use('/monitors/*', requireAuth({ scope: 'write' }))
- * @param opts.scope scope the credential must carry; omitted = any authenticated caller
+ * @param opts.scope the action (`read`/`write`), the scope asked when the table lacks the route;
+ *   omitted = any authenticated caller
  */
 export function requireAuth(opts: { scope?: Scope } = {}): MiddlewareHandler<AppEnv> {
   const scope = opts.scope;
@@ -27,9 +31,9 @@ export function requireAuth(opts: { scope?: Scope } = {}): MiddlewareHandler<App
         : 'authentication required: send Authorization: Bearer <token>';
       throw new ApiError('AUTH_REQUIRED', hint);
     }
-    if (scope && !principal.scopes.includes(scope)) {
-      throw new ApiError('FORBIDDEN', `this credential lacks the '${scope}' scope`, { required_scope: scope });
-    }
+    const listed = scopeOf(operationKey(c.req.method, routePath(c)));
+    const required = listed === undefined ? scope : listed === 'none' ? undefined : listed;
+    if (required && !grants(principal.scopes, required)) throw scopeError(required, principal.scopes);
     await next();
   };
 }

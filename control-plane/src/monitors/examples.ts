@@ -30,7 +30,7 @@ export const EXAMPLES = {
   heartbeatCreate: { name: 'Nightly backup', type: 'heartbeat', config: { cron: '0 3 * * *', timezone: 'Europe/Paris', grace_s: 900 } },
   patch: { name: 'Checkout API (EU)', interval_s: 300, tags: ['prod'] },
   monitor: {
-    id: MONITOR_ID, user_id: USER_ID, name: 'Checkout API', type: 'https', target: 'https://shop.example.com/api/health',
+    id: MONITOR_ID, user_id: USER_ID, team_id: null, name: 'Checkout API', type: 'https', target: 'https://shop.example.com/api/health',
     config: {
       method: 'GET', timeout_ms: 10000, headers: {}, follow_redirects: true, ip_version: 'auto', expected_status: '200',
       assertions: [{ type: 'response_time', op: 'lt', value: 800 }], ignore_tls_errors: false,
@@ -41,7 +41,7 @@ export const EXAMPLES = {
     heartbeat: null, last_check_at: null, uptime_24h: null,
     state_changed_at: AT, created_at: AT, updated_at: AT,
   },
-  group: { id: GROUP_ID, user_id: USER_ID, name: 'Production', sort_order: 10, monitor_count: 4, created_at: AT, updated_at: AT },
+  group: { id: GROUP_ID, user_id: USER_ID, team_id: null, name: 'Production', sort_order: 10, monitor_count: 4, created_at: AT, updated_at: AT },
   groupCreate: { name: 'Production', sort_order: 10 },
   groupPatch: { sort_order: 20 },
   rotated: { token: 'hb_9k3vq2m8x4r7t1w6y0z5a3b2c8d4e6f1', url: 'https://vantage.example.com/v1/heartbeat/hb_9k3vq2m8x4r7t1w6y0z5a3b2c8d4e6f1' },

@@ -5,6 +5,7 @@ import {
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { Owner } from '../teams/authorize.js';
 import { sealedConfig, secretsFailure } from './header-secrets.js';
 import { heartbeatUrl, newHeartbeatToken } from './heartbeat.js';
 import { groupIdsByName, insertGroup } from './monitor-groups.db.js';
@@ -16,7 +17,7 @@ import type { MonitorInput } from './spec.js';
 export interface ImportDeps {
   sql: Sql;
   box: SecretBox;
-  check: (user_id: string, input: MonitorInput) => Promise<MonitorFields>;
+  check: (owner: Owner, input: MonitorInput) => Promise<MonitorFields>;
   plan: PlanLimits;
   base_url: string;
 }
@@ -37,15 +38,16 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
 }
 
 /**
- * Import ExportMonitor items (docs/api/monitors.md "Export and import") for `user_id`.
- * Each item is checked on its own like a create request (schema, name unique in the account and
+ * Import ExportMonitor items (docs/api/monitors.md "Export and import") for `owner` (a team, or
+ * the user alone: teams/authorize.ts ownerForNew decided it).
+ * Each item is checked on its own like a create request (schema, name unique for the owner and
  * in the batch, config, target and address policy, interval, node_count, the plan's quota
  * counting the items before it); a bad item fails alone with its error. Groups are matched by
  * name; a missing one (listed in `groups[]` or named by a valid item) is created. With
  * `dry_run` nothing is written and valid items report `valid`.
  * @throws ApiError VALIDATION_FAILED when an entry of `groups[]` is malformed (nothing is written)
  */
-export async function importMonitors(deps: ImportDeps, user_id: string, body: MonitorImport): Promise<MonitorImportResult> {
+export async function importMonitors(deps: ImportDeps, owner: Owner, body: MonitorImport): Promise<MonitorImportResult> {
   const groups = body.groups.map((g, i) => {
     const parsed = exportGroupSchema.safeParse(g);
     if (!parsed.success) {
@@ -54,8 +56,8 @@ export async function importMonitors(deps: ImportDeps, user_id: string, body: Mo
     }
     return parsed.data;
   });
-  const existingGroups = await groupIdsByName(deps.sql, user_id);
-  const names = await monitorNames(deps.sql, user_id);
+  const existingGroups = await groupIdsByName(deps.sql, owner);
+  const names = await monitorNames(deps.sql, owner);
   const pending: Pending[] = body.monitors.map((raw, index) => {
     const parsed = exportMonitorSchema.safeParse(raw);
     if (!parsed.success) {
@@ -71,7 +73,7 @@ export async function importMonitors(deps: ImportDeps, user_id: string, body: Mo
     const { item } = p;
     try {
       // The group may not exist yet: it is checked by name here and attached after creation.
-      const fields = await deps.check(user_id, {
+      const fields = await deps.check(owner, {
         name: item.name, type: item.type, target: item.target, config: item.config, interval_s: item.interval_s,
         node_count: item.node_count, group_id: existingGroups.get(item.group) ?? null, tags: item.tags,
       });
@@ -84,7 +86,7 @@ export async function importMonitors(deps: ImportDeps, user_id: string, body: Mo
   });
 
   // In request order: a name is taken by the first valid item that has it, then the quota counts.
-  let count = await countMonitors(deps.sql, user_id);
+  let count = await countMonitors(deps.sql, owner);
   const claimed = new Set<string>();
   for (const p of pending) {
     if (p.error) continue;
@@ -101,11 +103,11 @@ export async function importMonitors(deps: ImportDeps, user_id: string, body: Mo
   if (!body.dry_run) {
     for (const name of groups_created) {
       const sort_order = groups.find((g) => g.name === name)?.sort_order ?? 0;
-      const row = await insertGroup(deps.sql, { id: newId('monitor_group'), user_id, name, sort_order });
+      const row = await insertGroup(deps.sql, { id: newId('monitor_group'), ...owner, name, sort_order });
       if (row) existingGroups.set(name, row.id);
     }
     // A group created meanwhile by another request is matched too.
-    for (const [name, id] of await groupIdsByName(deps.sql, user_id)) existingGroups.set(name, id);
+    for (const [name, id] of await groupIdsByName(deps.sql, owner)) existingGroups.set(name, id);
   }
 
   const items: ImportItemResult[] = [];
@@ -121,7 +123,7 @@ export async function importMonitors(deps: ImportDeps, user_id: string, body: Mo
     }
     const hb = p.item.type === 'heartbeat' ? newHeartbeatToken() : null;
     const fields = { ...p.fields, group_id: p.item.group ? existingGroups.get(p.item.group) ?? null : null };
-    const out = await insertMonitor(deps.sql, { ...fields, id: p.id, user_id, type: p.item.type, heartbeat: hb }, deps.plan.monitors_max);
+    const out = await insertMonitor(deps.sql, { ...fields, id: p.id, ...owner, type: p.item.type, heartbeat: hb }, deps.plan.monitors_max);
     if ('refused' in out) {
       const error = out.refused === 'limit'
         ? new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${deps.plan.plan} plan allows ${deps.plan.monitors_max} monitors`)

@@ -1,11 +1,16 @@
 import type { MonitorState, MonitorStatus, MonitorType } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
+import type { Owner, OwnerScope } from '../teams/authorize.js';
+import { ownedBy } from '../teams/owner-scope.db.js';
 
 /** A `monitors` row (0020_monitors.sql) without the heartbeat token hash, plus its placement. */
 export interface MonitorRow {
   id: string;
+  /** Its creator (private targets and node trust still go by the creator's nodes). */
   user_id: string;
+  /** The team that owns it, or null: its creator's personal monitor (0046_teams.sql). */
+  team_id: string | null;
   name: string;
   type: MonitorType;
   target: string | null;
@@ -36,42 +41,53 @@ export type MonitorFields = Pick<MonitorRow, 'name' | 'target' | 'config' | 'int
 // node_ids: the nodes of the monitor's live placement (monitor_placements, 0024), by id; uptime_24h
 // from the check history's hourly rollups (a few index rows per monitor).
 const COLUMNS = (sql: SqlExecutor) => sql`
-  id, user_id, name, type, target, config, interval_s, node_count, group_id, tags, status, state,
+  id, user_id, team_id, name, type, target, config, interval_s, node_count, group_id, tags, status, state,
   state_changed_at, private_target, heartbeat_token_preview, revision::int AS revision, last_check_at,
   created_at, updated_at,
   ARRAY(SELECT p.node_id FROM monitor_placements p WHERE p.monitor_id = monitors.id AND p.ended_at IS NULL ORDER BY p.node_id) AS node_ids,
   monitor_uptime_24h(monitors.id) AS uptime_24h`;
 
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string }).code === '23505';
-}
-
 /** Outcome of an insert: the row, or why not. */
 export type InsertOutcome = { row: MonitorRow } | { refused: 'limit' | 'name_taken' };
 
+/** SQL condition "owned by exactly `owner`": its team's rows, or the user's personal rows. */
+function ownerIs(ex: SqlExecutor, owner: Owner) {
+  return owner.team_id === null ? ex`team_id IS NULL AND user_id = ${owner.user_id}` : ex`team_id = ${owner.team_id}`;
+}
+
+/** True when `err` is a violation of the per-owner name indexes (0051_monitor_names_per_owner.sql). */
+function isNameTaken(err: unknown): boolean {
+  return (err as { code?: string }).code === '23505' && /_name_key$/.test((err as { constraint_name?: string }).constraint_name ?? '');
+}
+
 /**
- * Insert a monitor unless the account already has `max` (counted under a per-account advisory
- * lock, so concurrent creates cannot both pass) or a monitor of that name.
+ * Insert a monitor for `m.user_id` and `m.team_id` (null: personal) unless its owner already has
+ * `max` (counted under a per-owner advisory lock, so concurrent creates cannot both pass) or a
+ * monitor of that name (names are unique per owner: the team, or the user's personal monitors).
  * @param heartbeat the check-in token's hash and preview (heartbeat monitors only)
  */
 export async function insertMonitor(
   sql: Sql,
-  m: MonitorFields & { id: string; user_id: string; type: MonitorType; heartbeat: { hash: string; preview: string } | null },
+  m: MonitorFields & { id: string; user_id: string; team_id: string | null; type: MonitorType; heartbeat: { hash: string; preview: string } | null },
   max: number,
 ): Promise<InsertOutcome> {
-  return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(hashtext(${`monitors:${m.user_id}`}))`;
-    const [count] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM monitors WHERE user_id = ${m.user_id}`;
-    if (count!.n >= max) return { refused: 'limit' as const };
-    const [row] = await tx<MonitorRow[]>`
-      INSERT INTO monitors (id, user_id, name, type, target, config, interval_s, node_count, group_id, tags,
-        private_target, heartbeat_token_hash, heartbeat_token_preview)
-      VALUES (${m.id}, ${m.user_id}, ${m.name}, ${m.type}, ${m.target}, ${tx.json(m.config as never)}, ${m.interval_s},
-        ${m.node_count}, ${m.group_id}, ${m.tags}, ${m.private_target}, ${m.heartbeat?.hash ?? null}, ${m.heartbeat?.preview ?? null})
-      ON CONFLICT (user_id, name) DO NOTHING
-      RETURNING ${COLUMNS(tx)}`;
-    return row ? { row } : { refused: 'name_taken' as const };
-  });
+  try {
+    return await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(hashtext(${`monitors:${m.team_id ?? m.user_id}`}))`;
+      const [count] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM monitors WHERE ${ownerIs(tx, m)}`;
+      if (count!.n >= max) return { refused: 'limit' as const };
+      const [row] = await tx<MonitorRow[]>`
+        INSERT INTO monitors (id, user_id, team_id, name, type, target, config, interval_s, node_count, group_id, tags,
+          private_target, heartbeat_token_hash, heartbeat_token_preview)
+        VALUES (${m.id}, ${m.user_id}, ${m.team_id}, ${m.name}, ${m.type}, ${m.target}, ${tx.json(m.config as never)}, ${m.interval_s},
+          ${m.node_count}, ${m.group_id}, ${m.tags}, ${m.private_target}, ${m.heartbeat?.hash ?? null}, ${m.heartbeat?.preview ?? null})
+        RETURNING ${COLUMNS(tx)}`;
+      return { row: row! };
+    });
+  } catch (err) {
+    if (isNameTaken(err)) return { refused: 'name_taken' };
+    throw err;
+  }
 }
 
 /** Filters of the monitor list (all optional; `group_id` `none` = ungrouped). */
@@ -84,9 +100,9 @@ export interface MonitorFilters {
   q?: string;
 }
 
-/** One page of the account's monitors matching `f`, newest first, with the total that match. */
-export async function listMonitors(sql: Sql, user_id: string, f: MonitorFilters, page: number, limit: number): Promise<{ rows: MonitorRow[]; total: number }> {
-  const where = [sql`user_id = ${user_id}`];
+/** One page of the monitors in `scope` (teams/authorize.ts ownerScope) matching `f`, newest first, with the total that match. */
+export async function listMonitors(sql: Sql, scope: OwnerScope, f: MonitorFilters, page: number, limit: number): Promise<{ rows: MonitorRow[]; total: number }> {
+  const where = [ownedBy(sql, scope)];
   if (f.status) where.push(sql`status = ${f.status}`);
   if (f.state) where.push(sql`state = ${f.state}`);
   if (f.type) where.push(sql`type = ${f.type}`);
@@ -111,71 +127,87 @@ export async function listMonitors(sql: Sql, user_id: string, f: MonitorFilters,
   return { rows: rows.map(({ total: _, ...row }) => row), total };
 }
 
-/** Every monitor of the account, oldest first (export). */
-export async function allMonitors(sql: Sql, user_id: string): Promise<MonitorRow[]> {
-  return sql<MonitorRow[]>`SELECT ${COLUMNS(sql)} FROM monitors WHERE user_id = ${user_id} ORDER BY created_at, id`;
+/** Every monitor of exactly `owner` (a team's, or a user's personal ones), oldest first (export). */
+export async function allMonitors(sql: Sql, owner: Owner): Promise<MonitorRow[]> {
+  return sql<MonitorRow[]>`SELECT ${COLUMNS(sql)} FROM monitors WHERE ${ownerIs(sql, owner)} ORDER BY created_at, id`;
 }
 
-/** The monitor `id` of `user_id`, or null (another account's monitor is null too). */
-export async function getMonitor(sql: SqlExecutor, user_id: string, id: string): Promise<MonitorRow | null> {
-  const [row] = await sql<MonitorRow[]>`SELECT ${COLUMNS(sql)} FROM monitors WHERE id = ${id} AND user_id = ${user_id}`;
+/**
+ * The monitor `id`, whoever owns it, or null: the caller decides access from its
+ * `user_id`/`team_id` (teams/authorize.ts authorize).
+ */
+export async function findMonitor(sql: SqlExecutor, id: string): Promise<MonitorRow | null> {
+  const [row] = await sql<MonitorRow[]>`SELECT ${COLUMNS(sql)} FROM monitors WHERE id = ${id}`;
   return row ?? null;
 }
 
 /**
- * Replace the account's monitor `id` with `fields` (its type never changes); bumps `revision`.
- * @returns the row; null when it is not the account's; `'name_taken'` when another of its monitors has the name
+ * Replace monitor `id`, still owned by `seen` (the owner authorization saw), with `fields` and
+ * the owner `team_id` (a move into or out of a team; its type and creator never change); bumps
+ * `revision`. Moving into an owner counts that owner's quota (`max`) under its advisory lock.
+ * @returns the row; null when it is gone or changed owner meanwhile; `'name_taken'` when another
+ *   monitor of the (new) owner has the name; `'limit'` when the new owner is at `max`
  */
-export async function updateMonitor(sql: Sql, user_id: string, id: string, m: MonitorFields): Promise<MonitorRow | null | 'name_taken'> {
+export async function updateMonitor(
+  sql: Sql, seen: Owner, id: string, m: MonitorFields & { team_id: string | null }, max: number,
+): Promise<MonitorRow | null | 'name_taken' | 'limit'> {
   try {
-    const [row] = await sql<MonitorRow[]>`
-      UPDATE monitors SET name = ${m.name}, target = ${m.target}, config = ${sql.json(m.config as never)},
-        interval_s = ${m.interval_s}, node_count = ${m.node_count}, group_id = ${m.group_id}, tags = ${m.tags},
-        private_target = ${m.private_target}, revision = revision + 1, updated_at = now()
-      WHERE id = ${id} AND user_id = ${user_id}
-      RETURNING ${COLUMNS(sql)}`;
-    return row ?? null;
+    return await sql.begin(async (tx) => {
+      if (m.team_id !== seen.team_id) {
+        const to: Owner = { user_id: seen.user_id, team_id: m.team_id };
+        await tx`SELECT pg_advisory_xact_lock(hashtext(${`monitors:${to.team_id ?? to.user_id}`}))`;
+        const [count] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM monitors WHERE ${ownerIs(tx, to)}`;
+        if (count!.n >= max) return 'limit' as const;
+      }
+      const [row] = await tx<MonitorRow[]>`
+        UPDATE monitors SET name = ${m.name}, target = ${m.target}, config = ${tx.json(m.config as never)},
+          interval_s = ${m.interval_s}, node_count = ${m.node_count}, group_id = ${m.group_id}, tags = ${m.tags},
+          private_target = ${m.private_target}, team_id = ${m.team_id}, revision = revision + 1, updated_at = now()
+        WHERE id = ${id} AND team_id IS NOT DISTINCT FROM ${seen.team_id}
+        RETURNING ${COLUMNS(tx)}`;
+      return row ?? null;
+    });
   } catch (err) {
-    if (isUniqueViolation(err)) return 'name_taken';
+    if (isNameTaken(err)) return 'name_taken';
     throw err;
   }
 }
 
 /**
- * Move the account's monitor `id` from status `from` to `to` with state `state` (docs/api/monitors.md),
+ * Move monitor `id` (authorized by the caller) from status `from` to `to` with state `state` (docs/api/monitors.md),
  * bumping `revision`; `then` runs in the same transaction with the new row (events are queued
  * there, so they commit with the change).
- * @returns the row, or null when the monitor is not the account's or not in status `from`
+ * @returns the row, or null when the monitor is gone or not in status `from`
  */
 export async function changeMonitorStatus(
-  sql: Sql, user_id: string, id: string, from: MonitorStatus, to: MonitorStatus, state: MonitorState,
+  sql: Sql, id: string, from: MonitorStatus, to: MonitorStatus, state: MonitorState,
   then: (tx: SqlExecutor, row: MonitorRow) => Promise<unknown>,
 ): Promise<MonitorRow | null> {
   return sql.begin(async (tx) => {
     const [row] = await tx<MonitorRow[]>`
       UPDATE monitors SET status = ${to}, state = ${state}, state_changed_at = now(), revision = revision + 1, updated_at = now()
-      WHERE id = ${id} AND user_id = ${user_id} AND status = ${from}
+      WHERE id = ${id} AND status = ${from}
       RETURNING ${COLUMNS(tx)}`;
     if (row) await then(tx, row);
     return row ?? null;
   });
 }
 
-/** Delete the account's monitor `id` for good. @returns the deleted row, or null when it is not the account's */
-export async function deleteMonitor(sql: SqlExecutor, user_id: string, id: string): Promise<MonitorRow | null> {
-  const [row] = await sql<MonitorRow[]>`DELETE FROM monitors WHERE id = ${id} AND user_id = ${user_id} RETURNING ${COLUMNS(sql)}`;
+/** Delete monitor `id` (authorized by the caller) for good. @returns the deleted row, or null when it is gone */
+export async function deleteMonitor(sql: SqlExecutor, id: string): Promise<MonitorRow | null> {
+  const [row] = await sql<MonitorRow[]>`DELETE FROM monitors WHERE id = ${id} RETURNING ${COLUMNS(sql)}`;
   return row ?? null;
 }
 
 /**
- * Give the account's heartbeat monitor `id` a new check-in token (hash and preview); the old
- * token stops matching in the same statement.
- * @returns the row, or null when it is not the account's heartbeat monitor
+ * Give heartbeat monitor `id` (authorized by the caller) a new check-in token (hash and preview);
+ * the old token stops matching in the same statement.
+ * @returns the row, or null when it is gone or not a heartbeat monitor
  */
-export async function rotateHeartbeatToken(sql: Sql, user_id: string, id: string, token: { hash: string; preview: string }): Promise<MonitorRow | null> {
+export async function rotateHeartbeatToken(sql: Sql, id: string, token: { hash: string; preview: string }): Promise<MonitorRow | null> {
   const [row] = await sql<MonitorRow[]>`
     UPDATE monitors SET heartbeat_token_hash = ${token.hash}, heartbeat_token_preview = ${token.preview}, updated_at = now()
-    WHERE id = ${id} AND user_id = ${user_id} AND type = 'heartbeat'
+    WHERE id = ${id} AND type = 'heartbeat'
     RETURNING ${COLUMNS(sql)}`;
   return row ?? null;
 }
@@ -186,14 +218,14 @@ export async function findMonitorByHeartbeatHash(sql: Sql, hash: string): Promis
   return row ?? null;
 }
 
-/** Names of the account's monitors (import checks names before creating). */
-export async function monitorNames(sql: Sql, user_id: string): Promise<Set<string>> {
-  const rows = await sql<{ name: string }[]>`SELECT name FROM monitors WHERE user_id = ${user_id}`;
+/** Names of `owner`'s monitors (import checks names before creating). */
+export async function monitorNames(sql: Sql, owner: Owner): Promise<Set<string>> {
+  const rows = await sql<{ name: string }[]>`SELECT name FROM monitors WHERE ${ownerIs(sql, owner)}`;
   return new Set(rows.map((r) => r.name));
 }
 
-/** How many monitors the account has (the plan's quota counts them). */
-export async function countMonitors(sql: Sql, user_id: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitors WHERE user_id = ${user_id}`;
+/** How many monitors `owner` has (the plan's quota counts them per owner: a team, or a user's personal ones). */
+export async function countMonitors(sql: Sql, owner: Owner): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitors WHERE ${ownerIs(sql, owner)}`;
   return row!.n;
 }

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
-  heartbeatRotatedSchema, isId, monitorCreateSchema, monitorListQuerySchema, monitorListSchema, monitorPatchSchema,
+  heartbeatRotatedSchema, monitorCreateSchema, monitorListQuerySchema, monitorListSchema, monitorPatchSchema,
   monitorSchema, monitorStatusChangeSchema, newId, probeCreatedSchema, probeRequestSchema, type MonitorStatus,
 } from '@vantage/shared-protocol';
 import type { Context } from 'hono';
@@ -8,6 +8,7 @@ import { publicBaseUrl } from '../config/public-url.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
+import { allows, authorize, ownerForNew, ownerScope, type Owner } from '../teams/authorize.js';
 import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
@@ -19,11 +20,12 @@ import { nodeLinkStates } from '../nodes/nodes.db.js';
 import { signalAssignmentsChanged } from './assignment-signals.js';
 import { createPlacementEngine } from './placement-engine.js';
 import { adhocProbeOf } from './run.js';
+import { monitorFor } from './access.js';
 import { EXAMPLES, EXAMPLE_MONITOR_ID, bodyWithExample, okWithExample } from './examples.js';
 import { heartbeatUrl, newHeartbeatToken } from './heartbeat.js';
 import { maskedConfig, openedConfig, sealedConfig, secretsFailure } from './header-secrets.js';
 import {
-  changeMonitorStatus, countMonitors, deleteMonitor, getMonitor, insertMonitor, listMonitors, rotateHeartbeatToken, updateMonitor, type MonitorRow,
+  changeMonitorStatus, countMonitors, deleteMonitor, insertMonitor, listMonitors, rotateHeartbeatToken, updateMonitor, type MonitorRow,
 } from './monitors.db.js';
 import { planLimits } from './plans.js';
 import { monitorChecker } from './spec.js';
@@ -34,24 +36,29 @@ const write = [requireAuth({ scope: 'write' })];
 const TAGS = ['monitors'];
 /** Path parameter `id`: an `m_` id; anything else is simply not found. */
 export const monitorIdParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: EXAMPLE_MONITOR_ID }) });
-const NOT_FOUND = { 404: jsonError('MONITOR_NOT_FOUND: no such monitor of yours (another account\'s monitor is not found either)') };
+const NOT_FOUND = { 404: jsonError('MONITOR_NOT_FOUND: no such monitor you can see (another account\'s or another team\'s monitor is not found either)') };
+/** 403 of the routes that change a monitor: a scope the credential lacks, or a role that cannot write (docs/api/teams.md). */
+const FORBIDDEN = { 403: jsonError('FORBIDDEN: the credential lacks the scope, or your role in the monitor\'s team cannot change it (details.required_role)') };
 const INVALID = {
-  400: jsonError('VALIDATION_FAILED (shape, config of the type, group_id), MONITOR_INVALID_INTERVAL'),
-  409: jsonError('MONITOR_NAME_TAKEN: you already have a monitor of that name'),
+  400: jsonError('VALIDATION_FAILED (shape, config of the type, group_id: a group of the monitor\'s owner), MONITOR_INVALID_INTERVAL'),
+  409: jsonError('MONITOR_NAME_TAKEN: its owner (you, or the team) already has a monitor of that name'),
   422: jsonError('MONITOR_INVALID_TARGET (target does not fit the type, or is private without a node of yours that allows it), MONITOR_LIMIT_EXCEEDED (plan quota or node_count)'),
 };
 
 const list = createRoute({
   method: 'get', path: '/', tags: TAGS, security: BEARER, middleware: read,
-  summary: 'Your monitors, newest first; filters status, state, type, group_id (none = ungrouped), tag, q (name)',
+  summary: 'Your monitors and those of your teams, newest first; filters status, state, type, group_id (none = ungrouped), tag, q (name), team_id',
   request: { query: monitorListQuerySchema },
   responses: { 200: okWithExample(monitorListSchema, '{items[], total, page, limit}', { items: [EXAMPLES.monitor], total: 1, page: 1, limit: 20 }), 400: jsonError('VALIDATION_FAILED'), ...AUTH_ERRORS },
 });
 const create = createRoute({
   method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: write,
-  summary: 'Create a monitor; a heartbeat monitor\'s check-in token and URL are returned once',
+  summary: 'Create a monitor, personal or a team\'s (team_id); a heartbeat monitor\'s check-in token and URL are returned once',
   request: { body: bodyWithExample(monitorCreateSchema, EXAMPLES.create) },
-  responses: { 201: okWithExample(monitorSchema, 'the monitor (config with its defaults filled)', EXAMPLES.monitor), ...INVALID, ...AUTH_ERRORS },
+  responses: {
+    201: okWithExample(monitorSchema, 'the monitor (config with its defaults filled)', EXAMPLES.monitor), ...INVALID,
+    404: jsonError('TEAM_NOT_FOUND: team_id names no team you are in'), ...AUTH_ERRORS, ...FORBIDDEN,
+  },
 });
 const readOne = createRoute({
   method: 'get', path: '/{id}', tags: TAGS, security: BEARER, middleware: read, summary: 'One monitor',
@@ -60,17 +67,17 @@ const readOne = createRoute({
 });
 const patch = createRoute({
   method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
-  summary: 'Change name, interval_s, target, config (replaced whole), tags, group_id or node_count; checked as on create',
+  summary: 'Change name, interval_s, target, config (replaced whole), tags, group_id, node_count or team_id (moves it); checked as on create',
   description: 'Secret request header values (every header but Accept*, Cache-Control, Content-Language, Content-Type, Pragma and User-Agent) are stored encrypted and read back masked (`••••abcd`); '
     + 'send a mask back unchanged to keep the stored secret, or a new value to replace it (docs/api/monitors.md "Secrets in headers").',
   request: { params: monitorIdParam, body: bodyWithExample(monitorPatchSchema, EXAMPLES.patch) },
-  responses: { 200: okWithExample(monitorSchema, 'the updated monitor', EXAMPLES.monitor), ...INVALID, ...NOT_FOUND, ...AUTH_ERRORS },
+  responses: { 200: okWithExample(monitorSchema, 'the updated monitor', EXAMPLES.monitor), ...INVALID, ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN },
 });
 const remove = createRoute({
   method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
   summary: 'Delete a monitor for good; it is removed from its nodes',
   request: { params: monitorIdParam },
-  responses: { 200: okWithExample(z.null(), 'deleted', null), ...NOT_FOUND, ...AUTH_ERRORS },
+  responses: { 200: okWithExample(z.null(), 'deleted', null), ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN },
 });
 const pause = createRoute({
   method: 'post', path: '/{id}/pause', tags: TAGS, security: BEARER, middleware: write,
@@ -78,7 +85,7 @@ const pause = createRoute({
   request: { params: monitorIdParam },
   responses: {
     200: okWithExample(monitorStatusChangeSchema, '{id, status: paused, state: paused}', { id: EXAMPLE_MONITOR_ID, status: 'paused', state: 'paused' }),
-    409: jsonError('MONITOR_PAUSED: the monitor is already paused'), ...NOT_FOUND, ...AUTH_ERRORS,
+    409: jsonError('MONITOR_PAUSED: the monitor is already paused'), ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN,
   },
 });
 const resume = createRoute({
@@ -87,7 +94,7 @@ const resume = createRoute({
   request: { params: monitorIdParam },
   responses: {
     200: okWithExample(monitorStatusChangeSchema, '{id, status: active, state: pending}', { id: EXAMPLE_MONITOR_ID, status: 'active', state: 'pending' }),
-    409: jsonError('CONFLICT: the monitor is already active'), ...NOT_FOUND, ...AUTH_ERRORS,
+    409: jsonError('CONFLICT: the monitor is already active'), ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN,
   },
 });
 const run = createRoute({
@@ -99,7 +106,7 @@ const run = createRoute({
     409: jsonError('MONITOR_PAUSED: the monitor is paused (resume it first); CONFLICT: the type has no ad-hoc probe (heartbeat, domain_expiry, rbl, browser)'),
     422: jsonError('PROBE_TOO_FEW_NODES: the monitor is placed on no node yet'),
     503: jsonError('NODE_OFFLINE: none of the monitor\'s nodes is online'),
-    ...NOT_FOUND, ...AUTH_ERRORS,
+    ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN,
   },
 });
 const rotate = createRoute({
@@ -108,14 +115,15 @@ const rotate = createRoute({
   request: { params: monitorIdParam },
   responses: {
     200: okWithExample(heartbeatRotatedSchema, '{token, url}: shown only here', EXAMPLES.rotated),
-    409: jsonError('CONFLICT: not a heartbeat monitor'), ...NOT_FOUND, ...AUTH_ERRORS,
+    409: jsonError('CONFLICT: not a heartbeat monitor'), ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN,
   },
 });
 
 /**
  * `/v1/monitors` (docs/api/monitors.md): list, create, read, patch,
- * delete, pause, resume and heartbeat token rotation. Only the owner sees a monitor: another
- * account's id is 404 MONITOR_NOT_FOUND.
+ * delete, pause, resume and heartbeat token rotation. Access is decided by teams/authorize.ts:
+ * a personal monitor is its creator's alone, a team's monitor its members' by role (viewers
+ * read); another account's or another team's id is 404 MONITOR_NOT_FOUND.
  * @param opts.resolve host resolver for the target address policy (tests; default the system resolver)
  */
 export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } = {}) {
@@ -130,77 +138,83 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
   const box = secretBoxOf(deps.config);
   const shown = (row: MonitorRow): MonitorRow => ({ ...row, config: maskedConfig(box, row.id, row.type, row.config) });
 
-  async function owned(user_id: string, id: string): Promise<MonitorRow> {
-    const row = isId('monitor', id) ? await getMonitor(deps.sql, user_id, id) : null;
-    if (!row) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
-    return row;
-  }
-
   const quotaError = () => new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${plan.plan} plan allows ${plan.monitors_max} monitors`, { limit: 'monitors', max: plan.monitors_max, plan: plan.plan });
-  const nameTaken = (name: string) => new ApiError('MONITOR_NAME_TAKEN', `you already have a monitor named "${name}"`, { fields: [{ path: 'name', message: 'already taken' }] });
+  const nameTaken = (owner: Owner, name: string) => new ApiError('MONITOR_NAME_TAKEN',
+    `${owner.team_id === null ? 'you already have' : `team ${owner.team_id} already has`} a monitor named "${name}"`, { fields: [{ path: 'name', message: 'already taken' }] });
 
   async function setStatus(c: Context<AppEnv>, from: MonitorStatus, to: MonitorStatus) {
     const { id } = c.req.param() as { id: string };
-    const user_id = c.get('principal')!.user_id;
-    const current = await owned(user_id, id);
+    const { row: current } = await monitorFor(c, deps, id, 'write');
     const refuse = (status: MonitorStatus) => status === 'paused'
       ? new ApiError('MONITOR_PAUSED', 'the monitor is already paused')
       : new ApiError('CONFLICT', 'the monitor is already active: only a paused monitor can be resumed');
     if (current.status !== from) throw refuse(current.status);
-    const row = await changeMonitorStatus(deps.sql, user_id, id, from, to, to === 'paused' ? 'paused' : 'pending', (tx, m) => deps.events.publish({
-      type: to === 'paused' ? 'monitor.paused' : 'monitor.resumed', user_id,
+    // The event names its creator; a team's monitor reports to the team's endpoints (webhooks/event-owner.db.ts).
+    const row = await changeMonitorStatus(deps.sql, id, from, to, to === 'paused' ? 'paused' : 'pending', (tx, m) => deps.events.publish({
+      type: to === 'paused' ? 'monitor.paused' : 'monitor.resumed', user_id: m.user_id,
       data: { monitor: { id: m.id, name: m.name, type: m.type, target: m.target ?? '' }, status: to, changed_at: m.state_changed_at.toISOString() },
     }, tx));
-    if (!row) throw refuse((await owned(user_id, id)).status);
+    if (!row) throw refuse((await monitorFor(c, deps, id, 'write')).row.status);
     // Paused: it leaves its nodes' sets (a delta); resumed: it comes back, on nodes that are still fit.
     await placement.placeNow(id);
     return ok(c, { id, status: row.status, state: row.state }, 200);
   }
 
   r.openapi(list, async (c) => {
-    const { page, limit, ...filters } = c.req.valid('query');
-    const { rows, total } = await listMonitors(deps.sql, c.get('principal')!.user_id, filters, page, limit);
+    const { page, limit, team_id, ...filters } = c.req.valid('query');
+    const { rows, total } = await listMonitors(deps.sql, await ownerScope(c, deps, 'read', team_id), filters, page, limit);
     return ok(c, { items: rows.map((row) => toMonitor(shown(row))), total, page, limit }, 200);
   });
 
   r.openapi(create, async (c) => {
-    const body = c.req.valid('json');
-    const user_id = c.get('principal')!.user_id;
-    if (await countMonitors(deps.sql, user_id) >= plan.monitors_max) throw quotaError();
-    const fields = await check(user_id, body);
+    const { team_id, ...body } = c.req.valid('json');
+    const owner = await ownerForNew(c, deps, team_id);
+    if (await countMonitors(deps.sql, owner) >= plan.monitors_max) throw quotaError();
+    const fields = await check(owner, body);
     const id = newId('monitor');
     const config = secretsFailure(() => sealedConfig(box, id, body.type, fields.config, null));
     const hb = body.type === 'heartbeat' ? newHeartbeatToken() : null;
-    const out = await insertMonitor(deps.sql, { ...fields, config, id, user_id, type: body.type, heartbeat: hb }, plan.monitors_max);
-    if ('refused' in out) throw out.refused === 'limit' ? quotaError() : nameTaken(fields.name);
+    const out = await insertMonitor(deps.sql, { ...fields, config, id, ...owner, type: body.type, heartbeat: hb }, plan.monitors_max);
+    if ('refused' in out) throw out.refused === 'limit' ? quotaError() : nameTaken(owner, fields.name);
     return ok(c, toMonitor(shown(await placed(out.row)), hb ? { token: hb.token, url: heartbeatUrl(publicBaseUrl(deps.config), hb.token) } : undefined), 201);
   });
 
-  r.openapi(readOne, async (c) => ok(c, toMonitor(shown(await owned(c.get('principal')!.user_id, c.req.valid('param').id))), 200));
+  r.openapi(readOne, async (c) => ok(c, toMonitor(shown((await monitorFor(c, deps, c.req.valid('param').id, 'read')).row)), 200));
 
   r.openapi(patch, async (c) => {
     const { id } = c.req.valid('param');
     const p = c.req.valid('json');
-    const user_id = c.get('principal')!.user_id;
-    const current = await owned(user_id, id);
-    const fields = await check(user_id, {
+    const { row: current, actor } = await monitorFor(c, deps, id, 'write');
+    // A move (team_id) needs write on the side it goes to as well (docs/api/monitors.md "Teams"):
+    // into a team, member or above there; out of one, only into its creator's personal monitors.
+    const team_id = p.team_id !== undefined ? p.team_id : current.team_id;
+    const owner: Owner = { user_id: current.user_id, team_id };
+    const moved = team_id !== current.team_id;
+    if (moved && team_id !== null) await authorize(c, deps, owner, 'write', 'TEAM_NOT_FOUND', 'team');
+    if (moved && team_id === null && !allows(actor, owner, 'write')) {
+      throw new ApiError('FORBIDDEN', 'only the monitor\'s creator can take it out of its team (into their personal monitors)', { team_id: current.team_id });
+    }
+    const fields = await check(owner, {
       name: p.name ?? current.name, type: current.type,
       target: p.target !== undefined ? p.target : current.target,
       // Without a new config the stored one is checked as shown (masks), and its secrets kept below.
       config: p.config !== undefined ? p.config : shown(current).config,
       interval_s: p.interval_s ?? current.interval_s, node_count: p.node_count ?? current.node_count,
-      group_id: p.group_id !== undefined ? p.group_id : current.group_id, tags: p.tags ?? current.tags,
+      // A move leaves the old owner's group unless the request names one of the new owner's.
+      group_id: p.group_id !== undefined ? p.group_id : moved ? null : current.group_id, tags: p.tags ?? current.tags,
     }, { recheck_address: p.target !== undefined || p.config !== undefined, previous_private: current.private_target });
     const config = secretsFailure(() => sealedConfig(box, id, current.type, fields.config, current.config));
-    const row = await updateMonitor(deps.sql, user_id, id, { ...fields, config });
-    if (row === 'name_taken') throw nameTaken(fields.name);
+    const row = await updateMonitor(deps.sql, current, id, { ...fields, config, team_id }, plan.monitors_max);
+    if (row === 'name_taken') throw nameTaken(owner, fields.name);
+    if (row === 'limit') throw quotaError();
     if (!row) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
     return ok(c, toMonitor(shown(await placed(row))), 200);
   });
 
   r.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
-    const gone = isId('monitor', id) ? await deleteMonitor(deps.sql, c.get('principal')!.user_id, id) : null;
+    await monitorFor(c, deps, id, 'write');
+    const gone = await deleteMonitor(deps.sql, id);
     if (!gone) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
     // Its placements went with it (their nodes' versions were bumped by 0024's trigger): it leaves them as a delta.
     signalAssignmentsChanged(gone.node_ids);
@@ -213,7 +227,7 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
   r.openapi(run, async (c) => {
     const { id } = c.req.valid('param');
     const principal = c.get('principal')!;
-    const m = await owned(principal.user_id, id);
+    const { row: m } = await monitorFor(c, deps, id, 'write');
     // Paused means no rounds: a run would record nothing and contradict the state shown.
     if (m.status === 'paused') throw new ApiError('MONITOR_PAUSED', 'the monitor is paused: resume it (POST /v1/monitors/{id}/resume) to run it');
     const adhoc = adhocProbeOf(m.type, m.target, secretsFailure(() => openedConfig(box, m.id, m.type, m.config)));
@@ -229,11 +243,10 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
 
   r.openapi(rotate, async (c) => {
     const { id } = c.req.valid('param');
-    const user_id = c.get('principal')!.user_id;
-    const current = await owned(user_id, id);
+    const { row: current } = await monitorFor(c, deps, id, 'write');
     if (current.type !== 'heartbeat') throw new ApiError('CONFLICT', `a ${current.type} monitor has no check-in token: only heartbeat monitors do`);
     const hb = newHeartbeatToken();
-    if (!(await rotateHeartbeatToken(deps.sql, user_id, id, hb))) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
+    if (!(await rotateHeartbeatToken(deps.sql, id, hb))) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
     return ok(c, { token: hb.token, url: heartbeatUrl(publicBaseUrl(deps.config), hb.token) }, 200);
   });
 

@@ -6,7 +6,8 @@ import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { compileAddressPolicy, firstBlockedAddress, systemResolver, type AddressVerdict, type HostResolver } from '../probes/address-policy.js';
-import { getGroup } from './monitor-groups.db.js';
+import type { Owner } from '../teams/authorize.js';
+import { findGroup } from './monitor-groups.db.js';
 import type { MonitorFields } from './monitors.db.js';
 import { planLimits } from './plans.js';
 import { ownsPrivateNode } from './private-nodes.db.js';
@@ -33,6 +34,12 @@ export interface MonitorCheckerDeps {
   resolve?: HostResolver;
 }
 
+/** A group belongs to the monitor's owner: the same team, or both personal of the same user. */
+function sameOwner(group: Owner | null, owner: Owner): boolean {
+  if (!group) return false;
+  return owner.team_id === null ? group.team_id === null && group.user_id === owner.user_id : group.team_id === owner.team_id;
+}
+
 function invalidTarget(err: MonitorTargetError): ApiError {
   return new ApiError('MONITOR_INVALID_TARGET', `${err.path}: ${err.message}`, { fields: [{ path: err.path, message: err.message }] });
 }
@@ -47,11 +54,12 @@ function invalidTarget(err: MonitorTargetError): ApiError {
  *    heartbeat: derived from its schedule, the given value ignored;
  * 4. `node_count` 0 or absent = the plan's default, above the plan's maximum → 422
  *    MONITOR_LIMIT_EXCEEDED; 0 for the types the control plane checks (heartbeat, domain_expiry);
- * 5. `group_id` must be one of the caller's groups → 400 VALIDATION_FAILED;
+ * 5. `group_id` must be a group of the monitor's owner (the same team, or the creator's personal
+ *    groups for a personal monitor) → 400 VALIDATION_FAILED;
  * 6. every host a node would contact (the target's; a dns or rbl monitor's `config.server`)
  *    passes the address policy of probe targets (probes/address-policy.ts, `probe_allow_cidrs`),
  *    or it is private (or cannot be shown to be public) and the owner has a node that allows
- *    private targets: then `private_target` is true; otherwise 422 MONITOR_INVALID_TARGET naming
+ *    private targets (the creator's nodes, also for a team's monitor): then `private_target` is true; otherwise 422 MONITOR_INVALID_TARGET naming
  *    the field the host came from. With `recheck_address`
  *    false (a PATCH that changes neither target nor config) `previous_private` is kept.
  */
@@ -98,7 +106,7 @@ export function monitorChecker(deps: MonitorCheckerDeps) {
     return node_count;
   }
 
-  return async function check(user_id: string, input: MonitorInput, opts: { recheck_address?: boolean; previous_private?: boolean } = {}): Promise<MonitorFields> {
+  return async function check(owner: Owner, input: MonitorInput, opts: { recheck_address?: boolean; previous_private?: boolean } = {}): Promise<MonitorFields> {
     const parsed = parseMonitorConfig(input.type, input.config);
     if (!parsed.ok) {
       const first = parsed.issues[0]!;
@@ -114,10 +122,12 @@ export function monitorChecker(deps: MonitorCheckerDeps) {
     const interval_s = intervalOf(input, parsed.config);
     const node_count = nodeCountOf(input);
     const group_id = input.group_id ?? null;
-    if (group_id !== null && !(isId('monitor_group', group_id) && await getGroup(deps.sql, user_id, group_id))) {
-      throw new ApiError('VALIDATION_FAILED', `group_id: no monitor group ${group_id} in your account`, { fields: [{ path: 'group_id', message: 'no such monitor group of yours' }], in: 'body' });
+    if (group_id !== null && !(isId('monitor_group', group_id) && sameOwner(await findGroup(deps.sql, group_id), owner))) {
+      const where = owner.team_id === null ? 'your account' : `team ${owner.team_id}`;
+      throw new ApiError('VALIDATION_FAILED', `group_id: no monitor group ${group_id} in ${where} (a monitor and its group have the same owner)`,
+        { fields: [{ path: 'group_id', message: 'no such monitor group of the monitor\'s owner' }], in: 'body' });
     }
-    const private_target = opts.recheck_address === false ? opts.previous_private ?? false : await privateTarget(user_id, target.hosts);
+    const private_target = opts.recheck_address === false ? opts.previous_private ?? false : await privateTarget(owner.user_id, target.hosts);
     return {
       name: input.name, target: target.target, config: parsed.config as Record<string, unknown>, interval_s, node_count,
       group_id, tags: input.tags ?? [], private_target,

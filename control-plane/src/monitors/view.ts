@@ -10,7 +10,7 @@ import { placementOf } from './placement-status.js';
  */
 export function toMonitor(row: MonitorRow, heartbeat?: { token: string; url: string }): Monitor {
   return {
-    id: row.id, user_id: row.user_id, name: row.name, type: row.type, target: row.target, config: row.config,
+    id: row.id, user_id: row.user_id, team_id: row.team_id, name: row.name, type: row.type, target: row.target, config: row.config,
     interval_s: row.interval_s, node_count: row.node_count, group_id: row.group_id, tags: row.tags,
     status: row.status, state: row.state, private_target: row.private_target, node_ids: row.node_ids, placement: placementOf(row),
     heartbeat: row.type === 'heartbeat' ? { token_preview: row.heartbeat_token_preview ?? '', ...heartbeat } : null,
@@ -25,7 +25,7 @@ export function toMonitor(row: MonitorRow, heartbeat?: { token: string; url: str
 /** A monitor group record. */
 export function toGroup(row: GroupRow): MonitorGroup {
   return {
-    id: row.id, user_id: row.user_id, name: row.name, sort_order: row.sort_order, monitor_count: row.monitor_count,
+    id: row.id, user_id: row.user_id, team_id: row.team_id, name: row.name, sort_order: row.sort_order, monitor_count: row.monitor_count,
     created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
   };
 }

@@ -1,10 +1,14 @@
 import type postgres from 'postgres';
 import type { Sql } from '../db/sql.js';
+import type { OwnerScope } from '../teams/authorize.js';
+import { ownedBy } from '../teams/owner-scope.db.js';
 
 /** An enrollment token row (docs/api/nodes.md); `status` is derived: active, used or expired. */
 export interface EnrollmentTokenRow {
   id: string;
   user_id: string;
+  /** The team it (and the node it enrolls) belongs to, or null: personal (0046_teams.sql). */
+  team_id: string | null;
   preview: string;
   label: string | null;
   country_code: string | null;
@@ -22,7 +26,7 @@ export interface EnrollmentTokenRow {
 type Executor = Sql | postgres.TransactionSql<Record<string, never>>;
 
 const COLUMNS = (sql: Executor) => sql`
-  id, user_id, preview, label, country_code, declared_province, city_id, operator, consumed_node_id, shared,
+  id, user_id, team_id, preview, label, country_code, declared_province, city_id, operator, consumed_node_id, shared,
   created_at, expires_at,
   CASE WHEN status = 'used' THEN 'used' WHEN expires_at <= now() THEN 'expired' ELSE 'active' END AS status`;
 
@@ -32,29 +36,35 @@ const COLUMNS = (sql: Executor) => sql`
  * @returns the stored row
  */
 export async function insertEnrollmentToken(sql: Sql, t: {
-  id: string; user_id: string; token_hash: string; preview: string; label: string | null;
+  id: string; user_id: string; team_id: string | null; token_hash: string; preview: string; label: string | null;
   country_code: string | null; declared_province: string | null; city_id: number | null;
   operator: string | null; sponsor_user_id: string | null; ttl_hours: number; shared: boolean;
 }): Promise<EnrollmentTokenRow> {
   const [row] = await sql<EnrollmentTokenRow[]>`
-    INSERT INTO enrollment_tokens (id, user_id, token_hash, preview, label, country_code, declared_province,
+    INSERT INTO enrollment_tokens (id, user_id, team_id, token_hash, preview, label, country_code, declared_province,
       city_id, operator, sponsor_user_id, shared, expires_at)
-    VALUES (${t.id}, ${t.user_id}, ${t.token_hash}, ${t.preview}, ${t.label}, ${t.country_code},
+    VALUES (${t.id}, ${t.user_id}, ${t.team_id}, ${t.token_hash}, ${t.preview}, ${t.label}, ${t.country_code},
       ${t.declared_province}, ${t.city_id}, ${t.operator}, ${t.sponsor_user_id}, ${t.shared},
       now() + make_interval(hours => ${t.ttl_hours}))
     RETURNING ${COLUMNS(sql)}`;
   return row!;
 }
 
-/** The caller's tokens, newest first (docs/api/nodes.md list `{tokens[]}`). */
-export async function listEnrollmentTokens(sql: Sql, user_id: string): Promise<EnrollmentTokenRow[]> {
+/** The tokens in `scope` (teams/authorize.ts ownerScope), newest first (docs/api/nodes.md list `{tokens[]}`). */
+export async function listEnrollmentTokens(sql: Sql, scope: OwnerScope): Promise<EnrollmentTokenRow[]> {
   return sql<EnrollmentTokenRow[]>`
-    SELECT ${COLUMNS(sql)} FROM enrollment_tokens WHERE user_id = ${user_id} ORDER BY created_at DESC, id DESC LIMIT 500`;
+    SELECT ${COLUMNS(sql)} FROM enrollment_tokens WHERE ${ownedBy(sql, scope)} ORDER BY created_at DESC, id DESC LIMIT 500`;
 }
 
-/** Revoke (delete) one of the caller's tokens. @returns false when it is not theirs or does not exist. */
-export async function deleteEnrollmentToken(sql: Sql, user_id: string, id: string): Promise<boolean> {
-  const rows = await sql`DELETE FROM enrollment_tokens WHERE id = ${id} AND user_id = ${user_id} RETURNING id`;
+/** The token record `id` whoever owns it (the route decides access), or null. */
+export async function getEnrollmentToken(sql: Sql, id: string): Promise<EnrollmentTokenRow | null> {
+  const [row] = await sql<EnrollmentTokenRow[]>`SELECT ${COLUMNS(sql)} FROM enrollment_tokens WHERE id = ${id}`;
+  return row ?? null;
+}
+
+/** Revoke (delete) token record `id` (access decided by the caller). @returns false when it does not exist. */
+export async function deleteEnrollmentToken(sql: Sql, id: string): Promise<boolean> {
+  const rows = await sql`DELETE FROM enrollment_tokens WHERE id = ${id} RETURNING id`;
   return rows.length > 0;
 }
 

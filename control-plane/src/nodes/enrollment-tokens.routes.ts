@@ -4,7 +4,8 @@ import {
   type EnrollmentTokenCreate, type EnrollmentTokenItem,
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
-import { deleteEnrollmentToken, insertEnrollmentToken, listEnrollmentTokens, type EnrollmentTokenRow } from './enrollment-tokens.db.js';
+import { deleteEnrollmentToken, getEnrollmentToken, insertEnrollmentToken, listEnrollmentTokens, type EnrollmentTokenRow } from './enrollment-tokens.db.js';
+import { authorize, ownerForNew, ownerScope } from '../teams/authorize.js';
 import { ApiError } from '../errors.js';
 import { cityById } from './geo/cities.js';
 import { isKnownProvince } from './geo/provinces.js';
@@ -23,21 +24,23 @@ const create = createRoute({
   summary: 'Create a single-use node enrollment token; the ent_ token is returned once',
   request: { body: jsonBody(enrollmentTokenCreateSchema) },
   responses: {
+    ...AUTH_ERRORS,
     201: jsonOk(enrollmentTokenCreatedSchema, '{id, token, expires_at}'),
     400: jsonError('VALIDATION_FAILED: label, country, province whitelist, city dictionary, operator, shared'),
-    ...AUTH_ERRORS,
+    403: jsonError('FORBIDDEN: the credential lacks the required scope, or team_id names a team where the caller\'s role cannot create (viewer)'),
+    404: jsonError('TEAM_NOT_FOUND: team_id names a team the caller is not a member of'),
   },
 });
 const list = createRoute({
   method: 'get', path: '/', tags: ['nodes'], security: BEARER, middleware: read,
-  summary: "The caller's enrollment tokens, newest first: {tokens[]} with masked previews",
+  summary: "The enrollment tokens the caller can read (its own and its teams'), newest first: {tokens[]} with masked previews",
   responses: { 200: jsonOk(enrollmentTokenListSchema, '{tokens[]}'), ...AUTH_ERRORS },
 });
 const revoke = createRoute({
   method: 'delete', path: '/{id}', tags: ['nodes'], security: BEARER, middleware: write,
   summary: 'Revoke (delete) an enrollment token; a node it already enrolled is unaffected',
   request: { params: idParam },
-  responses: { 200: jsonOk(z.null(), 'revoked'), 404: jsonError('NOT_FOUND'), ...AUTH_ERRORS },
+  responses: { ...AUTH_ERRORS, 200: jsonOk(z.null(), 'revoked'), 403: jsonError('FORBIDDEN: the credential lacks the required scope, or a team\'s token and a viewer'), 404: jsonError('NOT_FOUND'), },
 });
 
 function fieldError(path: string, message: string): ApiError {
@@ -73,7 +76,7 @@ function toItem(row: EnrollmentTokenRow): EnrollmentTokenItem {
     id: row.id, label: row.label, status: row.status, created_at: row.created_at.toISOString(),
     expires_at: row.expires_at.toISOString(), preview: row.preview, consumed_node_id: row.consumed_node_id,
     country_code: row.country_code, declared_province: row.declared_province, city_id: row.city_id,
-    operator: row.operator as EnrollmentTokenItem['operator'], shared: row.shared,
+    operator: row.operator as EnrollmentTokenItem['operator'], shared: row.shared, team_id: row.team_id,
   };
 }
 
@@ -88,10 +91,11 @@ export function enrollmentTokensRouter(deps: AppDeps) {
       throw new ApiError('FORBIDDEN', "sponsor_user_id: only the caller's own user id is accepted",
         { fields: [{ path: 'sponsor_user_id', message: "only the caller's own user id is accepted" }] });
     }
+    const owner = await ownerForNew(c, deps, body.team_id);
     const location = checkDeclaredLocation(body);
     const token = newSecret('enrollment_token');
     const row = await insertEnrollmentToken(deps.sql, {
-      id: newId('enrollment_token_record'), user_id, token_hash: secretHash(token), preview: maskSecret(token),
+      id: newId('enrollment_token_record'), user_id, team_id: owner.team_id, token_hash: secretHash(token), preview: maskSecret(token),
       label: body.label ?? null, ...location, operator: body.operator ?? null, sponsor_user_id: body.sponsor_user_id ?? null,
       ttl_hours: body.ttl_hours ?? deps.config.enrollment_token_ttl_hours,
       // Owner-only unless the owner says otherwise: enrolling a machine does not volunteer it for
@@ -102,13 +106,14 @@ export function enrollmentTokensRouter(deps: AppDeps) {
   });
 
   r.openapi(list, async (c) => {
-    const rows = await listEnrollmentTokens(deps.sql, c.get('principal')!.user_id);
+    const rows = await listEnrollmentTokens(deps.sql, await ownerScope(c, deps));
     return ok(c, { tokens: rows.map(toItem) }, 200);
   });
 
   r.openapi(revoke, async (c) => {
     const { id } = c.req.valid('param');
-    if (!(await deleteEnrollmentToken(deps.sql, c.get('principal')!.user_id, id))) throw new ApiError('NOT_FOUND', 'no such enrollment token');
+    await authorize(c, deps, await getEnrollmentToken(deps.sql, id), 'write', 'NOT_FOUND', 'enrollment token');
+    if (!(await deleteEnrollmentToken(deps.sql, id))) throw new ApiError('NOT_FOUND', 'no such enrollment token');
     return ok(c, null, 200);
   });
 

@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import type { NodeStatus } from '@vantage/shared-protocol';
 import type { Sql } from '../db/sql.js';
+import type { OwnerScope } from '../teams/authorize.js';
 import { isPlatformOwner } from './platform-nodes.db.js';
 
 type Executor = Sql | postgres.TransactionSql<Record<string, never>>;
@@ -18,6 +19,8 @@ export interface NodeRow {
   id: string;
   name: string;
   owner_user_id: string | null;
+  /** The team it belongs to (its enrollment token's), or null: its enroller's own (0046_teams.sql). */
+  team_id: string | null;
   status: NodeStatus;
   instance_id: string | null;
   country: string | null;
@@ -45,7 +48,7 @@ export interface NodeRow {
 // An online node's row is not rewritten while it stays connected: its last_seen_at is its holding
 // instance's lease (hub_instances, refreshed every heartbeat interval), the stored value otherwise.
 const COLUMNS = (sql: Executor) => sql`
-  id, name, owner_user_id, status, instance_id, country, region, city, asn, isp, provider, tags,
+  id, name, owner_user_id, team_id, status, instance_id, country, region, city, asn, isp, provider, tags,
   ip_address, allow_private, platform, platform_source, shared, agent_version, capabilities,
   CASE WHEN status = 'online' THEN coalesce((SELECT h.lease_at FROM hub_instances h WHERE h.instance_id = nodes.instance_id), last_seen_at)
     ELSE last_seen_at END AS last_seen_at,
@@ -55,6 +58,8 @@ const COLUMNS = (sql: Executor) => sql`
 /** A new node as enrollment creates it: online on `instance_id`, holding `credential_hash`. */
 export interface NewNode {
   id: string; name: string; owner_user_id: string | null; instance_id: string; credential_hash: string;
+  /** The team of its enrollment token, or null/omitted: its enroller's own. */
+  team_id?: string | null;
   country: string | null; region: string | null; city: string | null; city_id: number | null;
   asn: number | null; isp: string | null; provider: string | null; declared_operator: string | null;
   ip_address: string | null; agent_version: string; capabilities: string[];
@@ -71,10 +76,10 @@ export interface NewNode {
 export async function insertNode(tx: Executor, n: NewNode): Promise<NodeRow> {
   const [row] = await tx<NodeRow[]>`
     WITH p AS (SELECT ${isPlatformOwner(tx, n.owner_user_id, n.platform_owner_emails ?? [])} AS platform)
-    INSERT INTO nodes (id, name, owner_user_id, status, instance_id, credential_hash, country, region, city,
+    INSERT INTO nodes (id, name, owner_user_id, team_id, status, instance_id, credential_hash, country, region, city,
       city_id, asn, isp, provider, declared_operator, ip_address, agent_version, capabilities, last_seen_at,
       platform, platform_source, shared)
-    SELECT ${n.id}, ${n.name}, ${n.owner_user_id}, 'online', ${n.instance_id}, ${n.credential_hash}, ${n.country},
+    SELECT ${n.id}, ${n.name}, ${n.owner_user_id}, ${n.team_id ?? null}, 'online', ${n.instance_id}, ${n.credential_hash}, ${n.country},
       ${n.region}, ${n.city}, ${n.city_id}, ${n.asn}, ${n.isp}, ${n.provider}, ${n.declared_operator},
       ${n.ip_address}, ${n.agent_version}, ${n.capabilities}, now(),
       p.platform, CASE WHEN p.platform THEN 'owners_setting' END, ${n.shared}
@@ -243,7 +248,18 @@ export async function getNode(sql: Sql, id: string): Promise<NodeRow | null> {
 /** Directory filters (GET /v1/nodes); all optional, ANDed. */
 export interface NodeFilter {
   country?: string; region?: string; provider?: string; status?: NodeStatus; asn?: number; tag?: string;
-  owner_user_id?: string;
+  /** Only the nodes of these owners (mine=true: teams/authorize.ts ownerScope). */
+  owners?: OwnerScope;
+}
+
+/**
+ * SQL condition "the node is in `scope`": teams/owner-scope.db.ts ownedBy for the nodes table,
+ * whose creator column is `owner_user_id`.
+ */
+export function ownedNodes(sql: Executor, scope: OwnerScope) {
+  return scope.user_id === null
+    ? sql`team_id = ANY(${scope.team_ids}::text[])`
+    : sql`((team_id IS NULL AND owner_user_id = ${scope.user_id}) OR team_id = ANY(${scope.team_ids}::text[]))`;
 }
 
 /** The WHERE clause of a directory listing: not removed, and every given filter. */
@@ -256,7 +272,7 @@ function listWhere(sql: Sql, f: NodeFilter) {
     ${f.status ? sql`AND status = ${f.status}` : sql``}
     ${f.asn !== undefined ? sql`AND asn = ${f.asn}` : sql``}
     ${f.tag ? sql`AND ${f.tag} = ANY(tags)` : sql``}
-    ${f.owner_user_id ? sql`AND owner_user_id = ${f.owner_user_id}` : sql``}`;
+    ${f.owners ? sql`AND ${ownedNodes(sql, f.owners)}` : sql``}`;
 }
 
 /**

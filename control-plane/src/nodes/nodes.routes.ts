@@ -1,9 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import {
   CLOCK_SKEW_MAX_MS, isId, nodeDetailSchema, nodeListQuerySchema, nodeListSchema, nodeUpdateSchema,
   type NodeDetail, type NodeListItem,
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../env.js';
 import { changeNodeStatus, getNode, listNodesJson, removeNode, updateNode, type NodeRow } from './nodes.db.js';
 import { DirectoryCache } from './directory-cache.js';
 import { ApiError } from '../errors.js';
@@ -12,11 +14,16 @@ import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openap
 import { ok, okPage } from '../http/respond.js';
 import { requireAuth } from '../middleware/auth.js';
 import { createRouter } from '../http/router.js';
+import { actorOf, allows, authorize, ownerScope, type Actor, type Owner } from '../teams/authorize.js';
 
 const write = [requireAuth({ scope: 'write' })];
 const idParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'n_01jd3k6w9z4q8r2t7v5x1y3b6c' }) });
 const statusData = z.object({ id: z.string(), status: z.string() });
-const OWNER_ERRORS = { 404: jsonError('NODE_NOT_FOUND'), ...AUTH_ERRORS };
+const OWNER_ERRORS = {
+  ...AUTH_ERRORS,
+  403: jsonError('FORBIDDEN: the credential lacks the required scope, or someone else\'s node, or a team\'s node and a role that cannot change it (viewer; details: team_id, role, required_role)'),
+  404: jsonError('NODE_NOT_FOUND'),
+};
 
 const list = createRoute({
   method: 'get', path: '/', tags: ['nodes'],
@@ -64,11 +71,18 @@ function toItem(row: NodeRow): NodeListItem {
   };
 }
 
-function toDetail(row: NodeRow, user_id: string | undefined): NodeDetail {
-  const owner = user_id !== undefined && row.owner_user_id === user_id;
+/** A node's owner for teams/authorize.ts; null for a node nobody enrolled (it has no owner to act for). */
+function ownerOf(row: NodeRow): Owner | null {
+  return row.owner_user_id === null ? null : { user_id: row.owner_user_id, team_id: row.team_id };
+}
+
+function toDetail(row: NodeRow, actor: Actor | null): NodeDetail {
+  const node_owner = ownerOf(row);
+  const owner = actor !== null && node_owner !== null && allows(actor, node_owner, 'read');
   return {
     ...toItem(row), isp: row.isp, agent_version: row.agent_version, created_at: row.created_at.toISOString(),
-    ip_address: owner ? row.ip_address : null, allow_private: owner ? row.allow_private : null, is_owner: owner, platform: row.platform, shared: row.shared,
+    ip_address: owner ? row.ip_address : null, allow_private: owner ? row.allow_private : null, is_owner: owner,
+    team_id: owner ? row.team_id : null, platform: row.platform, shared: row.shared,
     clock_offset_ms: row.clock_offset_ms, clock_skewed: Math.abs(row.clock_offset_ms ?? 0) > CLOCK_SKEW_MAX_MS,
     clock_reported_at: row.clock_offset_at?.toISOString() ?? null,
     outbox: owner && row.outbox_reported_at ? {
@@ -84,12 +98,20 @@ export function nodesRouter(deps: AppDeps) {
   // Public pages are the same for everyone: kept briefly, dropped when a node changes here.
   const directory = new DirectoryCache<{ items_json: string; total: number }>(deps.config.node_list_cache_ms);
 
-  /** The node `id` owned by the caller. @throws NODE_NOT_FOUND, FORBIDDEN (someone else's node) */
-  async function owned(id: string, user_id: string): Promise<NodeRow> {
+  /**
+   * The node `id`, which the caller may change: its own personal node, or a node of a team where
+   * its role writes (teams/authorize.ts). Nodes are public (the directory), so someone else's node
+   * answers 403, not 404.
+   * @throws NODE_NOT_FOUND; FORBIDDEN (someone else's node; a viewer of the node's team, with details)
+   */
+  async function owned(c: Context<AppEnv>, id: string): Promise<{ row: NodeRow; actor: Actor }> {
     const row = isId('node', id) ? await getNode(deps.sql, id) : null;
     if (!row) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
-    if (row.owner_user_id !== user_id) throw new ApiError('FORBIDDEN', 'only the owner of this node may change it');
-    return row;
+    const owner = ownerOf(row);
+    const actor = await actorOf(c, deps);
+    if (!owner || !allows(actor, owner, 'read')) throw new ApiError('FORBIDDEN', 'only the owner of this node (or its team\'s members) may change it');
+    await authorize(c, deps, owner, 'write', 'NODE_NOT_FOUND', 'node');
+    return { row, actor };
   }
 
   async function drop(id: string, reason: DropReason): Promise<void> {
@@ -102,7 +124,8 @@ export function nodesRouter(deps: AppDeps) {
     const principal = c.get('principal');
     if (q.mine === 'true' && !principal) throw new ApiError('AUTH_REQUIRED', 'mine=true needs a credential');
     const filter = { country: q.country, region: q.region, provider: q.provider, status: q.status, asn: q.asn, tag: q.tag };
-    const read = () => listNodesJson(deps.sql, { ...filter, owner_user_id: q.mine === 'true' ? principal!.user_id : undefined }, q.page, q.page_size);
+    const owners = q.mine === 'true' ? await ownerScope(c, deps, 'read', q.team_id) : undefined;
+    const read = () => listNodesJson(deps.sql, { ...filter, owners }, q.page, q.page_size);
     const { items_json, total } = q.mine === 'true' ? await read() : await directory.get(JSON.stringify([filter, q.page, q.page_size]), read);
     // The items' JSON as the database wrote it (nodes.db.ts listNodesJson), in the success envelope.
     return okPage(c, items_json, { total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }) as never;
@@ -112,22 +135,21 @@ export function nodesRouter(deps: AppDeps) {
     const { id } = c.req.valid('param');
     const row = isId('node', id) ? await getNode(deps.sql, id) : null;
     if (!row) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
-    return ok(c, toDetail(row, c.get('principal')?.user_id), 200);
+    return ok(c, toDetail(row, c.get('principal') ? await actorOf(c, deps) : null), 200);
   });
 
   r.openapi(patch, async (c) => {
     const { id } = c.req.valid('param');
-    const user_id = c.get('principal')!.user_id;
-    await owned(id, user_id);
+    const { actor } = await owned(c, id);
     const row = await updateNode(deps.sql, id, c.req.valid('json'));
     directory.clear();
     if (!row) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);
-    return ok(c, toDetail(row, user_id), 200);
+    return ok(c, toDetail(row, actor), 200);
   });
 
   r.openapi(disable, async (c) => {
     const { id } = c.req.valid('param');
-    const current = await owned(id, c.get('principal')!.user_id);
+    const { row: current } = await owned(c, id);
     const row = await changeNodeStatus(deps.sql, id, ['online', 'offline'], 'disabled');
     directory.clear();
     if (!row) throw new ApiError('NODE_ALREADY_BANNED', `node is already ${current.status}`);
@@ -137,7 +159,7 @@ export function nodesRouter(deps: AppDeps) {
 
   r.openapi(enable, async (c) => {
     const { id } = c.req.valid('param');
-    const current = await owned(id, c.get('principal')!.user_id);
+    const { row: current } = await owned(c, id);
     if (current.status === 'banned') throw new ApiError('FORBIDDEN', 'this node was banned by an operator; its owner cannot lift the ban');
     const row = await changeNodeStatus(deps.sql, id, ['disabled'], 'offline');
     directory.clear();
@@ -147,7 +169,7 @@ export function nodesRouter(deps: AppDeps) {
 
   r.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
-    await owned(id, c.get('principal')!.user_id);
+    await owned(c, id);
     const removed = await removeNode(deps.sql, id);
     directory.clear();
     if (!removed) throw new ApiError('NODE_NOT_FOUND', `no node ${id}`);

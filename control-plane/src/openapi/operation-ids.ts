@@ -38,6 +38,8 @@ const OVERRIDES: Record<string, string> = {
   'POST /v1/heartbeat/{token}/{action}': 'sendHeartbeatAction',
   'GET /v1/heartbeat/{token}/{action}': 'sendHeartbeatActionGet',
   'GET /v1/alert-channels/recipients/confirm': 'getAlertRecipientConfirmation',
+  'POST /v1/oncall/schedules/{id}/overrides': 'createOncallScheduleOverride',
+  'GET /v1/oncall/schedules/{id}/on-call': 'getOncallScheduleOnCall',
   'POST /v1/alert-channels/recipients/confirm': 'confirmAlertRecipient',
   'GET /v1/alert-channels/recipients/unsubscribe': 'getAlertRecipientUnsubscribe',
   'POST /v1/alert-channels/recipients/unsubscribe': 'unsubscribeAlertRecipient',

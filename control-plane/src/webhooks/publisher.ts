@@ -5,6 +5,7 @@ import type { Sql } from '../db/sql.js';
 import { insertDeliveries } from '../delivery/deliveries.db.js';
 import type { WakeSignal } from '../delivery/wake.js';
 import type { Logger } from '../log.js';
+import { eventOwner } from './event-owner.db.js';
 import { subscribedEndpoints, WEBHOOK_CHANNEL } from './webhook-endpoints.db.js';
 
 /** Queue one event envelope for `endpoint_ids` (one delivery each, message id = event id). @returns how many were new */
@@ -18,8 +19,9 @@ export async function queueEvent(ex: SqlExecutor, config: Pick<Config, 'delivery
 /**
  * The EventPublisher of contracts.ts: validates `data` against the catalog (shared-protocol
  * events.ts; an invalid event is logged and dropped), builds the envelope `{id, type, timestamp,
- * data}` and queues one delivery per enabled endpoint of the account subscribed to the type or
- * to `*`, in the caller's transaction when given. The event id is the message id of every
+ * data}` and queues one delivery per enabled endpoint of the event's owner subscribed to the type
+ * or to `*`, in the caller's transaction when given: the team's endpoints for an event of a team's
+ * monitor, policy or node, the account's personal ones otherwise (event-owner.db.ts). The event id is the message id of every
  * delivery (the `webhook-id`); publishing an event id twice queues nothing new.
  */
 export function createEventPublisher(deps: { sql: Sql; log: Logger; config: Config; signal?: WakeSignal }): EventPublisher {
@@ -32,7 +34,7 @@ export function createEventPublisher(deps: { sql: Sql; log: Logger; config: Conf
         return 0;
       }
       const ex = tx ?? deps.sql;
-      const endpoints = await subscribedEndpoints(ex, event.user_id, event.type);
+      const endpoints = await subscribedEndpoints(ex, await eventOwner(ex, event), event.type);
       if (endpoints.length === 0) return 0;
       const envelope: EventEnvelope<EventType> = {
         id: event.id ?? newId('event'), type: event.type,

@@ -1,11 +1,16 @@
 import type { Sql } from '../db/sql.js';
 import type { SqlExecutor } from '../contracts.js';
 import { deleteDestinationDeliveries } from '../delivery/delivery-log.db.js';
+import type { Owner, OwnerScope } from '../teams/authorize.js';
+import { ownedBy } from '../teams/owner-scope.db.js';
 
-/** A `webhook_endpoints` row (0016_webhook_endpoints.sql). */
+/** A `webhook_endpoints` row (0016_webhook_endpoints.sql; team_id from 0046_teams.sql). */
 export interface EndpointRow {
   id: string;
+  /** Its creator; the owner when team_id is null. */
   user_id: string;
+  /** The team that owns it (it receives the team's events), or null: personal. */
+  team_id: string | null;
   url: string;
   description: string | null;
   events: string[];
@@ -22,44 +27,43 @@ export interface EndpointRow {
 /** The delivery channel of webhook endpoints (destination = endpoint id). */
 export const WEBHOOK_CHANNEL = 'webhook';
 
+/** SQL condition "the endpoint belongs to `owner`": the team's endpoints, or the user's personal ones. */
+function ofOwner(ex: SqlExecutor, owner: Owner) {
+  return owner.team_id === null ? ex`team_id IS NULL AND user_id = ${owner.user_id}` : ex`team_id = ${owner.team_id}`;
+}
+
 /**
- * Insert an endpoint unless the account already has `max` (checked under a per-account advisory
- * lock, so two concurrent creates cannot both pass).
- * @returns the row, or null when the account is at its limit
+ * Insert an endpoint unless its owner (the team, or the account for a personal endpoint) already
+ * has `max` (checked under a per-owner advisory lock, so two concurrent creates cannot both pass).
+ * @returns the row, or null when the owner is at its limit
  */
-export async function insertEndpoint(sql: Sql, e: { id: string; user_id: string; url: string; description: string | null; events: string[]; secret: string }, max: number): Promise<EndpointRow | null> {
+export async function insertEndpoint(sql: Sql, e: Owner & { id: string; url: string; description: string | null; events: string[]; secret: string }, max: number): Promise<EndpointRow | null> {
   return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(hashtext(${`webhook_endpoints:${e.user_id}`}))`;
-    const [count] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM webhook_endpoints WHERE user_id = ${e.user_id}`;
+    await tx`SELECT pg_advisory_xact_lock(hashtext(${`webhook_endpoints:${e.team_id ?? e.user_id}`}))`;
+    const [count] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM webhook_endpoints WHERE ${ofOwner(tx, e)}`;
     if (count!.n >= max) return null;
     const [row] = await tx<EndpointRow[]>`
-      INSERT INTO webhook_endpoints (id, user_id, url, description, events, secret)
-      VALUES (${e.id}, ${e.user_id}, ${e.url}, ${e.description}, ${e.events}, ${e.secret})
+      INSERT INTO webhook_endpoints (id, user_id, team_id, url, description, events, secret)
+      VALUES (${e.id}, ${e.user_id}, ${e.team_id}, ${e.url}, ${e.description}, ${e.events}, ${e.secret})
       RETURNING *`;
     return row!;
   });
 }
 
-/** The account's endpoints, oldest first, with the total. */
-export async function listEndpoints(sql: Sql, user_id: string, page: number, page_size: number): Promise<{ rows: EndpointRow[]; total: number }> {
+/** The endpoints in `scope` (teams/authorize.ts ownerScope), oldest first, with the total. */
+export async function listEndpoints(sql: Sql, scope: OwnerScope, page: number, page_size: number): Promise<{ rows: EndpointRow[]; total: number }> {
   const rows = await sql<Array<EndpointRow & { total: number }>>`
-    SELECT *, count(*) OVER ()::int AS total FROM webhook_endpoints WHERE user_id = ${user_id}
+    SELECT *, count(*) OVER ()::int AS total FROM webhook_endpoints WHERE ${ownedBy(sql, scope)}
     ORDER BY created_at, id LIMIT ${page_size} OFFSET ${(page - 1) * page_size}`;
   let total = rows[0]?.total ?? 0;
   if (rows.length === 0 && page > 1) {
-    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM webhook_endpoints WHERE user_id = ${user_id}`;
+    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM webhook_endpoints WHERE ${ownedBy(sql, scope)}`;
     total = row!.n;
   }
   return { rows, total };
 }
 
-/** The endpoint `id` of `user_id`, or null (another account's endpoint is null too). */
-export async function getEndpoint(sql: Sql, user_id: string, id: string): Promise<EndpointRow | null> {
-  const [row] = await sql<EndpointRow[]>`SELECT * FROM webhook_endpoints WHERE id = ${id} AND user_id = ${user_id}`;
-  return row ?? null;
-}
-
-/** The endpoint `id` whoever owns it (the sender), or null. */
+/** The endpoint `id` whoever owns it (routes decide access with teams/authorize.ts; the sender), or null. */
 export async function getEndpointById(sql: Sql, id: string): Promise<EndpointRow | null> {
   const [row] = await sql<EndpointRow[]>`SELECT * FROM webhook_endpoints WHERE id = ${id}`;
   return row ?? null;
@@ -74,11 +78,11 @@ export interface EndpointChanges {
 }
 
 /**
- * Apply `changes` to the account's endpoint. Enabling clears the failure state and the disabled
- * reason (a fresh start); disabling records reason `user`.
- * @returns the updated row, or null when it is not the account's endpoint
+ * Apply `changes` to endpoint `id` (access decided by the caller). Enabling clears the failure
+ * state and the disabled reason (a fresh start); disabling records reason `user`.
+ * @returns the updated row, or null when it no longer exists
  */
-export async function updateEndpoint(sql: Sql, user_id: string, id: string, changes: EndpointChanges): Promise<EndpointRow | null> {
+export async function updateEndpoint(sql: Sql, id: string, changes: EndpointChanges): Promise<EndpointRow | null> {
   const { url, events, description, enabled } = changes;
   const [row] = await sql<EndpointRow[]>`
     UPDATE webhook_endpoints SET
@@ -88,15 +92,15 @@ export async function updateEndpoint(sql: Sql, user_id: string, id: string, chan
       ${enabled === true ? sql`enabled = true, disabled_reason = NULL, failing_since = CASE WHEN enabled THEN failing_since ELSE NULL END,` : sql``}
       ${enabled === false ? sql`enabled = false, disabled_reason = CASE WHEN enabled THEN 'user' ELSE disabled_reason END,` : sql``}
       updated_at = now()
-    WHERE id = ${id} AND user_id = ${user_id}
+    WHERE id = ${id}
     RETURNING *`;
   return row ?? null;
 }
 
-/** Delete the account's endpoint and its deliveries. @returns true when it existed */
-export async function deleteEndpoint(sql: Sql, user_id: string, id: string): Promise<boolean> {
+/** Delete endpoint `id` (access decided by the caller) and its deliveries. @returns true when it existed */
+export async function deleteEndpoint(sql: Sql, id: string): Promise<boolean> {
   return sql.begin(async (tx) => {
-    const rows = await tx`DELETE FROM webhook_endpoints WHERE id = ${id} AND user_id = ${user_id} RETURNING id`;
+    const rows = await tx`DELETE FROM webhook_endpoints WHERE id = ${id} RETURNING id`;
     if (rows.length === 0) return false;
     await deleteDestinationDeliveries(tx, WEBHOOK_CHANNEL, id);
     return true;
@@ -106,22 +110,26 @@ export async function deleteEndpoint(sql: Sql, user_id: string, id: string): Pro
 /**
  * Make `secret` the endpoint's signing secret; the current one keeps signing for `overlap_s`
  * (a secret rotated out earlier and still in its overlap is dropped).
- * @returns the updated row, or null when it is not the account's endpoint
+ * @returns the updated row, or null when it no longer exists
  */
-export async function rotateSecret(sql: Sql, user_id: string, id: string, secret: string, overlap_s: number): Promise<EndpointRow | null> {
+export async function rotateSecret(sql: Sql, id: string, secret: string, overlap_s: number): Promise<EndpointRow | null> {
   const [row] = await sql<EndpointRow[]>`
     UPDATE webhook_endpoints SET previous_secret = secret, secret = ${secret},
       previous_secret_expires_at = now() + make_interval(secs => ${overlap_s}), updated_at = now()
-    WHERE id = ${id} AND user_id = ${user_id}
+    WHERE id = ${id}
     RETURNING *`;
   return row ?? null;
 }
 
-/** Ids of the account's enabled endpoints subscribed to `type` or to `*`. */
-export async function subscribedEndpoints(ex: SqlExecutor, user_id: string, type: string): Promise<string[]> {
+/**
+ * Ids of `owner`'s enabled endpoints subscribed to `type` or to `*`: a team's endpoints for a
+ * team's resource, the account's personal endpoints for a personal one (docs/api/webhooks.md
+ * "Teams": a member's personal endpoints never receive the team's events).
+ */
+export async function subscribedEndpoints(ex: SqlExecutor, owner: Owner, type: string): Promise<string[]> {
   const rows = await ex<{ id: string }[]>`
     SELECT id FROM webhook_endpoints
-    WHERE user_id = ${user_id} AND enabled AND (${type} = ANY(events) OR '*' = ANY(events))`;
+    WHERE ${ofOwner(ex, owner)} AND enabled AND (${type} = ANY(events) OR '*' = ANY(events))`;
   return rows.map((r) => r.id);
 }
 

@@ -3,6 +3,7 @@ import { idSchema } from '../ids.js';
 import { textString } from '../parse.js';
 import { ALERT_CHANNEL_TYPES } from './channel-configs.js';
 import { alertEmailRecipientSchema } from './email-recipients.js';
+import { alertTeamIdInput, alertTeamIdOutput } from './owner.js';
 
 /** A channel, policy, group or window name: 1-200 characters. */
 export const alertNameSchema = textString().trim().min(1).max(200);
@@ -16,6 +17,7 @@ export const alertChannelCreateSchema = z.strictObject({
   name: alertNameSchema,
   type: z.enum(ALERT_CHANNEL_TYPES),
   config: z.record(z.string(), z.unknown()).default({}),
+  team_id: alertTeamIdInput,
 });
 export type AlertChannelCreate = z.infer<typeof alertChannelCreateSchema>;
 
@@ -39,6 +41,7 @@ export type AlertChannelPatch = z.infer<typeof alertChannelPatchSchema>;
 export const alertChannelSchema = z.object({
   id: idSchema('alert_channel'),
   user_id: z.string(),
+  team_id: alertTeamIdOutput,
   name: z.string(),
   type: z.enum(ALERT_CHANNEL_TYPES),
   config: z.record(z.string(), z.unknown()),

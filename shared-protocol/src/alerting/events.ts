@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pageQuerySchema } from '../envelope.js';
 import { idSchema } from '../ids.js';
 import { timeParamSchema } from '../monitors/history.js';
+import { alertOwnerQuerySchema, alertTeamIdOutput } from './owner.js';
 
 /**
  * Alert event statuses (docs/api/alerting.md "Alert events"): `firing` from the moment the
@@ -12,8 +13,11 @@ import { timeParamSchema } from '../monitors/history.js';
 export const ALERT_EVENT_STATUSES = ['firing', 'acknowledged', 'resolved'] as const;
 export type AlertEventStatus = (typeof ALERT_EVENT_STATUSES)[number];
 
-/** Why an event was recorded without paging anyone when it fired. */
-export const ALERT_SUPPRESSIONS = ['silence', 'mute', 'maintenance', 'late'] as const;
+/**
+ * Why an event was recorded without paging anyone when it fired; `flapping` and `duplicate` come
+ * from noise rules (docs/api/alerting.md "Noise rules").
+ */
+export const ALERT_SUPPRESSIONS = ['silence', 'mute', 'maintenance', 'late', 'flapping', 'duplicate'] as const;
 
 /**
  * One notification of an event: `level` 0 is the first notification, k the escalation level k;
@@ -42,6 +46,7 @@ export const alertEventNotificationSchema = z.object({
 export const alertEventRecordSchema = z.object({
   id: z.string(),
   user_id: z.string(),
+  team_id: alertTeamIdOutput,
   monitor_id: z.string(),
   policy_id: z.string(),
   type: z.enum(['down', 'degraded', 'no_data']),
@@ -68,6 +73,7 @@ export const alertEventDetailSchema = alertEventRecordSchema.extend({ notificati
  * 8601, `now` or relative like -7d), `page`, `page_size` (1-200). Newest first.
  */
 export const alertEventListQuerySchema = pageQuerySchema.extend({
+  team_id: alertOwnerQuerySchema.shape.team_id,
   status: z.enum(ALERT_EVENT_STATUSES).optional(),
   monitor_id: idSchema('monitor').optional(),
   from: timeParamSchema.optional(),

@@ -3,6 +3,8 @@ export * from './channel-configs.js';
 export * from './channels.js';
 export * from './email-recipients.js';
 export * from './policies.js';
+export * from './noise-rules.js';
 export * from './templates.js';
 export * from './windows.js';
 export * from './events.js';
+export * from './owner.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { idSchema } from '../ids.js';
 import { textString } from '../parse.js';
 import { alertNameSchema } from './channels.js';
+import { alertOwnerQuerySchema, alertTeamIdInput, alertTeamIdOutput } from './owner.js';
 
 /** Alert policy limits (docs/api/alerting.md "Policies"). */
 export const ALERT_POLICY_LIMITS = {
@@ -22,18 +23,26 @@ const channelIdsSchema = z.array(z.string().min(1).max(64)).max(ALERT_POLICY_LIM
   .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a channel');
 
 /**
- * One escalation level: notify `channel_ids` (at least one) `after_seconds` after the previous
- * level (the first notification for level 1) while the event is still firing. `level_index` and
- * `after_seconds` are strictly increasing across a policy's levels.
+ * One escalation level: notify `channel_ids` and page the person on call on each of
+ * `schedule_ids` (on-call schedules of the policy's team, docs/api/teams.md "On-call schedules";
+ * at least one channel or schedule in all) `after_seconds` after the previous level (the first
+ * notification for level 1) while the event is still firing. `level_index` and `after_seconds`
+ * are strictly increasing across a policy's levels.
  */
 export const escalationLevelInputSchema = z.strictObject({
   level_index: z.number().int().min(1).max(ALERT_POLICY_LIMITS.escalation_levels_max),
   after_seconds: z.number().int().min(1).max(ALERT_POLICY_LIMITS.after_seconds_max),
-  channel_ids: channelIdsSchema.min(1, 'an escalation level needs at least one channel'),
+  channel_ids: channelIdsSchema.default([]),
+  // Any id-sized string: one that is not a schedule of the policy's team is 404 ONCALL_SCHEDULE_NOT_FOUND (the route checks).
+  schedule_ids: z.array(z.string().min(1).max(64)).max(ALERT_POLICY_LIMITS.channels_max)
+    .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a schedule').default([]),
 });
 
 const escalationLevelsSchema = z.array(escalationLevelInputSchema).max(ALERT_POLICY_LIMITS.escalation_levels_max)
   .superRefine((levels, ctx) => {
+    levels.forEach((l, i) => {
+      if (l.channel_ids.length + l.schedule_ids.length === 0) ctx.addIssue({ code: 'custom', path: [i, 'channel_ids'], message: 'an escalation level needs at least one channel or schedule' });
+    });
     for (let i = 1; i < levels.length; i++) {
       if (levels[i]!.level_index <= levels[i - 1]!.level_index) ctx.addIssue({ code: 'custom', path: [i, 'level_index'], message: 'must be greater than the previous level\'s' });
       if (levels[i]!.after_seconds <= levels[i - 1]!.after_seconds) ctx.addIssue({ code: 'custom', path: [i, 'after_seconds'], message: 'must be greater than the previous level\'s' });
@@ -90,6 +99,7 @@ export const alertPolicyCreateSchema = z.strictObject({
   escalation_levels: policyFields.escalation_levels.default([]),
   fire_on_degraded: policyFields.fire_on_degraded.default(false),
   notify_on_no_data: policyFields.notify_on_no_data.default(true),
+  team_id: alertTeamIdInput,
 }).superRefine(muteRule);
 export type AlertPolicyCreate = z.infer<typeof alertPolicyCreateSchema>;
 
@@ -122,6 +132,7 @@ export const escalationLevelSchema = escalationLevelInputSchema.extend({ id: idS
 export const alertPolicySchema = z.object({
   id: idSchema('alert_policy'),
   user_id: z.string(),
+  team_id: alertTeamIdOutput,
   name: z.string(),
   monitor_id: z.string(),
   channel_ids: z.array(z.string()),
@@ -144,6 +155,6 @@ export type AlertPolicy = z.infer<typeof alertPolicySchema>;
 export const alertPolicyListSchema = z.object({ items: z.array(alertPolicySchema) });
 
 /** `GET /v1/alert-policies` query. */
-export const alertPolicyQuerySchema = z.object({ monitor_id: z.string().max(64).optional() });
+export const alertPolicyQuerySchema = alertOwnerQuerySchema.extend({ monitor_id: z.string().max(64).optional() });
 
 export { muteRule as alertPolicyMuteRule };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { idSchema } from '../ids.js';
 import { textString } from '../parse.js';
 import { alertNameSchema } from './channels.js';
+import { alertOwnerQuerySchema, alertTeamIdInput, alertTeamIdOutput } from './owner.js';
 
 /*
  * Silences, alert groups and maintenance windows (docs/api/alerting.md).
@@ -25,6 +26,7 @@ export const alertSilenceCreateSchema = z.strictObject({
   reason: textString().trim().max(500).default(''),
   starts_at: instant,
   ends_at: instant,
+  team_id: alertTeamIdInput,
 }).superRefine(endsAfterStart);
 
 /** `PATCH /v1/alert-silences/{id}`: `reason`, `starts_at`, `ends_at` (checked as they end up). */
@@ -38,6 +40,7 @@ export const alertSilencePatchSchema = z.strictObject({
 export const alertSilenceSchema = z.object({
   id: idSchema('alert_silence'),
   user_id: z.string(),
+  team_id: alertTeamIdOutput,
   monitor_id: z.string().nullable(),
   reason: z.string(),
   starts_at: z.iso.datetime(),
@@ -47,7 +50,7 @@ export const alertSilenceSchema = z.object({
 });
 export const alertSilenceListSchema = z.object({ items: z.array(alertSilenceSchema) });
 /** `GET /v1/alert-silences` query: `status` filters. */
-export const alertSilenceQuerySchema = z.object({ status: z.enum(['upcoming', 'active', 'expired']).optional() });
+export const alertSilenceQuerySchema = alertOwnerQuerySchema.extend({ status: z.enum(['upcoming', 'active', 'expired']).optional() });
 
 export const ALERT_GROUP_BY = ['monitor_prefix', 'tag', 'type'] as const;
 
@@ -62,6 +65,7 @@ export const alertGroupCreateSchema = z.strictObject({
   group_by: z.enum(ALERT_GROUP_BY),
   group_value: textString().trim().min(1).max(200),
   wait_seconds: z.number().int().min(0).max(3600).default(60),
+  team_id: alertTeamIdInput,
 });
 /** `PATCH /v1/alert-groups/{id}`: any create field; omitted = unchanged. */
 export const alertGroupPatchSchema = z.strictObject({
@@ -73,6 +77,7 @@ export const alertGroupPatchSchema = z.strictObject({
 export const alertGroupSchema = z.object({
   id: idSchema('alert_group'),
   user_id: z.string(),
+  team_id: alertTeamIdOutput,
   name: z.string(),
   group_by: z.enum(ALERT_GROUP_BY),
   group_value: z.string(),
@@ -127,6 +132,7 @@ export const maintenanceWindowCreateSchema = z.strictObject({
   recurrence: windowFields.recurrence.default('none'),
   recurrence_until: windowFields.recurrence_until.default(null),
   advance_notice_minutes: windowFields.advance_notice_minutes.default(0),
+  team_id: alertTeamIdInput,
 }).superRefine(windowRule);
 
 /** `PATCH /v1/maintenance-windows/{id}`: any create field; the result is checked whole. */
@@ -147,6 +153,7 @@ export const maintenanceWindowWholeSchema = z.object(windowFields).superRefine(w
 export const maintenanceWindowSchema = z.object({
   id: idSchema('maintenance_window'),
   user_id: z.string(),
+  team_id: alertTeamIdOutput,
   title: z.string().nullable(),
   scope_type: z.enum(MAINTENANCE_SCOPES),
   scope_ids: z.array(z.string()),

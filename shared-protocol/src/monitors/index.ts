@@ -6,6 +6,7 @@ export * from './config-network.js';
 export * from './config-heartbeat.js';
 export * from './config-browser.js';
 export * from './config.js';
+export * from './owner.js';
 export * from './requests.js';
 export * from './groups.js';
 export * from './transfer.js';

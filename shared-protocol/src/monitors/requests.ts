@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema } from '../ids.js';
 import { textString } from '../parse.js';
+import { monitorTeamIdInput, monitorTeamIdOutput, monitorTeamIdPatch, monitorTeamIdQuery } from './owner.js';
 import { MONITOR_LIMITS, monitorStateSchema, monitorStatusSchema, monitorTypeSchema } from './types.js';
 
 /*
@@ -29,7 +30,8 @@ const groupIdSchema = z.string().max(64).nullable();
  * `POST /v1/monitors` (create request). `target` is required except for heartbeat
  * (ignored there); `config` is validated for `type` with defaults filled; `interval_s` 60, 300
  * or 1800 (default 300; browser at least 300; derived from the schedule for heartbeat);
- * `node_count` 0 or absent = the plan's default; `group_id` null or absent = ungrouped.
+ * `node_count` 0 or absent = the plan's default; `group_id` null or absent = ungrouped (a group
+ * of the monitor's owner); `team_id` the team that owns it (absent or null: personal).
  * @example { "name": "Checkout API", "type": "https", "target": "https://shop.example.com/api/health", "interval_s": 60, "node_count": 3, "tags": ["prod", "shop"], "config": { "expected_status": "200" } }
  */
 export const monitorCreateSchema = z.strictObject({
@@ -41,17 +43,19 @@ export const monitorCreateSchema = z.strictObject({
   node_count: nodeCountSchema.optional(),
   group_id: groupIdSchema.optional(),
   tags: monitorTagsSchema.optional(),
+  team_id: monitorTeamIdInput,
 });
 export type MonitorCreate = z.infer<typeof monitorCreateSchema>;
 
 /**
  * `PATCH /v1/monitors/{id}`: `name` and `interval_s` and also `target`, `config`
  * (replaces the whole config; omitted fields take their defaults), `tags`, `group_id` (null
- * ungroups) and `node_count`, each checked as on create. Omitted = unchanged; the type cannot
+ * ungroups) and `node_count`, each checked as on create; `team_id` moves it into a team (or out
+ * of its team with null: write access on both sides). Omitted = unchanged; the type cannot
  * change.
  * @example { "name": "Checkout API (EU)", "interval_s": 300, "tags": ["prod"] }
  */
-export const monitorPatchSchema = monitorCreateSchema.omit({ type: true }).partial();
+export const monitorPatchSchema = monitorCreateSchema.omit({ type: true }).partial().extend({ team_id: monitorTeamIdPatch });
 export type MonitorPatch = z.infer<typeof monitorPatchSchema>;
 
 /**
@@ -81,6 +85,7 @@ export type MonitorPlacement = z.infer<typeof monitorPlacementSchema>;
 export const monitorSchema = z.object({
   id: idSchema('monitor'),
   user_id: z.string(),
+  team_id: monitorTeamIdOutput,
   name: z.string(),
   type: monitorTypeSchema,
   target: z.string().nullable(),
@@ -112,7 +117,8 @@ export type Monitor = z.infer<typeof monitorSchema>;
 /**
  * `GET /v1/monitors` query (docs/api/monitors.md): `page` >= 1 (default 1), `limit` 1-100 (default
  * 20); filters `status`, `state`, `type`, `group_id` (`none` = ungrouped), `tag` (monitors
- * carrying it), `q` (case-insensitive substring of the name).
+ * carrying it), `q` (case-insensitive substring of the name), `team_id` (only that team's; absent:
+ * your own and every team's you are in).
  */
 export const monitorListQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
@@ -123,6 +129,7 @@ export const monitorListQuerySchema = z.object({
   group_id: z.string().min(1).max(64).optional(),
   tag: textString().trim().toLowerCase().min(1).max(MONITOR_LIMITS.tag_max_chars).optional(),
   q: textString().trim().min(1).max(MONITOR_LIMITS.name_max_chars).optional(),
+  team_id: monitorTeamIdQuery,
 });
 export type MonitorListQuery = z.infer<typeof monitorListQuerySchema>;
 

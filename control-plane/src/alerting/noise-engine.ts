@@ -1,0 +1,97 @@
+import type { SqlExecutor } from '../contracts.js';
+import type { AlertEventRow } from './alert-events.db.js';
+import { flapEpisode, targetKey } from './noise-flap.js';
+import {
+  lockTarget, markEventNoise, monitorPagedSince, pagedOpenEventsOfOwner, rulesOfMonitor, stateChangesSince,
+} from './noise-rules.db.js';
+
+/*
+ * The noise rules in the alert engine (docs/api/alerting.md "Noise rules"), asked at every step
+ * the engine runs, before it pages: a `min_duration` rule defers the step until the outage is
+ * old enough; a `flap` rule lets one page out per flap; a `duplicate` rule holds back a page
+ * while another monitor of the owner with the same target has an open event that paged.
+ */
+
+/** How far back a flap is traced (s): a flap going on longer than this pages again once a day. */
+export const FLAP_LOOKBACK_S = 86_400;
+
+/**
+ * What the noise rules decide for one step: `defer_until` (run the step again then, page nobody
+ * now), `suppressed` (record the page as held back, with that reason), and `metadata` for the
+ * event (`flapping`, `flapping_since`, `duplicate_of`, `noise_rule_id`); or nothing to do.
+ */
+export interface NoiseDecision {
+  defer_until?: Date;
+  suppressed?: 'flapping' | 'duplicate';
+  metadata?: Record<string, unknown>;
+}
+
+/** What one transaction of steps has paged so far (its writes are not in the tables until it ends). */
+interface TxPages { monitors: Set<string>; targets: Map<string, string> }
+const pagesOf = new WeakMap<object, TxPages>();
+function txPages(w: object): TxPages {
+  let p = pagesOf.get(w);
+  if (!p) pagesOf.set(w, p = { monitors: new Set(), targets: new Map() });
+  return p;
+}
+
+/**
+ * The decision of the noise rules for the step of `event` at `level`, at `now`. `w` stands for the
+ * transaction (its StepWrites): pages decided earlier in it count. Records the decision on the
+ * event (metadata, and `suppressed` when its first page is held back).
+ */
+export async function noiseDecision(tx: SqlExecutor, w: object, event: AlertEventRow, level: number, now: Date): Promise<NoiseDecision> {
+  const found = await rulesOfMonitor(tx, event.monitor_id);
+  if (!found || found.rules.length === 0) return {};
+  const { monitor, rules } = found;
+  const pages = txPages(w);
+
+  let defer_until: Date | undefined;
+  for (const r of rules) {
+    if (r.kind !== 'min_duration' || level !== 0) continue;
+    const until = new Date(event.started_at.getTime() + r.min_down_s! * 1000);
+    if (until > now && (!defer_until || until > defer_until)) defer_until = until;
+  }
+  if (defer_until) return { defer_until };
+
+  const decision: NoiseDecision = {};
+  const flaps = rules.filter((r) => r.kind === 'flap');
+  if (flaps.length > 0) {
+    const changes = await stateChangesSince(tx, monitor.id, new Date(now.getTime() - FLAP_LOOKBACK_S * 1000));
+    for (const r of flaps) {
+      const flap = flapEpisode(changes, r.flap_changes!, r.flap_window_s!, now);
+      if (!flap) continue;
+      decision.metadata = { flapping: true, flapping_since: flap.since.toISOString(), noise_rule_id: r.id };
+      if (pages.monitors.has(monitor.id) || await monitorPagedSince(tx, monitor.id, flap.since)) decision.suppressed = 'flapping';
+      break;
+    }
+  }
+
+  if (!decision.suppressed) {
+    for (const r of rules) {
+      if (r.kind !== 'duplicate') continue;
+      const key = targetKey(monitor.target, r.duplicate_match!);
+      if (key === null) continue;
+      const owner_key = `${monitor.team_id ?? `u:${monitor.user_id}`}|${key}`;
+      await lockTarget(tx, owner_key);
+      const here = pages.targets.get(owner_key);
+      const first = here && here !== event.id ? here
+        : (await pagedOpenEventsOfOwner(tx, monitor)).find((o) => targetKey(o.target, r.duplicate_match!) === key)?.event_id;
+      if (!first) continue;
+      decision.suppressed = 'duplicate';
+      decision.metadata = { ...decision.metadata, duplicate_of: first, noise_rule_id: r.id };
+      break;
+    }
+  }
+
+  if (decision.metadata) await markEventNoise(tx, event.id, { suppressed: level === 0 ? decision.suppressed : undefined, metadata: decision.metadata });
+  if (!decision.suppressed) {
+    pages.monitors.add(monitor.id);
+    for (const r of rules) {
+      const key = r.kind === 'duplicate' ? targetKey(monitor.target, r.duplicate_match!) : null;
+      const owner_key = key === null ? null : `${monitor.team_id ?? `u:${monitor.user_id}`}|${key}`;
+      if (owner_key && !pages.targets.has(owner_key)) pages.targets.set(owner_key, event.id);
+    }
+  }
+  return decision;
+}

@@ -1,0 +1,146 @@
+import type { AlertNoiseKind } from '@vantage/shared-protocol';
+import type { SqlExecutor } from '../contracts.js';
+import type { Sql } from '../db/sql.js';
+import type { Owner, OwnerScope } from '../teams/authorize.js';
+import { ownedBy } from '../teams/owner-scope.db.js';
+
+/** An `alert_noise_rules` row (0050_alert_noise_rules.sql). */
+export interface NoiseRuleRow {
+  id: string;
+  user_id: string;
+  team_id: string | null;
+  name: string;
+  kind: AlertNoiseKind;
+  enabled: boolean;
+  monitor_ids: string[];
+  tags: string[];
+  flap_changes: number | null;
+  flap_window_s: number | null;
+  duplicate_match: 'host' | 'target' | null;
+  min_down_s: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The fields create and update write. */
+export type NoiseRuleFields = Pick<NoiseRuleRow, 'name' | 'enabled' | 'monitor_ids' | 'tags' | 'flap_changes' | 'flap_window_s' | 'duplicate_match' | 'min_down_s'>;
+
+/** The rules in `scope` (optionally of one kind), oldest first. */
+export async function listNoiseRules(sql: Sql, scope: OwnerScope, kind?: AlertNoiseKind): Promise<NoiseRuleRow[]> {
+  return sql<NoiseRuleRow[]>`
+    SELECT * FROM alert_noise_rules WHERE ${ownedBy(sql, scope)} ${kind ? sql`AND kind = ${kind}` : sql``}
+    ORDER BY created_at, id`;
+}
+
+/** One rule by id, whoever owns it (the route authorizes), or null. */
+export async function getNoiseRule(sql: Sql, id: string): Promise<NoiseRuleRow | null> {
+  const [row] = await sql<NoiseRuleRow[]>`SELECT * FROM alert_noise_rules WHERE id = ${id}`;
+  return row ?? null;
+}
+
+/** Insert a rule of `owner`. @returns the row */
+export async function insertNoiseRule(sql: Sql, id: string, owner: Owner, kind: AlertNoiseKind, f: NoiseRuleFields): Promise<NoiseRuleRow> {
+  const [row] = await sql<NoiseRuleRow[]>`
+    INSERT INTO alert_noise_rules (id, user_id, team_id, name, kind, enabled, monitor_ids, tags, flap_changes, flap_window_s, duplicate_match, min_down_s)
+    VALUES (${id}, ${owner.user_id}, ${owner.team_id}, ${f.name}, ${kind}, ${f.enabled}, ${f.monitor_ids}::text[], ${f.tags}::text[],
+      ${f.flap_changes}, ${f.flap_window_s}, ${f.duplicate_match}, ${f.min_down_s})
+    RETURNING *`;
+  return row!;
+}
+
+/** Replace a rule's fields (the route merged the PATCH). @returns the row, or null when it is gone */
+export async function updateNoiseRule(sql: Sql, id: string, f: NoiseRuleFields): Promise<NoiseRuleRow | null> {
+  const [row] = await sql<NoiseRuleRow[]>`
+    UPDATE alert_noise_rules SET name = ${f.name}, enabled = ${f.enabled}, monitor_ids = ${f.monitor_ids}::text[], tags = ${f.tags}::text[],
+      flap_changes = ${f.flap_changes}, flap_window_s = ${f.flap_window_s}, duplicate_match = ${f.duplicate_match}, min_down_s = ${f.min_down_s},
+      updated_at = now()
+    WHERE id = ${id} RETURNING *`;
+  return row ?? null;
+}
+
+/** Delete a rule. @returns whether it existed */
+export async function deleteNoiseRule(sql: Sql, id: string): Promise<boolean> {
+  return (await sql`DELETE FROM alert_noise_rules WHERE id = ${id} RETURNING id`).length > 0;
+}
+
+/** Which of `ids` are monitors of `owner` (the team's when it is a team's, else the user's personal ones). */
+export async function monitorsOfOwner(sql: Sql, owner: Owner, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await sql<Array<{ id: string }>>`
+    SELECT id FROM monitors WHERE id = ANY(${ids}::text[])
+      AND ${owner.team_id === null ? sql`team_id IS NULL AND user_id = ${owner.user_id}` : sql`team_id = ${owner.team_id}`}`;
+  return new Set(rows.map((r) => r.id));
+}
+
+/* ---- what the alert engine reads (noise.ts) ---- */
+
+/** A monitor as the noise rules see it: its owner, tags and target. */
+export interface NoiseMonitor { id: string; user_id: string; team_id: string | null; tags: string[]; target: string | null }
+
+/** What the engine reads of a rule. */
+export type EngineNoiseRule = Pick<NoiseRuleRow, 'id' | 'kind' | 'flap_changes' | 'flap_window_s' | 'duplicate_match' | 'min_down_s'>;
+
+/**
+ * The enabled rules that apply to monitor `monitor_id` (one query: it runs at every engine step):
+ * of the monitor's owner (its team, or its creator for a personal monitor), with an empty scope,
+ * the monitor listed, or one of its tags; oldest first. Null when the monitor is gone.
+ */
+export async function rulesOfMonitor(ex: SqlExecutor, monitor_id: string): Promise<{ monitor: NoiseMonitor; rules: EngineNoiseRule[] } | null> {
+  const [row] = await ex<Array<NoiseMonitor & { rules: EngineNoiseRule[] }>>`
+    SELECT m.id, m.user_id, m.team_id, m.tags, m.target, coalesce((
+      SELECT json_agg(json_build_object('id', r.id, 'kind', r.kind, 'flap_changes', r.flap_changes, 'flap_window_s', r.flap_window_s,
+          'duplicate_match', r.duplicate_match, 'min_down_s', r.min_down_s) ORDER BY r.created_at, r.id)
+        FROM alert_noise_rules r WHERE r.enabled
+          AND ((m.team_id IS NULL AND r.team_id IS NULL AND r.user_id = m.user_id) OR r.team_id = m.team_id)
+          AND ((cardinality(r.monitor_ids) = 0 AND cardinality(r.tags) = 0) OR m.id = ANY(r.monitor_ids) OR r.tags && m.tags)), '[]') AS rules
+    FROM monitors m WHERE m.id = ${monitor_id}`;
+  if (!row) return null;
+  const { rules, ...monitor } = row;
+  return { monitor, rules };
+}
+
+/** When monitor `monitor_id` changed state from `since` on (superseded changes left out), oldest first. */
+export async function stateChangesSince(ex: SqlExecutor, monitor_id: string, since: Date): Promise<Date[]> {
+  const rows = await ex<Array<{ changed_at: Date }>>`
+    SELECT changed_at FROM monitor_state_changes WHERE monitor_id = ${monitor_id} AND superseded_at IS NULL AND changed_at >= ${since}
+    ORDER BY changed_at, id LIMIT 10000`;
+  return rows.map((r) => r.changed_at);
+}
+
+/** Whether an event of monitor `monitor_id` paged (a firing notification queued or gathered) from `since` on. */
+export async function monitorPagedSince(ex: SqlExecutor, monitor_id: string, since: Date): Promise<boolean> {
+  const rows = await ex`
+    SELECT 1 FROM alert_event_notifications n JOIN alert_events e ON e.id = n.event_id
+    WHERE e.monitor_id = ${monitor_id} AND n.kind = 'firing' AND (n.delivery_id IS NOT NULL OR n.batch_id IS NOT NULL) AND n.created_at >= ${since}
+    LIMIT 1`;
+  return rows.length > 0;
+}
+
+/**
+ * Open events (firing or acknowledged) that paged, of the other monitors of `m`'s owner, with
+ * their monitors' targets: the candidates a duplicate rule compares `m`'s target with.
+ */
+export async function pagedOpenEventsOfOwner(ex: SqlExecutor, m: NoiseMonitor): Promise<Array<{ event_id: string; monitor_id: string; target: string | null }>> {
+  return ex<Array<{ event_id: string; monitor_id: string; target: string | null }>>`
+    SELECT e.id AS event_id, mo.id AS monitor_id, mo.target FROM monitors mo JOIN alert_events e ON e.monitor_id = mo.id
+    WHERE ${m.team_id === null ? ex`mo.team_id IS NULL AND mo.user_id = ${m.user_id}` : ex`mo.team_id = ${m.team_id}`}
+      AND mo.id <> ${m.id} AND mo.target IS NOT NULL AND e.status <> 'resolved'
+      AND EXISTS (SELECT 1 FROM alert_event_notifications n WHERE n.event_id = e.id AND n.kind = 'firing' AND (n.delivery_id IS NOT NULL OR n.batch_id IS NOT NULL))
+    ORDER BY e.fired_at, e.id`;
+}
+
+/**
+ * Serialize the duplicate decision of one (owner, target) across engine instances: a transaction
+ * lock on the key, held until commit, so a second instance sees the first one's page.
+ */
+export async function lockTarget(ex: SqlExecutor, key: string): Promise<void> {
+  await ex`SELECT pg_advisory_xact_lock(hashtext(${`alert-noise:${key}`}))`;
+}
+
+/** Record on an event what a noise rule did: `suppressed` (its first page held back) and metadata keys merged in. */
+export async function markEventNoise(ex: SqlExecutor, event_id: string, p: { suppressed?: 'flapping' | 'duplicate'; metadata: Record<string, unknown> }): Promise<void> {
+  await ex`
+    UPDATE alert_events SET metadata = coalesce(metadata, '{}'::jsonb) || ${ex.json(p.metadata as never)}::jsonb
+      ${p.suppressed ? ex`, suppressed = coalesce(suppressed, ${p.suppressed})` : ex``}
+    WHERE id = ${event_id}`;
+}
