@@ -131,7 +131,7 @@ t.test('nodes saying hello together each get their own whole set (read for all i
   t.same(sets.get(one.node_id)!.rows.map((r) => r.id).sort(), [m1.id, m2.id].sort());
   t.same(sets.get(two.node_id)!.rows.map((r) => r.id), [m2.id]);
   t.ok(sets.get(one.node_id)!.version > 0 && sets.get(two.node_id)!.version > 0, 'each its version');
-  t.same(sets.get('node_unknown'), { version: 0, node: { owner_user_id: null, platform: false }, rows: [] }, 'a node never assigned: version 0, nothing, trusted with nothing');
+  t.same(sets.get('node_unknown'), { version: 0, node: { owner_user_id: null, team_id: null, platform: false }, rows: [] }, 'a node never assigned: version 0, nothing, trusted with nothing');
 
   one.node.close();
   two.node.close();

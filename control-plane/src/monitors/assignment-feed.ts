@@ -116,8 +116,8 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
     const withheld = new Set<string>();
     for (const r of rows) {
       const secret_headers = monitorSecretHeaders(r.type, r.config.headers);
-      if (secret_headers.length > 0 && !mayHoldSecretsOf(node, r.user_id)) {
-        log.error({ monitor_id: r.id, node_id, owner_user_id: r.user_id, node_owner_user_id: node.owner_user_id, secret_headers },
+      if (secret_headers.length > 0 && !mayHoldSecretsOf(node, r)) {
+        log.error({ monitor_id: r.id, node_id, owner_user_id: r.user_id, team_id: r.team_id, node_owner_user_id: node.owner_user_id, node_team_id: node.team_id, secret_headers },
           'monitor not assigned: its header secrets may not reach this node (neither its owner\'s node nor a platform node)');
         withheld.add(r.id);
         continue;
@@ -171,7 +171,7 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
     const index = await assignmentIndex(sql, node_id);
     if (index.version === link.sent_version) return;
     // Its owner or platform mark changed: what it may hold is judged again, monitor by monitor.
-    if (link.trust?.owner_user_id !== index.node.owner_user_id || link.trust?.platform !== index.node.platform) return sendFull(node_id, link);
+    if (link.trust?.owner_user_id !== index.node.owner_user_id || link.trust?.team_id !== index.node.team_id || link.trust?.platform !== index.node.platform) return sendFull(node_id, link);
     const upsert_ids = [...index.monitors].filter(([id, rev]) => link.held.get(id) !== rev).map(([id]) => id);
     const remove = [...link.held.keys()].filter((id) => !index.monitors.has(id));
     const rows = await assignmentRows(sql, upsert_ids);

@@ -12,8 +12,9 @@ import type { NodeTrustFacts } from '../secrets/node-trust.js';
 /** What an assignment is built from: the monitor's columns. */
 export interface AssignmentRow {
   id: string;
-  /** The owner (whose secrets its headers carry). */
+  /** The owner, creator and team (null: personal), whose secrets its headers carry. */
   user_id: string;
+  team_id: string | null;
   revision: number;
   type: MonitorType;
   target: string;
@@ -22,10 +23,10 @@ export interface AssignmentRow {
   private_target: boolean;
 }
 
-/** A node's owner and platform mark as the secrets rule reads them (a removed or unknown node: trusted with nothing). */
+/** A node's owner (account and team) and platform mark as the secrets rule reads them (a removed or unknown node: trusted with nothing). */
 const NODE_TRUST = (sql: Sql, node_id: string | postgres.Fragment) => sql`
-  (SELECT json_build_object('owner_user_id', t.owner_user_id, 'platform', t.platform) FROM nodes t WHERE t.id = ${node_id} AND t.removed_at IS NULL)`;
-const UNTRUSTED: NodeTrustFacts = { owner_user_id: null, platform: false };
+  (SELECT json_build_object('owner_user_id', t.owner_user_id, 'team_id', t.team_id, 'platform', t.platform) FROM nodes t WHERE t.id = ${node_id} AND t.removed_at IS NULL)`;
+const UNTRUSTED: NodeTrustFacts = { owner_user_id: null, team_id: null, platform: false };
 
 /**
  * The node's assignment version (0 before its first), (monitor id → revision) of its set, and
@@ -62,7 +63,7 @@ export async function assignmentSets(sql: Sql, node_ids: string[]): Promise<Map<
     SELECT n.id AS node_id, v.version, ${NODE_TRUST(sql, sql`n.id`)} AS node, s.* FROM unnest(${[...sets.keys()]}::text[]) AS n(id)
     CROSS JOIN LATERAL (SELECT coalesce(max(version), 0)::float8 AS version FROM node_assignments WHERE node_id = n.id) v
     LEFT JOIN LATERAL (
-      SELECT m.id, m.user_id, m.revision::int AS revision, m.type, m.target, m.config, m.interval_s, m.private_target
+      SELECT m.id, m.user_id, m.team_id, m.revision::int AS revision, m.type, m.target, m.config, m.interval_s, m.private_target
       FROM monitor_placements p JOIN monitors m ON m.id = p.monitor_id
       WHERE p.node_id = n.id AND p.ended_at IS NULL AND m.status = 'active') s ON true`;
   for (const { node_id, version, node, ...r } of rows) {
@@ -78,7 +79,7 @@ export async function assignmentSets(sql: Sql, node_ids: string[]): Promise<Map<
 export async function assignmentRows(sql: Sql, ids: string[]): Promise<AssignmentRow[]> {
   if (ids.length === 0) return [];
   return sql<AssignmentRow[]>`
-    SELECT id, user_id, revision::int AS revision, type, target, config, interval_s, private_target FROM monitors WHERE id = ANY(${ids}::text[])`;
+    SELECT id, user_id, team_id, revision::int AS revision, type, target, config, interval_s, private_target FROM monitors WHERE id = ANY(${ids}::text[])`;
 }
 
 /** Current assignment versions of `node_ids` (nodes without one are missing: version 0). */

@@ -202,7 +202,8 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
       interval_s: p.interval_s ?? current.interval_s, node_count: p.node_count ?? current.node_count,
       // A move leaves the old owner's group unless the request names one of the new owner's.
       group_id: p.group_id !== undefined ? p.group_id : moved ? null : current.group_id, tags: p.tags ?? current.tags,
-    }, { recheck_address: p.target !== undefined || p.config !== undefined, previous_private: current.private_target });
+      // A move changes whose nodes may reach a private target: the address is judged again.
+    }, { recheck_address: moved || p.target !== undefined || p.config !== undefined, previous_private: current.private_target });
     const config = secretsFailure(() => sealedConfig(box, id, current.type, fields.config, current.config));
     const row = await updateMonitor(deps.sql, current, id, { ...fields, config, team_id }, plan.monitors_max);
     if (row === 'name_taken') throw nameTaken(owner, fields.name);
@@ -238,7 +239,8 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     if (online.length === 0) throw new ApiError('NODE_OFFLINE', 'none of the monitor\'s nodes is online', { node_ids: m.node_ids });
     const body = probeRequestSchema(adhoc.type).safeParse({ target: adhoc.target, params: adhoc.params, node_ids: online });
     if (!body.success) throw new ApiError('CONFLICT', `the monitor's config does not fit an ad-hoc ${adhoc.type} probe: ${body.error.issues[0]?.message ?? 'invalid'}`);
-    return ok(c, await probe(adhoc.type, body.data as never, principal), 202);
+    // Its nodes are its owner's (a team monitor's: the team's): the run is made for that owner.
+    return ok(c, await probe(adhoc.type, body.data as never, principal, { user_id: m.user_id, team_id: m.team_id ?? null }), 202);
   });
 
   r.openapi(rotate, async (c) => {

@@ -25,24 +25,28 @@ export interface PlacedMonitor {
   node_ids: string[];
   private_target: boolean;
   status: MonitorStatus;
+  /** The team it belongs to (null or absent: personal): whose nodes the message names. */
+  team_id?: string | null;
 }
 
 /**
  * How the monitor's placement stands (shared-protocol monitorPlacementSchema): `control_plane`
  * for the types no node runs; `placed` on `node_count` nodes or more; else `short`, with a
- * message naming the rule that limits it: a private target (your own nodes that allow private
- * targets), secret headers (your own nodes and platform nodes), else sharing and the capability
- * its type needs (your own, shared and platform nodes: nodes/sharing.ts).
+ * message naming the rule that limits it: a private target (the owner's nodes that allow private
+ * targets), secret headers (the owner's nodes and platform nodes), else sharing and the capability
+ * its type needs (the owner's, shared and platform nodes: nodes/sharing.ts). The owner's nodes
+ * are "your own" for a personal monitor, "the team's own" for a team's.
  */
 export function placementOf(m: PlacedMonitor): MonitorPlacement {
   const secret_headers = monitorSecretHeaders(m.type, m.config.headers);
   if (!isNodeCheckType(m.type)) return { status: 'control_plane', secret_headers, message: null };
   if (m.node_ids.length >= m.node_count) return { status: 'placed', secret_headers, message: null };
+  const own = m.team_id ? 'the team\'s own' : 'your own';
   const where = m.private_target
-    ? 'its target is private, so it runs only on your own nodes that allow private targets'
+    ? `its target is private, so it runs only on ${own} nodes that allow private targets`
     : secret_headers.length > 0
-      ? `its headers ${secret_headers.join(', ')} carry secrets, which go only to your own nodes and to platform nodes`
-      : `it runs only on your own, shared and platform nodes that can run ${m.type} checks`;
+      ? `its headers ${secret_headers.join(', ')} carry secrets, which go only to ${own} nodes and to platform nodes`
+      : `it runs only on ${own}, shared and platform nodes that can run ${m.type} checks`;
   const next = m.status === 'paused' ? 'a paused monitor gets no new nodes until it is resumed' : 'placement keeps trying';
   return { status: 'short', secret_headers, message: `placed on ${m.node_ids.length} of ${m.node_count} nodes: ${where}, and no more of those online can run it; ${next}` };
 }

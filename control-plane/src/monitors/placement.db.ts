@@ -15,7 +15,7 @@ export interface PlacementMonitorRow extends PlacementMonitor {
 
 // Its request headers come along (names and sealed values, a few hundred bytes): whether they
 // carry secrets is decided by placement-status.ts, not by SQL.
-const MONITOR = (sql: SqlExecutor) => sql`m.id, m.user_id, m.type, m.node_count, m.private_target, m.status, m.revision::int AS revision, m.config->'headers' AS headers`;
+const MONITOR = (sql: SqlExecutor) => sql`m.id, m.user_id, m.team_id, m.type, m.node_count, m.private_target, m.status, m.revision::int AS revision, m.config->'headers' AS headers`;
 
 /** A monitor as MONITOR reads it. */
 type MonitorColumns = Omit<PlacementMonitorRow, 'secret_headers'> & { headers: unknown };
@@ -33,7 +33,7 @@ function placementMonitor<T extends MonitorColumns>(row: T): Omit<T, 'headers'> 
  */
 export async function placementNodes(sql: SqlExecutor, grace_ms: number): Promise<Map<string, PlacementNode>> {
   const rows = await sql<PlacementNode[]>`
-    SELECT n.id, n.country_key AS country, n.asn, n.capabilities, n.owner_user_id, n.allow_private, n.platform, n.shared,
+    SELECT n.id, n.country_key AS country, n.asn, n.capabilities, n.owner_user_id, n.team_id, n.allow_private, n.platform, n.shared,
       CASE WHEN n.status = 'online' THEN 'online'
         WHEN n.status = 'offline' AND n.last_seen_at > now() - make_interval(secs => ${grace_ms / 1000}) THEN 'grace'
         ELSE 'gone' END AS state,

@@ -15,9 +15,9 @@ function seeded(seed = 42): () => number {
 
 let seq = 0;
 function node(country: string, asn: number, over: Partial<PlacementNode> = {}): PlacementNode {
-  return { id: `n_${String(++seq).padStart(4, '0')}`, country, asn, capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'], owner_user_id: 'u_other', allow_private: false, platform: false, shared: true, state: 'online', load: 0, ...over };
+  return { id: `n_${String(++seq).padStart(4, '0')}`, country, asn, capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute'], owner_user_id: 'u_other', team_id: null, allow_private: false, platform: false, shared: true, state: 'online', load: 0, ...over };
 }
-const monitor = (over: Partial<PlacementMonitor> = {}): PlacementMonitor => ({ id: 'm_x', user_id: 'u_me', type: 'http', node_count: 3, private_target: false, status: 'active', secret_headers: false, ...over });
+const monitor = (over: Partial<PlacementMonitor> = {}): PlacementMonitor => ({ id: 'm_x', user_id: 'u_me', team_id: null, type: 'http', node_count: 3, private_target: false, status: 'active', secret_headers: false, ...over });
 const byId = (nodes: PlacementNode[]) => new Map(nodes.map((n) => [n.id, n]));
 
 t.test('spread: countries first, then networks, then the least loaded', async (t) => {
@@ -57,6 +57,25 @@ t.test('capabilities and private targets decide who may run a monitor', async (t
   const ping = placeMonitor(monitor({ type: 'ping' }), [], nodes, seeded());
   t.notOk(ping.add.includes(noPing.id));
   t.equal(ping.add.length, 3);
+});
+
+t.test('a team\'s nodes are the team\'s monitors\' own, whoever enrolled them; not its members\' personal ones', async (t) => {
+  const team = (over: Partial<PlacementMonitor> = {}) => monitor({ team_id: 'team_a', ...over });
+  const byOther = node('DE', 1, { owner_user_id: 'u_other', team_id: 'team_a', allow_private: true, shared: false });
+  const byMe = node('FR', 2, { owner_user_id: 'u_me', team_id: 'team_a', allow_private: true, shared: false });
+  const myOwn = node('US', 3, { owner_user_id: 'u_me', allow_private: true, shared: false });
+  const otherTeam = node('JP', 4, { owner_user_id: 'u_me', team_id: 'team_b', allow_private: true, shared: false });
+  for (const n of [byOther, byMe]) {
+    t.ok(canRun(n, team({ private_target: true, secret_headers: true })), 'a team node runs the team\'s private, secret monitor');
+    t.notOk(canRun(n, monitor()), 'an unshared team node does not run a personal monitor, even its enroller\'s');
+  }
+  t.notOk(canRun(myOwn, team()), 'the creator\'s personal node does not run the team\'s monitor');
+  t.notOk(canRun(otherTeam, team()), 'nor another team\'s node');
+  t.ok(canRun(myOwn, monitor({ private_target: true, secret_headers: true })), 'a personal monitor: its creator\'s personal node');
+  const shared = { ...byMe, shared: true };
+  t.ok(canRun(shared, monitor()), 'a shared team node serves a personal monitor');
+  t.notOk(canRun(shared, monitor({ secret_headers: true })), 'but never holds its secrets');
+  t.notOk(canRun(shared, monitor({ private_target: true })), 'nor runs its private target');
 });
 
 t.test('secret headers: only the owner\'s nodes and platform nodes, in placement and in the record', async (t) => {

@@ -1,6 +1,6 @@
 import { CHECK_CAPABILITY, PROBE_TYPES, isNodeCheckType, type MonitorStatus, type MonitorType } from '@vantage/shared-protocol';
 import { mayHoldSecretsOf } from '../secrets/node-trust.js';
-import { mayServe } from '../nodes/sharing.js';
+import { mayServe, sameOwner } from '../nodes/sharing.js';
 
 /*
  * Where a monitor runs (docs/api/monitors.md "Placement"): pure decisions over a snapshot of the
@@ -19,6 +19,8 @@ export interface PlacementNode {
   asn: number | null;
   capabilities: string[];
   owner_user_id: string | null;
+  /** The team the node belongs to (0046; null: its enrolling account's personal node). */
+  team_id: string | null;
   allow_private: boolean;
   /** A platform node (0037): trusted with every account's secrets, serves every account. */
   platform: boolean;
@@ -32,7 +34,9 @@ export interface PlacementNode {
 /** What placement needs of a monitor. */
 export interface PlacementMonitor {
   id: string;
+  /** Its owner: the creator, and the team it belongs to (null: personal). */
   user_id: string;
+  team_id: string | null;
   type: MonitorType;
   node_count: number;
   private_target: boolean;
@@ -62,16 +66,18 @@ export function requiredCapability(type: MonitorType): string {
  * platform node: nodes/sharing.ts mayServe, docs/api/nodes.md "Sharing"); it advertises the
  * capability (an empty list counts as every probe
  * type, as for ad-hoc probes; a type of its own, such as browser, must be listed); for a private
- * target it is the monitor owner's node with private targets allowed; for a monitor whose headers
- * carry secrets it may hold the owner's secrets (secrets/node-trust.ts: the owner's own node or a
- * platform node). Other monitors run on any node that serves their owner.
+ * target it is a node of the monitor's owner (nodes/sharing.ts sameOwner: a team monitor's team's
+ * nodes, whoever enrolled them; a personal monitor's creator's personal nodes) with private
+ * targets allowed; for a monitor whose headers carry secrets it may hold the owner's secrets
+ * (secrets/node-trust.ts: the owner's node or a platform node). Other monitors run on any node
+ * that serves their owner.
  */
 export function canRun(node: PlacementNode, m: PlacementMonitor): boolean {
   const cap = requiredCapability(m.type);
   const able = node.capabilities.length === 0 ? (PROBE_TYPES as readonly string[]).includes(cap) : node.capabilities.includes(cap);
-  if (!able || !mayServe(node, m.user_id)) return false;
-  if (m.secret_headers && !mayHoldSecretsOf(node, m.user_id)) return false;
-  return !m.private_target || (node.owner_user_id === m.user_id && node.allow_private);
+  if (!able || !mayServe(node, m)) return false;
+  if (m.secret_headers && !mayHoldSecretsOf(node, m)) return false;
+  return !m.private_target || (sameOwner(node, m) && node.allow_private);
 }
 
 const networkKey = (n: PlacementNode) => `${n.country}/${n.asn ?? '?'}`;

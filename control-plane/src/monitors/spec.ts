@@ -59,9 +59,10 @@ function invalidTarget(err: MonitorTargetError): ApiError {
  * 6. every host a node would contact (the target's; a dns or rbl monitor's `config.server`)
  *    passes the address policy of probe targets (probes/address-policy.ts, `probe_allow_cidrs`),
  *    or it is private (or cannot be shown to be public) and the owner has a node that allows
- *    private targets (the creator's nodes, also for a team's monitor): then `private_target` is true; otherwise 422 MONITOR_INVALID_TARGET naming
+ *    private targets (a team monitor: one of the team's nodes, whoever enrolled it; a personal
+ *    monitor: one of the creator's personal nodes; private-nodes.db.ts ownsPrivateNode): then `private_target` is true; otherwise 422 MONITOR_INVALID_TARGET naming
  *    the field the host came from. With `recheck_address`
- *    false (a PATCH that changes neither target nor config) `previous_private` is kept.
+ *    false (a PATCH that changes neither target, config nor owner) `previous_private` is kept.
  */
 export function monitorChecker(deps: MonitorCheckerDeps) {
   const allowed: (address: string) => AddressVerdict = compileAddressPolicy(deps.config.probe_allow_cidrs);
@@ -69,15 +70,15 @@ export function monitorChecker(deps: MonitorCheckerDeps) {
   const plan = planLimits(deps.config);
   const intervals_s = [...new Set([...MONITOR_LIMITS.intervals_s, ...(deps.config.monitor_extra_intervals_s ?? [])])].sort((a, b) => a - b);
 
-  async function privateTarget(user_id: string, hosts: ContactedHost[]): Promise<boolean> {
+  async function privateTarget(owner: Owner, hosts: ContactedHost[]): Promise<boolean> {
     for (const { host, path } of hosts) {
       const blocked = await firstBlockedAddress(host, allowed, resolve);
       if (!blocked) continue;
-      if (await ownsPrivateNode(deps.sql, user_id)) return true;
+      if (await ownsPrivateNode(deps.sql, owner)) return true;
       const what = blocked.address === null
         ? `${path} ${host} cannot be shown to be public: ${blocked.reason}`
         : `${path} ${host} is a ${blocked.range} address (${blocked.address})`;
-      throw new ApiError('MONITOR_INVALID_TARGET', `${what}; private targets need one of your nodes that allows private targets`,
+      throw new ApiError('MONITOR_INVALID_TARGET', `${what}; private targets need ${owner.team_id === null ? 'one of your nodes' : 'one of the team\'s nodes'} that allows private targets`,
         { host, address: blocked.address, range: blocked.range, fields: [{ path, message: what }] });
     }
     return false;
@@ -127,7 +128,7 @@ export function monitorChecker(deps: MonitorCheckerDeps) {
       throw new ApiError('VALIDATION_FAILED', `group_id: no monitor group ${group_id} in ${where} (a monitor and its group have the same owner)`,
         { fields: [{ path: 'group_id', message: 'no such monitor group of the monitor\'s owner' }], in: 'body' });
     }
-    const private_target = opts.recheck_address === false ? opts.previous_private ?? false : await privateTarget(owner.user_id, target.hosts);
+    const private_target = opts.recheck_address === false ? opts.previous_private ?? false : await privateTarget(owner, target.hosts);
     return {
       name: input.name, target: target.target, config: parsed.config as Record<string, unknown>, interval_s, node_count,
       group_id, tags: input.tags ?? [], private_target,

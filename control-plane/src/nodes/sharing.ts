@@ -1,12 +1,18 @@
 /*
  * Which accounts a node works for (docs/api/nodes.md "Sharing"): the one rule probe node selection
  * (probes/select.ts, probes/node-selection.db.ts) and monitor placement (monitors/placement.ts)
- * apply. Secrets have a stricter rule of their own (secrets/node-trust.ts).
+ * apply. Secrets have a stricter rule of their own (secrets/node-trust.ts). Both compare owners
+ * with {@link sameOwner}.
  */
 
-/** What the rule needs of a node (columns of `nodes`: owner_user_id, platform from 0037, shared from 0045). */
-export interface NodeSharingFacts {
+/** Who owns a node (columns of `nodes`: owner_user_id, the enrolling account; team_id from 0046, null: personal). */
+export interface NodeOwnerFacts {
   owner_user_id: string | null;
+  team_id: string | null;
+}
+
+/** What the rule needs of a node (platform from 0037, shared from 0045). */
+export interface NodeSharingFacts extends NodeOwnerFacts {
   /** A platform node (marked by the operator): serves every account. */
   platform: boolean;
   /** Its owner lets other accounts' probes and monitors run on it. */
@@ -14,10 +20,35 @@ export interface NodeSharingFacts {
 }
 
 /**
- * True when `node` may run probes and monitors of account `user_id`: it is a platform node, its
- * owner shares it, or `user_id` owns it. `user_id` null (an anonymous probe): shared and platform
- * nodes only.
+ * Who a node works for: the owner of a monitor ({user_id: its creator, team_id}: the resource
+ * owner of teams/authorize.ts), or a probe requester (its account, with `team_id` null, and the
+ * teams it is a member of in `member_of`). null: an anonymous probe.
  */
-export function mayServe(node: NodeSharingFacts, user_id: string | null): boolean {
-  return node.platform || node.shared || (user_id !== null && node.owner_user_id === user_id);
+export interface ServedOwner {
+  user_id: string;
+  team_id: string | null;
+  /** Teams whose nodes also serve this owner (a probe requester's memberships); none when absent. */
+  member_of?: readonly string[];
+}
+
+/**
+ * True when `node` and `owner` have the same owner (docs/api/nodes.md "Sharing"): a team's node and
+ * a team's resource match on the team (whoever enrolled the node or created the resource); a
+ * personal node and a personal resource match on the account. A team's node is never the same
+ * owner as a personal resource of one of its members, nor a member's personal node as a team's.
+ */
+export function sameOwner(node: NodeOwnerFacts, owner: { user_id: string; team_id: string | null }): boolean {
+  if (owner.team_id !== null) return node.team_id === owner.team_id;
+  return node.team_id === null && node.owner_user_id === owner.user_id;
+}
+
+/**
+ * True when `node` may run probes and monitors of `owner`: it is a platform node, its owner shares
+ * it, it has the same owner ({@link sameOwner}), or it is a node of a team `owner.member_of` names
+ * (a member's probes). `owner` null (an anonymous probe): shared and platform nodes only.
+ */
+export function mayServe(node: NodeSharingFacts, owner: ServedOwner | null): boolean {
+  if (node.platform || node.shared) return true;
+  if (owner === null) return false;
+  return sameOwner(node, owner) || (node.team_id !== null && (owner.member_of ?? []).includes(node.team_id));
 }

@@ -7,7 +7,9 @@ import { ApiError } from '../errors.js';
 import type { NodeHub } from '../contracts.js';
 import type { Logger } from '../log.js';
 import { compileAddressPolicy, firstBlockedAddress, systemResolver, type AddressVerdict, type HostResolver } from './address-policy.js';
-import type { CandidateNode, FirstRoundTasks } from './node-selection.db.js';
+import type { CandidateNode, FirstRoundTasks, NodeOwner } from './node-selection.db.js';
+import { sameOwner, type ServedOwner } from '../nodes/sharing.js';
+import { rolesOfUser } from '../teams/memberships.db.js';
 import { failTask } from './failures.js';
 import { selectNodesInserting, type NodeRequest, type PickLimits } from './select.js';
 import { parseTarget, TargetSyntaxError, taskTimeoutMs } from './target.js';
@@ -40,15 +42,30 @@ export function canProbePrivate(principal: Principal | null): principal is Princ
 }
 
 /**
- * Whether the task on `node` runs with `allow_private` in its requester policy: only for the
- * node's owner with a write-capable credential, on a node the owner lets run private targets.
+ * Whether the task on `node` runs with `allow_private` in its requester policy: only with a
+ * write-capable credential, on a node of `owner` (nodes/sharing.ts sameOwner: the caller's
+ * personal node, or for a monitor's run the monitor's owner's) that lets run private targets.
  */
-function ownsPrivately(node: CandidateNode, principal: Principal | null): boolean {
-  return canProbePrivate(principal) && node.owner_user_id === principal.user_id && node.allow_private;
+function ownsPrivately(node: CandidateNode, principal: Principal | null, owner: NodeOwner | null): boolean {
+  return canProbePrivate(principal) && owner !== null && sameOwner(node, owner) && node.allow_private;
 }
 
 /**
- * Build the probe-creation operation (docs/api/probes.md). `create(type, body, principal)`:
+ * Whom a probe's nodes work for: `on_behalf` (a monitor's owner, for its run), else the caller's
+ * account with the teams it is a member of (a workspace token: its team only), else anonymous.
+ */
+async function servedOwner(sql: Sql, principal: Principal | null, on_behalf: NodeOwner | undefined): Promise<ServedOwner | null> {
+  if (on_behalf) return { user_id: on_behalf.user_id, team_id: on_behalf.team_id };
+  if (!principal) return null;
+  const teams = [...(await rolesOfUser(sql, principal.user_id)).keys()];
+  const team_only = principal.team_id ?? null;
+  return { user_id: principal.user_id, team_id: null, member_of: team_only === null ? teams : teams.filter((t) => t === team_only) };
+}
+
+/**
+ * Build the probe-creation operation (docs/api/probes.md). `create(type, body, principal, on_behalf?)`
+ * (`on_behalf`: the owner of the monitor a run is for, the route having authorized the caller to
+ * change that monitor: its nodes are then those of the monitor's owner, a team's for a team monitor):
  * 1. parses the target per type (probes/target.ts): malformed → 400 VALIDATION_FAILED;
  * 2. checks every host the node will contact (literal, or resolved by the system resolver)
  *    against the address policy (docs/architecture/probes.md, target safety). A private/reserved address outside
@@ -56,7 +73,7 @@ function ownsPrivately(node: CandidateNode, principal: Principal | null): boolea
  *    refused: 422 PROBE_TARGET_INVALID for anonymous callers, 403 FORBIDDEN for a credential
  *    without the `write` scope; a write-capable caller is restricted to their own nodes that
  *    allow private targets;
- * 3. selects nodes among those that serve the caller (own, shared and platform nodes;
+ * 3. selects nodes among those that serve the caller (own, its teams', shared and platform nodes;
  *    anonymous: shared and platform; nodes/sharing.ts) (probes/select.ts; 404/503/422 there, 403
  *    for a named node that does not serve the caller; a request whose headers carry secrets
  *    only among nodes trusted with the caller's secrets, 403 for an explicit one that is not),
@@ -113,8 +130,12 @@ export function probeCreator(deps: ProbeCreatorDeps) {
     await failTask(deps.sql, task.id, outcome === 'offline' ? 'node offline' : 'could not deliver the task to the node', 'internal');
   }
 
-  return async function create<T extends ProbeType>(type: T, body: ProbeBody<T>, principal: Principal | null): Promise<ProbeCreated> {
-    const private_owner = await privateOwner(type, body.target, body.params, principal);
+  return async function create<T extends ProbeType>(type: T, body: ProbeBody<T>, principal: Principal | null, on_behalf?: NodeOwner): Promise<ProbeCreated> {
+    const served = servedOwner(deps.sql, principal, on_behalf);
+    served.catch(() => undefined); // awaited below; a refused target must not leave it unhandled
+    const acting: NodeOwner | null = on_behalf ?? (principal ? { user_id: principal.user_id, team_id: null } : null);
+    const private_owner = (await privateOwner(type, body.target, body.params, principal)) === null ? null : acting;
+    const requester = await served;
     const check = { type, target: body.target, params: body.params } as CheckSpec;
     const timeout_ms = taskTimeoutMs(type, body.params);
     // Stored with secret header values sealed (under the group id); sent to the nodes as requested.
@@ -125,16 +146,16 @@ export function probeCreator(deps: ProbeCreatorDeps) {
       const ids = Array.from({ length: count }, () => newId('probe_task'));
       return {
         ids, probe_type: type, target: body.target, check: sealed(ids), timeout_ms, grace_ms: deps.config.task_grace_ms,
-        requester_user_id: principal?.user_id ?? null, private_user_id: canProbePrivate(principal) ? principal.user_id : null,
+        requester_user_id: principal?.user_id ?? null, private_owner: canProbePrivate(principal) ? acting : null,
       };
     };
     const secret_headers = taskSecretHeaders(check);
-    const limits: PickLimits = { requester: principal?.user_id ?? null, private_owner, secrets: secret_headers.length > 0 ? { headers: secret_headers, requester: principal?.user_id ?? null } : null };
+    const limits: PickLimits = { requester, private_owner, secrets: secret_headers.length > 0 ? { headers: secret_headers, requester: acting } : null };
     const { nodes, inserted } = await selectNodesInserting(deps.pick_sql ?? deps.sql, type, body, limits, deps.random, firstRound);
     const ids = inserted ? inserted.ids : nodes.map(() => newId('probe_task'));
     const tasks: NewTask[] = nodes.map((node, i) => ({
       id: ids[i]!, group_id: ids[0]!, ordinal: i, node_id: node.id, probe_type: type, target: body.target, check,
-      timeout_ms, grace_ms: deps.config.task_grace_ms, requester_user_id: principal?.user_id ?? null, allow_private: ownsPrivately(node, principal),
+      timeout_ms, grace_ms: deps.config.task_grace_ms, requester_user_id: principal?.user_id ?? null, allow_private: ownsPrivately(node, principal, acting),
     }));
     if (!inserted) {
       const stored_check = sealed(ids);

@@ -1,5 +1,6 @@
 import type { NodeSelection, ProbeType } from '@vantage/shared-protocol';
 import type { Sql } from '../db/sql.js';
+import type { ServedOwner } from '../nodes/sharing.js';
 
 /** What node selection needs to know of a node (columns of 0010_nodes.sql). */
 export interface CandidateNode {
@@ -7,6 +8,8 @@ export interface CandidateNode {
   name: string;
   status: 'online' | 'offline' | 'disabled' | 'banned';
   owner_user_id: string | null;
+  /** The team the node belongs to (0046; null: its enrolling account's personal node). */
+  team_id: string | null;
   country: string | null;
   region: string | null;
   asn: number | null;
@@ -20,6 +23,9 @@ export interface CandidateNode {
   removed: boolean;
 }
 
+/** An owner as node rules compare it (nodes/sharing.ts sameOwner): the account, and the team (null: personal). */
+export interface NodeOwner { user_id: string; team_id: string | null }
+
 /**
  * The filters of an automatic pick: the probe type, `nodes` without `count`, the requester (only
  * nodes that serve it: nodes/sharing.ts mayServe; null: anonymous), the private-target owner, and
@@ -29,9 +35,14 @@ export interface CandidateNode {
 export interface CandidateFilter {
   probe_type: ProbeType;
   sel: Omit<NodeSelection, 'count'>;
-  requester: string | null;
-  private_owner: string | null;
-  secrets: { requester: string | null } | null;
+  requester: ServedOwner | null;
+  private_owner: NodeOwner | null;
+  secrets: { requester: NodeOwner | null } | null;
+}
+
+/** SQL "the node has the same owner as `o`" (nodes/sharing.ts sameOwner, on the `nodes` columns). */
+function sameOwnerSql(sql: Sql, o: NodeOwner) {
+  return o.team_id !== null ? sql`team_id = ${o.team_id}` : sql`(team_id IS NULL AND owner_user_id = ${o.user_id})`;
 }
 
 /** One country's next pick: a random point `r` in [0,1) of the pick keys, ASNs and nodes it has already. */
@@ -43,7 +54,7 @@ export interface CountryPick {
   picked: string[];
 }
 
-const COLUMNS = (sql: Sql) => sql`id, name, status, owner_user_id, country, region, asn, provider, allow_private, platform, shared, capabilities`;
+const COLUMNS = (sql: Sql) => sql`id, name, status, owner_user_id, team_id, country, region, asn, provider, allow_private, platform, shared, capabilities`;
 
 /** The nodes with these ids (removed ones included, flagged), in no particular order. */
 export async function nodesByIds(sql: Sql, ids: string[]): Promise<CandidateNode[]> {
@@ -66,10 +77,11 @@ function candidateWhere(sql: Sql, f: CandidateFilter) {
  * A candidate but for the capability test: online, not removed, and every non-empty filter of
  * the selection: country in `countries`, region (ISO 3166-2 code or GeoIP state name,
  * case-insensitive) in `regions`, asn in `asns`, provider (case-insensitive) in `providers`,
- * every tag of `tags`; serving `requester` (shared, platform, or the requester's own: the
- * pre-filter of nodes/sharing.ts mayServe, which select.ts applies to what is picked); with `private_owner`, only that user's nodes with allow_private (private
- * targets, docs/api/probes.md); with `secrets`, only platform nodes and the requester's own (the
- * pre-filter of secrets/node-trust.ts mayHoldSecretsOf, which select.ts applies to what is picked).
+ * every tag of `tags`; serving `requester` (shared, platform, the requester's own or its teams':
+ * the pre-filter of nodes/sharing.ts mayServe, which select.ts applies to what is picked); with
+ * `private_owner`, only that owner's nodes with allow_private (private targets,
+ * docs/api/probes.md); with `secrets`, only platform nodes and the owner's own (the pre-filter of
+ * secrets/node-trust.ts mayHoldSecretsOf, which select.ts applies to what is picked).
  */
 function windowWhere(sql: Sql, f: CandidateFilter) {
   const { sel, requester, private_owner, secrets } = f;
@@ -81,9 +93,9 @@ function windowWhere(sql: Sql, f: CandidateFilter) {
     ${sel.asns.length ? sql`AND asn IN ${sql(sel.asns)}` : sql``}
     ${providers.length ? sql`AND lower(provider) IN ${sql(providers)}` : sql``}
     ${sel.tags.length ? sql`AND tags @> ${sel.tags}::text[]` : sql``}
-    ${requester === null ? sql`AND (shared OR platform)` : sql`AND (shared OR platform OR owner_user_id = ${requester})`}
-    ${private_owner !== null ? sql`AND allow_private AND owner_user_id = ${private_owner}` : sql``}
-    ${secrets === null ? sql`` : secrets.requester === null ? sql`AND platform` : sql`AND (platform OR owner_user_id = ${secrets.requester})`}`;
+    ${requester === null ? sql`AND (shared OR platform)` : sql`AND (shared OR platform OR ${sameOwnerSql(sql, requester)} OR team_id = ANY(${[...(requester.member_of ?? [])]}::text[]))`}
+    ${private_owner !== null ? sql`AND allow_private AND ${sameOwnerSql(sql, private_owner)}` : sql``}
+    ${secrets === null ? sql`` : secrets.requester === null ? sql`AND platform` : sql`AND (platform OR ${sameOwnerSql(sql, secrets.requester)})`}`;
 }
 
 /** What a pick over every candidate needs of each: its id, country and ASN. */
@@ -141,8 +153,17 @@ export interface FirstRoundTasks {
   timeout_ms: number;
   grace_ms: number;
   requester_user_id: string | null;
-  /** The requester when its credential may reach private addresses through its own nodes, else null. */
-  private_user_id: string | null;
+  /**
+   * The owner whose nodes with allow_private let tasks reach private addresses (the requester, or
+   * the monitor's owner for a monitor's run) when the credential may, else null.
+   */
+  private_owner: NodeOwner | null;
+}
+
+/** SQL "pick `p` has the same owner as `o`" (nodes/sharing.ts sameOwner); `o` null: false. */
+function privateOwnerSql(sql: Sql, o: NodeOwner | null) {
+  if (o === null) return sql`false`;
+  return o.team_id !== null ? sql`p.team_id = ${o.team_id}` : sql`(p.team_id IS NULL AND p.owner_user_id = ${o.user_id})`;
 }
 
 /**
@@ -164,7 +185,7 @@ export async function countriesAndFirstPicks(
   const insert = tasks ? sql`, ins AS (
       INSERT INTO probe_tasks (id, group_id, ordinal, node_id, probe_type, target, "check", timeout_ms, requester_user_id, allow_private, deadline_at)
       SELECT (${tasks.ids}::text[])[p.pos], ${tasks.ids[0]!}, p.pos - 1, p.id, ${tasks.probe_type}, ${tasks.target}, ${sql.json(tasks.check as never)},
-        ${tasks.timeout_ms}, ${tasks.requester_user_id}, coalesce(p.allow_private AND p.owner_user_id = ${tasks.private_user_id}::text, false),
+        ${tasks.timeout_ms}, ${tasks.requester_user_id}, coalesce(p.allow_private AND ${privateOwnerSql(sql, tasks.private_owner)}, false),
         now() + make_interval(secs => (${tasks.timeout_ms}::int + ${tasks.grace_ms}::int) / 1000.0)
       FROM picks p
       WHERE (SELECT count(*) FROM picks) = ${count}
@@ -186,7 +207,7 @@ export async function countriesAndFirstPicks(
       SELECT c.pos, w.* FROM c CROSS JOIN LATERAL (${pickOne(sql, f)}) w
       WHERE c.pos <= ${count} AND (SELECT count(*) FROM c) * ${rounds_max} >= ${count}
     )${insert}
-    SELECT s.country AS country_key, s.pos, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.platform, p.shared, p.capabilities, false AS removed,
+    SELECT s.country AS country_key, s.pos, p.id, p.name, p.status, p.owner_user_id, p.team_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.platform, p.shared, p.capabilities, false AS removed,
       ${tasks ? sql`(SELECT count(*) FROM ins)::int` : sql`0`} AS inserted
     FROM c s LEFT JOIN picks p ON p.pos = s.pos
     ORDER BY s.pos`;
@@ -211,7 +232,7 @@ export async function pickInCountries(sql: Sql, f: CandidateFilter, picks: Count
   if (picks.length === 0) return [];
   const rows = picks.map((p, i) => ({ i, country: p.country, r: p.r, used: p.used_asns, picked: p.picked }));
   const found = await sql<Array<CandidateNode & { i: number }>>`
-    SELECT c.i, p.id, p.name, p.status, p.owner_user_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.platform, p.shared, p.capabilities, false AS removed
+    SELECT c.i, p.id, p.name, p.status, p.owner_user_id, p.team_id, p.country, p.region, p.asn, p.provider, p.allow_private, p.platform, p.shared, p.capabilities, false AS removed
     FROM jsonb_to_recordset(${sql.json(rows as never)}) AS c(i int, country text, r float8, used int[], picked text[])
     CROSS JOIN LATERAL (${pickOne(sql, f)}) p`;
   return found.map(({ i, ...node }) => ({ i, node }));

@@ -36,12 +36,16 @@ t.test('a read-only credential cannot unlock private targets; a write-capable on
   const owner = await registerUser(app);
   const mine = await addNode(sql, { owner_user_id: owner.user_id, allow_private: true });
   const readKey = await apiKey(owner.access_token, ['read']);
+  const probeKey = await apiKey(owner.access_token, ['probe']);
   const writeKey = await apiKey(owner.access_token, ['write']);
 
   const ro = await post('tcp', { target: '10.0.0.5:5432' }, readKey);
-  t.equal(ro.status, 403, 'read-only key');
-  t.match(ro.body.error, { code: 'FORBIDDEN', details: { required_scope: 'write', address: '10.0.0.5', range: 'private' } });
-  t.equal((await post('tcp', { target: '10.0.0.5:5432', node_id: mine }, readKey)).status, 403, 'also with the node named');
+  t.equal(ro.status, 403, 'read-only key: creating a probe needs the probe scope (docs/api/scopes.md)');
+  t.match(ro.body.error, { code: 'FORBIDDEN', details: { required_scope: 'probe' } });
+  const po = await post('tcp', { target: '10.0.0.5:5432' }, probeKey);
+  t.equal(po.status, 403, 'probe-only key: public targets only');
+  t.match(po.body.error, { code: 'FORBIDDEN', details: { required_scope: 'write', address: '10.0.0.5', range: 'private' } });
+  t.equal((await post('tcp', { target: '10.0.0.5:5432', node_id: mine }, probeKey)).status, 403, 'also with the node named');
 
   const rw = await post('tcp', { target: '10.0.0.5:5432' }, writeKey);
   t.equal(rw.status, 202, 'write key of the owner');
@@ -61,8 +65,8 @@ t.test('every task.run carries its requester policy; only the owner\'s write cre
   t.equal((await post('http', { target: 'https://1.1.1.1/', node_ids: nodes })).status, 202);
   for (const n of nodes) t.same(policyOn(n), PUBLIC, 'anonymous: public addresses and the deployment allow-list');
 
-  t.equal((await post('http', { target: 'https://1.1.1.1/', node_ids: nodes }, await apiKey(owner.access_token, ['read']))).status, 202);
-  for (const n of nodes) t.same(policyOn(n), PUBLIC, 'read-only key: public');
+  t.equal((await post('http', { target: 'https://1.1.1.1/', node_ids: nodes }, await apiKey(owner.access_token, ['probe']))).status, 202);
+  for (const n of nodes) t.same(policyOn(n), PUBLIC, 'probe-only key: public');
 
   t.equal((await post('http', { target: 'https://1.1.1.1/', node_ids: nodes }, await apiKey(owner.access_token, ['read', 'write']))).status, 202);
   t.same(policyOn(mine), { allow_private: true, allow_cidrs: ALLOW_LIST }, 'the owner, writing, on a node of theirs that allows private targets');

@@ -69,8 +69,10 @@ t.test('filters and candidates: every filter applies, offline, removed and unabl
   const owner = 'u_01jd3k6w9z4q8r2t7v5x1y3b6c';
   const mine = await addNode(sql, { country: 'BR', owner_user_id: owner, allow_private: true });
 
-  const ids = async (type: 'ping' | 'dns', s: Partial<NodeSelection>, private_owner: string | null = null) =>
-    (await selectNodes(sql, type, sel({ count: 10, ...s }), { requester: private_owner, private_owner, secrets: null }).catch(() => [])).map((n) => n.id).sort();
+  const ids = async (type: 'ping' | 'dns', s: Partial<NodeSelection>, private_user: string | null = null) => {
+    const private_owner = private_user === null ? null : { user_id: private_user, team_id: null };
+    return (await selectNodes(sql, type, sel({ count: 10, ...s }), { requester: private_owner, private_owner, secrets: null }).catch(() => [])).map((n) => n.id).sort();
+  };
   t.same(await ids('ping', {}), [tagged, plain, us, mine].sort(), 'online nodes able to ping');
   t.same(await ids('dns', {}), [tagged, plain, us, dnsOnly, mine].sort(), 'the dns-only node runs dns');
   t.same(await ids('ping', { countries: ['de'] }), [tagged, plain].sort());
@@ -115,7 +117,7 @@ t.test('a pick answered by its first round inserts the probe\'s tasks in the sam
   await addNode(sql, { country: 'JP', asn: 64520, capabilities: ['tcp'], owner_user_id: owner });
   const template = (count: number): FirstRoundTasks => ({
     ids: Array.from({ length: count }, () => newId('probe_task')), probe_type: 'tcp', target: '198.18.0.10:443',
-    check: { type: 'tcp', target: '198.18.0.10:443', params: {} }, timeout_ms: 2000, grace_ms: 5000, requester_user_id: owner, private_user_id: owner,
+    check: { type: 'tcp', target: '198.18.0.10:443', params: {} }, timeout_ms: 2000, grace_ms: 5000, requester_user_id: owner, private_owner: { user_id: owner, team_id: null },
   });
   const three = await selectNodesInserting(sql, 'tcp', {}, NO_LIMITS, Math.random, template);
   t.ok(three.inserted, 'three nodes in three countries: inserted with the pick');
@@ -149,7 +151,10 @@ t.test('secret headers: only the requester\'s own nodes and platform nodes, what
   const mine = await addNode(sql, { country: 'DE', capabilities: ['tcp'], owner_user_id: me });
   const platform = await addNode(sql, { country: 'US', capabilities: ['tcp'], owner_user_id: newId('user') });
   await sql`UPDATE nodes SET platform = true WHERE id = ${platform}`;
-  const secrets = (requester: string | null) => ({ requester, private_owner: null, secrets: { headers: ['Authorization'], requester } });
+  const secrets = (user: string | null) => {
+    const requester = user === null ? null : { user_id: user, team_id: null };
+    return { requester, private_owner: null, secrets: { headers: ['Authorization'], requester } };
+  };
   const ids = async (count: number, requester: string | null) => (await selectNodes(sql, 'tcp', sel({ count }), secrets(requester))).map((n) => n.id).sort();
   for (const count of [2, 3, 40]) {
     t.same(await ids(count, me), [mine, platform].sort(), `${count} asked (${count > 8 ? 'every candidate read' : 'indexed pick'}): own and platform nodes only`);
@@ -159,7 +164,7 @@ t.test('secret headers: only the requester\'s own nodes and platform nodes, what
 
   const template = (count: number): FirstRoundTasks => ({
     ids: Array.from({ length: count }, () => newId('probe_task')), probe_type: 'tcp', target: '198.18.0.10:443',
-    check: { type: 'tcp', target: '198.18.0.10:443', params: {} }, timeout_ms: 2000, grace_ms: 5000, requester_user_id: me, private_user_id: null,
+    check: { type: 'tcp', target: '198.18.0.10:443', params: {} }, timeout_ms: 2000, grace_ms: 5000, requester_user_id: me, private_owner: null,
   });
   const picked = await selectNodesInserting(sql, 'tcp', sel({ count: 2 }), secrets(me), Math.random, template);
   t.equal(picked.inserted, null, 'a pick for secret headers never inserts tasks itself');
@@ -169,4 +174,25 @@ t.test('secret headers: only the requester\'s own nodes and platform nodes, what
   await t.rejects(selectNodes(sql, 'tcp', { node_ids: [mine, others[0]!] }, secrets(me)), { code: 'FORBIDDEN', details: { node_ids: [others[0]], headers: ['Authorization'] } }, 'an explicit node of someone else: 403');
   t.same((await selectNodes(sql, 'tcp', { node_ids: [mine, platform] }, secrets(me))).map((n) => n.id), [mine, platform], 'explicit own and platform nodes');
   await t.rejects(selectNodes(sql, 'tcp', { node_ids: [mine] }, secrets(null)), { code: 'FORBIDDEN' }, 'anonymous: no owned node, only platform nodes');
+});
+
+t.test('a team\'s node serves its members\' probes, not others\'; it holds no member\'s personal secrets', async (t) => {
+  const { sql } = await testDatabase(t);
+  const enroller = newId('user');
+  const member = newId('user');
+  const team = newId('team');
+  await sql`INSERT INTO teams (id, name) VALUES (${team}, 'probe team')`;
+  const teamNode = await addNode(sql, { country: 'DE', capabilities: ['tcp'], owner_user_id: enroller, shared: false });
+  await sql`UPDATE nodes SET team_id = ${team} WHERE id = ${teamNode}`;
+  const asMember = { user_id: member, team_id: null, member_of: [team] };
+  const outsider = { user_id: newId('user'), team_id: null };
+  const limits = (requester: { user_id: string; team_id: null; member_of?: string[] }, secrets = false) =>
+    ({ requester, private_owner: null, secrets: secrets ? { headers: ['Authorization'], requester: { user_id: requester.user_id, team_id: null } } : null });
+  t.same((await selectNodes(sql, 'tcp', sel({ count: 3 }), limits(asMember))).map((n) => n.id), [teamNode], 'automatic pick: a member gets the team\'s node');
+  t.same((await selectNodes(sql, 'tcp', { node_ids: [teamNode] }, limits(asMember))).map((n) => n.id), [teamNode], 'named: too');
+  await t.rejects(selectNodes(sql, 'tcp', { node_ids: [teamNode] }, limits(outsider)), { code: 'FORBIDDEN', details: { node_ids: [teamNode] } }, 'an outsider: 403');
+  await t.rejects(selectNodes(sql, 'tcp', sel({ count: 3 }), limits({ user_id: enroller, team_id: null })), { code: 'PROBE_TOO_FEW_NODES' }, 'its enroller, not acting as a member: not his personal node');
+  await t.rejects(selectNodes(sql, 'tcp', { node_ids: [teamNode] }, limits(asMember, true)), { code: 'FORBIDDEN', details: { headers: ['Authorization'] } }, 'a member\'s personal secrets do not go to the team\'s node');
+  const forTeam = { requester: { user_id: member, team_id: team }, private_owner: null, secrets: { headers: ['Authorization'], requester: { user_id: member, team_id: team } } };
+  t.same((await selectNodes(sql, 'tcp', sel({ count: 3 }), forTeam)).map((n) => n.id), [teamNode], 'a team monitor\'s run: the team\'s node holds the team\'s secrets');
 });

@@ -1,9 +1,9 @@
 import { nodeSelectionSchema, type NodeSelection, type ProbeType } from '@vantage/shared-protocol';
-import { countriesAndFirstPicks, nodesByIds, pickInCountries, spreadCandidates, type CandidateFilter, type CandidateNode, type FirstRoundTasks } from './node-selection.db.js';
+import { countriesAndFirstPicks, nodesByIds, pickInCountries, spreadCandidates, type CandidateFilter, type CandidateNode, type FirstRoundTasks, type NodeOwner } from './node-selection.db.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
 import { mayHoldSecretsOf } from '../secrets/node-trust.js';
-import { mayServe } from '../nodes/sharing.js';
+import { mayServe, sameOwner, type ServedOwner } from '../nodes/sharing.js';
 
 function shuffle<T>(items: T[], random: () => number): T[] {
   const a = [...items];
@@ -61,26 +61,31 @@ export interface NodeRequest {
 /** What the request itself allows of its nodes (docs/api/probes.md "Target safety", "Node selection"). */
 export interface PickLimits {
   /**
-   * The requesting account (null: anonymous): only nodes that serve it qualify, its own, shared
-   * and platform nodes (nodes/sharing.ts mayServe; docs/api/nodes.md "Sharing").
+   * Whom the nodes work for (null: anonymous): only nodes that serve it qualify, its own, its
+   * teams' (`member_of`), shared and platform nodes (nodes/sharing.ts mayServe; docs/api/nodes.md
+   * "Sharing"). A monitor's run: the monitor's owner.
    */
-  requester: string | null;
-  /** An authenticated caller probing a private target: only this user's nodes with allow_private. */
-  private_owner: string | null;
+  requester: ServedOwner | null;
+  /**
+   * A private target, by an authenticated caller: only nodes of this owner (nodes/sharing.ts
+   * sameOwner: the caller's personal nodes, or a team monitor's team's nodes) with allow_private.
+   */
+  private_owner: NodeOwner | null;
   /**
    * The request headers carry secrets (`headers`: their names): only nodes that may hold the
-   * requester's secrets (secrets/node-trust.ts mayHoldSecretsOf; `requester` null = anonymous:
-   * platform nodes only).
+   * secrets of `requester` (secrets/node-trust.ts mayHoldSecretsOf; null = anonymous: platform
+   * nodes only).
    */
-  secrets: { headers: string[]; requester: string | null } | null;
+  secrets: { headers: string[]; requester: NodeOwner | null } | null;
 }
 
 /** No limit beyond the selection and sharing: an anonymous request for a public target, no secret header. */
 export const NO_LIMITS: PickLimits = Object.freeze({ requester: null, private_owner: null, secrets: null });
 
 /** Where secrets go for `requester`, in words. */
-function trustedWords(requester: string | null): string {
-  return requester === null ? 'platform nodes' : 'your own nodes and to platform nodes';
+function trustedWords(requester: NodeOwner | null): string {
+  if (requester === null) return 'platform nodes';
+  return requester.team_id === null ? 'your own nodes and to platform nodes' : `the nodes of team ${requester.team_id} and to platform nodes`;
 }
 
 /**
@@ -92,9 +97,9 @@ function trustedWords(requester: string | null): string {
  *   matching nodes spread across countries, then ASNs ({@link indexedPick}, else
  *   {@link spreadPick} over every candidate); none → 422 PROBE_TOO_FEW_NODES; fewer than
  *   `count` → all of them.
- * Only nodes that serve `limits.requester` qualify (its own, shared and platform nodes; nodes/sharing.ts
- * mayServe); a named node that does not → 403 FORBIDDEN (`details.node_ids`).
- * With `limits.private_owner` (an authenticated caller probing a private target) only that user's
+ * Only nodes that serve `limits.requester` qualify (its own, its teams', shared and platform nodes;
+ * nodes/sharing.ts mayServe); a named node that does not → 403 FORBIDDEN (`details.node_ids`).
+ * With `limits.private_owner` (an authenticated caller probing a private target) only that owner's
  * nodes with allow_private qualify; an explicit node that does not → 422 PROBE_TARGET_INVALID.
  * With `limits.secrets` (secret request headers) only nodes that may hold the requester's secrets
  * qualify (mayHoldSecretsOf decides, for every node chosen); an explicit node that may not → 403
@@ -136,8 +141,9 @@ export async function selectNodesInserting(
     const unable = nodes.filter((n) => n.capabilities.length > 0 && !n.capabilities.includes(type));
     if (unable.length) throw new ApiError('VALIDATION_FAILED', `node cannot run ${type} probes: ${unable[0]!.id}`, { fields: [{ path: 'node_ids', message: `no ${type} capability` }] });
     if (private_owner !== null) {
-      const refused = nodes.filter((n) => !n.allow_private || n.owner_user_id !== private_owner);
-      if (refused.length) throw new ApiError('PROBE_TARGET_INVALID', `private targets run only on your own nodes that allow them; ${refused[0]!.id} does not`, { node_ids: refused.map((n) => n.id) });
+      const refused = nodes.filter((n) => !n.allow_private || !sameOwner(n, private_owner));
+      const whose = private_owner.team_id === null ? 'your own nodes' : `the nodes of team ${private_owner.team_id}`;
+      if (refused.length) throw new ApiError('PROBE_TARGET_INVALID', `private targets run only on ${whose} that allow them; ${refused[0]!.id} does not`, { node_ids: refused.map((n) => n.id) });
     }
     const untrusted = secrets ? nodes.filter((n) => !mayHoldSecretsOf(n, secrets.requester)) : [];
     if (secrets && untrusted.length) {
@@ -156,14 +162,16 @@ export async function selectNodesInserting(
   const served = found.filter((n) => mayServe(n, requester));
   const picked = secrets ? served.filter((n) => mayHoldSecretsOf(n, secrets.requester)) : served;
   if (picked.length === 0) {
-    if (private_owner !== null) throw new ApiError('PROBE_TARGET_INVALID', 'the target is private and none of your online nodes allows private targets');
+    if (private_owner !== null) {
+      throw new ApiError('PROBE_TARGET_INVALID', `the target is private and none of ${private_owner.team_id === null ? 'your' : `team ${private_owner.team_id}'s`} online nodes allows private targets`);
+    }
     if (secrets) {
       throw new ApiError('PROBE_TOO_FEW_NODES', `the request headers ${secrets.headers.join(', ')} carry secrets, which are sent only to ${trustedWords(secrets.requester)}, and no such online node matches the selection for ${type} probes`,
         { headers: secrets.headers });
     }
     throw new ApiError('PROBE_TOO_FEW_NODES', requester === null
       ? `no online shared or platform node matches the selection for ${type} probes`
-      : `no online node that serves you (your own, shared or platform nodes) matches the selection for ${type} probes`);
+      : `no online node that serves you (your own, your teams', shared or platform nodes) matches the selection for ${type} probes`);
   }
   return { nodes: picked, inserted: null };
 }

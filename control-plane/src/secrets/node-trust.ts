@@ -1,4 +1,5 @@
 import { isSecretHeader } from './header-rule.js';
+import { sameOwner, type NodeOwnerFacts } from '../nodes/sharing.js';
 
 /*
  * Which nodes may receive an account's secrets (docs/api/monitors.md "Secrets in headers",
@@ -6,21 +7,23 @@ import { isSecretHeader } from './header-rule.js';
  * selection (probes/select.ts) and the assignment feed (monitors/assignment-feed.ts) apply.
  */
 
-/** What the rule needs of a node (columns of `nodes`: owner_user_id, platform from 0037). */
-export interface NodeTrustFacts {
-  owner_user_id: string | null;
+/** What the rule needs of a node (columns of `nodes`: owner_user_id, team_id from 0046, platform from 0037). */
+export interface NodeTrustFacts extends NodeOwnerFacts {
   /** Marked by the operator as one of the platform's own nodes (VANTAGE_PLATFORM_NODE_OWNERS). */
   platform: boolean;
 }
 
 /**
- * True when `node` may receive the secrets of account `user_id`: it is a platform node, or that
- * account owns it. `user_id` null (an anonymous requester): platform nodes only. A node enrolled
- * by anyone else runs only what carries no secret: its owner controls the machine, its agent's
- * state database and its memory.
+ * True when `node` may receive the secrets of `owner` (a monitor's {user_id, team_id}, or a probe
+ * requester's account with team_id null): it is a platform node, or it has the same owner
+ * (nodes/sharing.ts sameOwner: a team's secrets go to the team's nodes, whoever of its members
+ * enrolled them, never to a member's personal node; a personal resource's to its creator's
+ * personal nodes). `owner` null (an anonymous requester): platform nodes only. A node of anyone
+ * else runs only what carries no secret: its owner controls the machine, its agent's state
+ * database and its memory.
  */
-export function mayHoldSecretsOf(node: NodeTrustFacts, user_id: string | null): boolean {
-  return node.platform || (user_id !== null && node.owner_user_id === user_id);
+export function mayHoldSecretsOf(node: NodeTrustFacts, owner: { user_id: string; team_id: string | null } | null): boolean {
+  return node.platform || (owner !== null && sameOwner(node, owner));
 }
 
 /**
