@@ -1,11 +1,10 @@
-import fs from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { Secret } from '../secret.js';
 import { ConfigError, loadConfig, type ConfigSources } from './load.js';
 import type { AgentConfig } from './schema.js';
 
-/** How often the config file is looked at, ms (a stat; cheap). */
+/** How often the config file is read again, ms (a small JSON file: cheap). */
 export const CONFIG_WATCH_INTERVAL_MS = 2000;
 
 /** Keys whose change needs no restart: the token is read only to enroll, and the agent itself removes it once spent. */
@@ -19,7 +18,7 @@ export interface ConfigWatchOptions {
   /** The configuration the agent runs with. */
   running: AgentConfig;
   log: Logger;
-  /** Stat interval, ms (default {@link CONFIG_WATCH_INTERVAL_MS}). */
+  /** Read interval, ms (default {@link CONFIG_WATCH_INTERVAL_MS}). */
   interval_ms?: number;
 }
 
@@ -39,24 +38,33 @@ export class ConfigFileWatch {
   /** Setting → the new value (JSON) last reported, so each change is logged once. */
   readonly #reported = new Map<string, string>();
   #invalid: string | null = null;
-  #listener: ((cur: fs.Stats, prev: fs.Stats) => void) | null = null;
+  #timer: NodeJS.Timeout | null = null;
 
   constructor(opts: ConfigWatchOptions) {
     this.#o = opts;
   }
 
-  /** Start watching (a stat every interval_ms; does not keep the process alive). */
+  /**
+   * Start watching: the file is read again every interval_ms and compared (no stat or fs.watchFile
+   * gate: a change saved before the watcher's first stat, or within the file system's timestamp
+   * granularity at the same size, would be missed). Does not keep the process alive; a read that
+   * fails for another reason than a bad file is logged, never thrown.
+   */
   start(): void {
-    if (this.#listener) return;
-    this.#listener = (cur, prev) => {
-      if (cur.mtimeMs !== prev.mtimeMs || cur.ino !== prev.ino || cur.size !== prev.size) this.check();
-    };
-    fs.watchFile(this.#o.file, { interval: this.#o.interval_ms ?? CONFIG_WATCH_INTERVAL_MS, persistent: false }, this.#listener);
+    if (this.#timer) return;
+    this.#timer = setInterval(() => {
+      try {
+        this.check();
+      } catch (err) {
+        this.#o.log.warn({ file: this.#o.file, err }, `could not read ${this.#o.file} to compare it with the running settings`);
+      }
+    }, this.#o.interval_ms ?? CONFIG_WATCH_INTERVAL_MS);
+    this.#timer.unref();
   }
 
   stop(): void {
-    if (this.#listener) fs.unwatchFile(this.#o.file, this.#listener);
-    this.#listener = null;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
   }
 
   /**
