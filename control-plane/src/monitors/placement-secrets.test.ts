@@ -1,9 +1,8 @@
 import t, { type Test } from 'tap';
-import type { ServerMessage } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import { enrollNode, helloNode, makeToken, waitFor } from '../hub/test-harness.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
-import type { TestNode } from '../test-support/test-node.js';
+import { recordAssignments, type TestNode } from '../test-support/test-node.js';
 import { createPlacementEngine } from './placement-engine.js';
 
 /*
@@ -19,7 +18,6 @@ const COOKIE = 'session=account-a-session-cookie-abcdef';
 const OPENAI_KEY = 'sk-proj-accountAkey0123456789abcdefABCD';
 const SECRETS = [BEARER, COOKIE, OPENAI_KEY];
 
-type Assignments = Extract<ServerMessage, { type: 'assignments.full' | 'assignments.delta' }>;
 
 /**
  * Every assignments frame `node` receives from its first full set on (the one sent at enrollment,
@@ -27,33 +25,8 @@ type Assignments = Extract<ServerMessage, { type: 'assignments.full' | 'assignme
  * node's current set, as the frames built it, has monitor `id`.
  */
 async function record(node: TestNode) {
-  const frames: Assignments[] = [];
-  const held = new Map<string, unknown>();
-  let version = -1;
-  const take = (m: Assignments) => {
-    frames.push(m);
-    if (m.type === 'assignments.full') {
-      held.clear();
-      for (const a of m.assignments) held.set(a.monitor_id, a);
-      version = m.version;
-    } else if (m.from_version === version) {
-      for (const id of m.remove) held.delete(id);
-      for (const a of m.upsert) held.set(a.monitor_id, a);
-      version = m.version;
-    }
-    node.send({ type: 'assignments.ack', version });
-  };
-  take(await node.next('assignments.full'));
-  node.onFrame = (m) => {
-    if (m.type !== 'assignments.full' && m.type !== 'assignments.delta') return false;
-    take(m);
-    return true;
-  };
-  return {
-    frames,
-    holds: (id: string) => held.has(id),
-    leaked: () => SECRETS.filter((s) => JSON.stringify(frames).includes(s)),
-  };
+  const { frames, holds } = await recordAssignments(node);
+  return { frames, holds, leaked: () => SECRETS.filter((s) => JSON.stringify(frames).includes(s)) };
 }
 
 async function setup(t: Test, config: Partial<Config> = {}) {

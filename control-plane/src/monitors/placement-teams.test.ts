@@ -1,8 +1,7 @@
 import t from 'tap';
-import type { ServerMessage } from '@vantage/shared-protocol';
 import { enrollNode, makeToken, waitFor } from '../hub/test-harness.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
-import type { TestNode } from '../test-support/test-node.js';
+import { recordAssignments, type TestNode } from '../test-support/test-node.js';
 import { seedTeam } from '../teams/test-support.js';
 import { createMaintenanceCalendar } from '../alerting/maintenance-calendar.js';
 
@@ -23,33 +22,11 @@ const api = (u: { access_token: string }) => (method: string, path: string, body
 const asCreator = api(creator);
 const asEnroller = api(enroller);
 
-type Assignments = Extract<ServerMessage, { type: 'assignments.full' | 'assignments.delta' }>;
 
 /** Every assignments frame `node` receives, acked as an agent would; `holds(id)`: its current set has monitor `id`. */
 async function record(node: TestNode) {
-  const frames: Assignments[] = [];
-  const held = new Set<string>();
-  let version = -1;
-  const take = (m: Assignments) => {
-    frames.push(m);
-    if (m.type === 'assignments.full') {
-      held.clear();
-      for (const a of m.assignments) held.add(a.monitor_id);
-      version = m.version;
-    } else if (m.from_version === version) {
-      for (const id of m.remove) held.delete(id);
-      for (const a of m.upsert) held.add(a.monitor_id);
-      version = m.version;
-    }
-    node.send({ type: 'assignments.ack', version });
-  };
-  take(await node.next('assignments.full'));
-  node.onFrame = (m) => {
-    if (m.type !== 'assignments.full' && m.type !== 'assignments.delta') return false;
-    take(m);
-    return true;
-  };
-  return { holds: (id: string) => held.has(id), leaked: () => JSON.stringify(frames).includes(BEARER) };
+  const { frames, holds } = await recordAssignments(node);
+  return { holds, leaked: () => JSON.stringify(frames).includes(BEARER) };
 }
 
 /** Enroll a node (not shared) with a token of `user_id` (and `team`), allowing private targets. */

@@ -82,3 +82,37 @@ export class TestNode {
     this.ws.close();
   }
 }
+
+type AssignmentFrame = Extract<ServerMessage, { type: 'assignments.full' | 'assignments.delta' }>;
+
+/**
+ * Every assignments frame `node` receives from its first full set on (the one sent at enrollment,
+ * taken from the queue), acked as an agent would, kept in `frames`; `holds(id)` is true when the
+ * node's current set, as the frames built it (a delta applies only on its `from_version`), has
+ * monitor `id`.
+ */
+export async function recordAssignments(node: TestNode): Promise<{ frames: AssignmentFrame[]; holds: (monitor_id: string) => boolean }> {
+  const frames: AssignmentFrame[] = [];
+  const held = new Set<string>();
+  let version = -1;
+  const take = (m: AssignmentFrame) => {
+    frames.push(m);
+    if (m.type === 'assignments.full') {
+      held.clear();
+      for (const a of m.assignments) held.add(a.monitor_id);
+      version = m.version;
+    } else if (m.from_version === version) {
+      for (const id of m.remove) held.delete(id);
+      for (const a of m.upsert) held.add(a.monitor_id);
+      version = m.version;
+    }
+    node.send({ type: 'assignments.ack', version });
+  };
+  take(await node.next('assignments.full'));
+  node.onFrame = (m) => {
+    if (m.type !== 'assignments.full' && m.type !== 'assignments.delta') return false;
+    take(m);
+    return true;
+  };
+  return { frames, holds: (id) => held.has(id) };
+}
