@@ -63,10 +63,20 @@ async function statuses(sql: Sql): Promise<Record<string, number>> {
 
 t.test('two instances deliver every message exactly once', async (t) => {
   const { sql, url } = await testDatabase(t);
-  const cfg = config({ database_url: url });
-  const slow = () => new Promise<SendOutcome>((r) => setTimeout(() => r({ ok: true, status_code: 200, response_body: null, latency_ms: 5 }), 5));
-  const a = testSender(slow);
-  const b = testSender(slow);
+  // Each instance holds at most 100 messages at once, and no attempt answers before both instances
+  // have begun one: the first instance cannot drain the queue before the second one starts.
+  const cfg = config({ database_url: url, delivery_max_inflight: 100 });
+  const started = new Set<string>();
+  let open!: () => void;
+  const gate = new Promise<void>((r) => { open = r; });
+  const gated = (instance: string) => async (): Promise<SendOutcome> => {
+    started.add(instance);
+    if (started.size === 2) open();
+    await gate;
+    return { ok: true, status_code: 200, response_body: null, latency_ms: 5 };
+  };
+  const a = testSender(gated('a'));
+  const b = testSender(gated('b'));
   for (let d = 0; d < 20; d++) await queue(sql, 20, `dest-${d}`);
   await worker(t, sql, cfg, a.sender, 'i-a').start();
   await worker(t, sql, cfg, b.sender, 'i-b').start();
