@@ -42,6 +42,14 @@ export const ID_PREFIXES = {
   oncall_override: 'oco_',
   /** An alert noise rule (docs/api/alerting.md "Noise rules"). */
   alert_noise_rule: 'anr_',
+  /** A passkey (WebAuthn credential) of an account (docs/api/accounts.md "Passkeys"). */
+  passkey: 'pk_',
+  /** An identity at an OpenID Connect / OAuth provider linked to an account (docs/api/accounts.md "Single sign-on"). */
+  oauth_identity: 'idn_',
+  /** A QR-code (device authorization) login attempt (docs/api/accounts.md "QR-code login"). */
+  device_authorization: 'da_',
+  /** An e-mail one-time code sent for a login or a sensitive action (docs/api/accounts.md "E-mail codes"). */
+  email_otp: 'otp_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */
@@ -58,6 +66,12 @@ export const SECRET_PREFIXES = {
   invite_token: 'itk_',
   /** A team invitation token, accepted once by POST /v1/teams/invites/accept (docs/api/teams.md). */
   team_invite_token: 'tit_',
+  /** A QR-code login's device code, polled by the waiting browser (RFC 8628 3.2; docs/api/accounts.md). */
+  device_code: 'dc_',
+  /** A password reset link's token (docs/api/accounts.md "Passwords"). */
+  password_reset_token: 'prt_',
+  /** An account deletion's cancel link token (docs/api/accounts.md "Account lifecycle"). */
+  account_restore_token: 'art_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
