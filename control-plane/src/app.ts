@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppDeps } from './deps.js';
 import type { AppEnv } from './env.js';
-import { notFoundHandler, onError } from './http/errors.js';
+import { errorHandler, notFoundHandler } from './http/errors.js';
 import { limitBody } from './middleware/body-limit.js';
 import { loadShedding } from './middleware/load-shed.js';
 import { cleanInput } from './middleware/clean-input.js';
@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use('*', rateLimit(deps));
   mountRoutes(app, deps);
   mountOpenApi(app, deps.config);
-  app.notFound(notFoundHandler(app));
-  app.onError(onError);
+  app.notFound(notFoundHandler(app, deps.config));
+  app.onError(errorHandler(deps.config));
   return app;
 }

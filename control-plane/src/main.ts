@@ -18,6 +18,7 @@ import { createResultSink } from './probes/sink.js';
 import { startTaskSweeper } from './probes/sweeper.js';
 import { startRateLimitPruner } from './jobs/prune-rate-limits.js';
 import { startSessionPruner } from './jobs/prune-sessions.js';
+import { startAccountPurger } from './accounts/account-deletion.job.js';
 import { trackSockets } from './http/track-sockets.js';
 import { createOutbound } from './outbound.js';
 import { createAssignmentFeed } from './monitors/assignment-feed.js';
@@ -130,6 +131,8 @@ const stopSweeper = startTaskSweeper(base);
 const stopPruner = startRateLimitPruner(base);
 // Ended sessions and their refresh-token history, a week after they end (any number of instances).
 const stopSessionPruner = startSessionPruner(base);
+// Accounts past their deletion grace period, purged with what they own (docs/api/accounts.md "Account lifecycle").
+const stopAccountPurger = startAccountPurger(base);
 // Places monitors on nodes and moves them off nodes gone past the grace (queue claimed with SKIP LOCKED: any number of instances).
 const placementJob = startPlacementJob(base);
 // Judges rounds and records monitor state changes (webhook events queued in the same transaction),
@@ -170,6 +173,7 @@ async function shutdown(signal: string): Promise<void> {
   server.closeIdleConnections();
   stopPruner();
   stopSessionPruner();
+  stopAccountPurger();
   const cut = setTimeout(() => {
     server.closeAllConnections();
     for (const socket of sockets) socket.destroy();

@@ -3,10 +3,23 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppDeps } from './deps.js';
 import { accountTokensRouter } from './accounts/account-tokens.routes.js';
 import { accountRouter } from './accounts/account.routes.js';
+import { accountDeletionRouter, accountRestoreRouter } from './accounts/account-deletion.routes.js';
+import { phoneRouter } from './accounts/phone.routes.js';
+import { accountExportRouter } from './accounts/account-export.routes.js';
 import { adminAccountsRouter } from './accounts/admin-accounts.routes.js';
 import { apiKeysRouter } from './accounts/api-keys.routes.js';
 import { authRouter } from './accounts/auth.routes.js';
 import { emailVerificationRouter } from './accounts/email-verification.routes.js';
+import { passkeyLoginRouter } from './accounts/passkey-login.routes.js';
+import { passkeysRouter } from './accounts/passkeys.routes.js';
+import { oauthRouter } from './accounts/oauth.routes.js';
+import { oauthIdentitiesRouter } from './accounts/oauth-identities.routes.js';
+import { passwordChangeRouter } from './accounts/password-change.routes.js';
+import { passwordResetRouter } from './accounts/password-reset.routes.js';
+import { deviceLoginRouter } from './accounts/device-login.routes.js';
+import { emailOtpRouter } from './accounts/email-otp.routes.js';
+import { recoveryCodesRouter } from './accounts/recovery-codes.routes.js';
+import { securityRouter } from './accounts/two-factor-policy.routes.js';
 import { enrollmentTokensRouter } from './nodes/enrollment-tokens.routes.js';
 import { geoRouter } from './nodes/geo.routes.js';
 import { installRouter } from './nodes/install.routes.js';
@@ -27,6 +40,7 @@ import { heartbeatCheckinRouter } from './control-checks/heartbeat-checkin.route
 import { alertPoliciesRouter } from './alerting/alert-policies.routes.js';
 import { alertNoiseRulesRouter } from './alerting/noise-rules.routes.js';
 import { oncallSchedulesRouter } from './oncall/schedules.routes.js';
+import { oncallNotificationRulesRouter } from './oncall/notification-rules.routes.js';
 import { alertSilencesRouter } from './alerting/alert-silences.routes.js';
 import { alertGroupsRouter } from './alerting/alert-groups.routes.js';
 import { maintenanceWindowsRouter } from './alerting/maintenance-windows.routes.js';
@@ -34,6 +48,8 @@ import { alertEventsRouter } from './alerting/alert-events.routes.js';
 import { teamsRouter } from './teams/teams.routes.js';
 import { teamMembersRouter } from './teams/team-members.routes.js';
 import { teamInvitesRouter } from './teams/team-invites.routes.js';
+import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
+import { deprecatedFields } from './http/deprecated-fields.js';
 
 /**
  * Every feature's routers, mounted under their base paths by createApp: the one place that knows
@@ -41,12 +57,31 @@ import { teamInvitesRouter } from './teams/team-invites.routes.js';
  * returns a Hono router; a new feature adds its lines here.
  */
 export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
+  // Field names of earlier API revisions, renamed before any route validates (docs/api/versioning.md).
+  app.use('*', deprecatedFields(app as OpenAPIHono<any>, deps.config));
+  app.route(API_DOCS_PATH, apiDocsRouter(deps));
   app.route('/', installRouter(deps));
   app.route('/v1/auth', authRouter(deps));
   app.route('/v1/auth', emailVerificationRouter(deps));
   app.route('/v1/account', accountRouter(deps));
+  // Account lifecycle (docs/api/accounts.md "Account lifecycle"): phone binding, deletion, restore.
+  app.route('/v1/account', phoneRouter(deps));
+  app.route('/v1/account', accountDeletionRouter(deps));
+  app.route('/v1/account', accountExportRouter(deps));
+  app.route('/v1/auth', accountRestoreRouter(deps));
   app.route('/v1/account/api-keys', apiKeysRouter(deps));
   app.route('/v1/account/tokens', accountTokensRouter(deps));
+  app.route('/v1/auth/passkeys', passkeyLoginRouter(deps));
+  app.route('/v1/account/passkeys', passkeysRouter(deps));
+  app.route('/v1/auth/oauth', oauthRouter(deps));
+  app.route('/v1/account/identities', oauthIdentitiesRouter(deps));
+  app.route('/v1/auth', passwordResetRouter(deps));
+  app.route('/v1/account', passwordChangeRouter(deps));
+  // QR-code login and e-mail codes span /v1/auth and /v1/account; security summary and recovery codes
+  app.route('/v1', deviceLoginRouter(deps));
+  app.route('/v1', emailOtpRouter(deps));
+  app.route('/v1/account', securityRouter(deps));
+  app.route('/v1/account', recoveryCodesRouter(deps));
   app.route('/v1/admin', adminAccountsRouter(deps));
   app.route('/v1/nodes', nodesRouter(deps));
   app.route('/v1/admin/nodes', adminNodesRouter(deps));
@@ -66,6 +101,7 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/alert-policies', alertPoliciesRouter(deps));
   app.route('/v1/alert-noise-rules', alertNoiseRulesRouter(deps));
   app.route('/v1/oncall/schedules', oncallSchedulesRouter(deps));
+  app.route('/v1/oncall/notification-rules', oncallNotificationRulesRouter(deps));
   app.route('/v1/alert-silences', alertSilencesRouter(deps));
   app.route('/v1/alert-groups', alertGroupsRouter(deps));
   app.route('/v1/maintenance-windows', maintenanceWindowsRouter(deps));

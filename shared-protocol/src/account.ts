@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
 import { textString } from './parse.js';
+import { usernameSchema } from './account-lifecycle.js';
 
 /**
  * Account and credential wire shapes (docs/api/accounts.md, docs/api/conventions.md). Routes validate requests with
@@ -83,11 +84,15 @@ export const registerRequestSchema = z.object({
 });
 export type RegisterRequest = z.infer<typeof registerRequestSchema>;
 
-/** `POST /v1/auth/login` body (docs/api/accounts.md): `otp` is the 6-digit TOTP code once 2FA is enabled. */
+/**
+ * `POST /v1/auth/login` body (docs/api/accounts.md): once TOTP is on, `otp` is the 6-digit TOTP
+ * code or a recovery code, or `recovery_code` carries a recovery code (each works once).
+ */
 export const loginRequestSchema = z.object({
   email: textString().trim().min(1).max(254),
   password: textString().min(1).max(1024),
-  otp: textString().max(16).optional(),
+  otp: textString().max(32).optional(),
+  recovery_code: textString().max(32).optional(),
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 
@@ -113,6 +118,8 @@ export const profileSchema = z.object({
   id: z.string(),
   email: z.string(),
   email_verified: z.boolean(),
+  /** Optional login name (docs/api/accounts.md "Username"); null when none is set. */
+  username: z.string().nullable(),
   phone: z.string(),
   phone_verified: z.boolean(),
   has_password: z.boolean(),
@@ -138,6 +145,8 @@ export const profilePatchSchema = z.strictObject({
   locale: z.enum(ACCOUNT_LOCALES).optional(),
   timezone: textString().max(64).refine(isIanaTimezone, { message: 'must be an IANA time zone name' }).optional(),
   theme: z.enum(ACCOUNT_THEMES).optional(),
+  /** A username (docs/api/accounts.md "Username"), or null to clear it. */
+  username: usernameSchema.nullable().optional(),
 });
 export type ProfilePatch = z.infer<typeof profilePatchSchema>;
 

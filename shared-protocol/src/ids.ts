@@ -44,6 +44,8 @@ export const ID_PREFIXES = {
   alert_noise_rule: 'anr_',
   /** A passkey (WebAuthn credential) of an account (docs/api/accounts.md "Passkeys"). */
   passkey: 'pk_',
+  /** A passkey registration or login challenge, usable once (docs/api/accounts.md "Passkeys"). */
+  webauthn_challenge: 'wch_',
   /** An identity at an OpenID Connect / OAuth provider linked to an account (docs/api/accounts.md "Single sign-on"). */
   oauth_identity: 'idn_',
   /** A QR-code (device authorization) login attempt (docs/api/accounts.md "QR-code login"). */

@@ -131,3 +131,30 @@ export const oncallNowSchema = z.object({
   shift_end: z.iso.datetime().nullable(),
 });
 export type OncallNow = z.infer<typeof oncallNowSchema>;
+
+/** Contact methods of on-call pages: alert channel types a person can be paged on. */
+export const ONCALL_CONTACT_METHODS = ['email', 'sms', 'webhook'] as const;
+/** Most contact channels an account lists. */
+export const ONCALL_NOTIFICATION_RULES_MAX = 5;
+
+/**
+ * `PUT /v1/oncall/notification-rules`: how you are paged when you are on call, replacing the list:
+ * up to 5 of your own personal alert channels of type `email`, `sms` (sending only to the phone
+ * number bound to your account) or `webhook`, no repeats; empty: your account e-mail address.
+ * @example { "channel_ids": ["ach_01jd3k6w9z4q8r2t7v5x1y3b6c"] }
+ */
+export const oncallNotificationRulesPutSchema = z.strictObject({
+  channel_ids: z.array(idSchema('alert_channel')).max(ONCALL_NOTIFICATION_RULES_MAX)
+    .refine((ids) => new Set(ids).size === ids.length, { message: 'must not repeat a channel' }),
+});
+export type OncallNotificationRulesPut = z.infer<typeof oncallNotificationRulesPutSchema>;
+
+/**
+ * Your on-call contact methods, in order: each channel with its `method` (its type) and name;
+ * `items` empty: pages go to your account e-mail address.
+ * @example { "items": [{ "channel_id": "ach_01jd3k6w9z4q8r2t7v5x1y3b6c", "method": "sms", "name": "My phone" }] }
+ */
+export const oncallNotificationRulesSchema = z.object({
+  items: z.array(z.object({ channel_id: z.string(), method: z.enum(ONCALL_CONTACT_METHODS), name: z.string() })),
+});
+export type OncallNotificationRules = z.infer<typeof oncallNotificationRulesSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIanaTimezone } from './account.js';
 import { textString } from './parse.js';
 
 /**
@@ -21,18 +22,29 @@ const emailSchema = textString().trim().max(254).pipe(z.email());
  * @example { "name": "Platform" }
  */
 export const teamCreateSchema = z.strictObject({ name: teamName });
-/** `PATCH /v1/teams/{id}` body (owners only): a new `name`. @example { "name": "Platform SRE" } */
-export const teamPatchSchema = z.strictObject({ name: teamName });
+/** A team's time zone: an IANA name (default UTC); its resources' mute and recurring maintenance windows are local to it. */
+const teamTimeZone = textString().max(64).refine(isIanaTimezone, { message: 'must be an IANA time zone name' });
+/**
+ * `PATCH /v1/teams/{id}` body: a new `name` (owners), a `time_zone` (owners and admins), `require_2fa`
+ * (owners and admins: every member must have TOTP or a passkey, docs/api/accounts.md "Two-factor
+ * policy and recovery codes"); omitted = unchanged.
+ * @example { "name": "Platform SRE", "time_zone": "Europe/Berlin" }
+ */
+export const teamPatchSchema = z.strictObject({ name: teamName.optional(), time_zone: teamTimeZone.optional(), require_2fa: z.boolean().optional() });
 
 /**
  * A team as its member sees it: `role` is the caller's own role in it.
- * @example { "id": "team_01jd3k6w9z4q8r2t7v5x1y3b6c", "name": "Platform", "role": "owner", "member_count": 3, "created_at": "2026-11-28T10:00:00.000Z", "updated_at": "2026-11-28T10:00:00.000Z" }
+ * @example { "id": "team_01jd3k6w9z4q8r2t7v5x1y3b6c", "name": "Platform", "role": "owner", "member_count": 3, "time_zone": "UTC", "created_at": "2026-11-28T10:00:00.000Z", "updated_at": "2026-11-28T10:00:00.000Z" }
  */
 export const teamSchema = z.object({
   id: z.string(),
   name: z.string(),
   role: z.enum(TEAM_ROLE_NAMES),
   member_count: z.number().int(),
+  /** IANA time zone of the team's mute and recurring maintenance windows (default UTC). */
+  time_zone: z.string(),
+  /** Whether every member must have two-factor authentication (TOTP or a passkey). */
+  require_2fa: z.boolean(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });

@@ -88,6 +88,8 @@ export const webhookEndpointPatchSchema = z.strictObject({
   events: eventsSchema.optional(),
   description: descriptionSchema.nullable().optional(),
   enabled: z.boolean().optional(),
+  /** Move it into this team (member or above there too), or with null to its creator's own endpoints (the creator only); docs/api/teams.md "Moving a resource". */
+  team_id: idSchema('team').nullable().optional(),
 });
 export type WebhookEndpointPatch = z.infer<typeof webhookEndpointPatchSchema>;
 

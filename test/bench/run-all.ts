@@ -10,7 +10,7 @@
  * also printed): the machine (nproc, CPU, memory, kernel, Node.js, load average at start and
  * end), then one summary table of every figure (area | figure | ours | peer (same run) | goal |
  * ratio/difference), then per area how each script was run. Areas: the probe engine, the node
- * hub, the node agent, the HTTP API, end to end, and monitoring (scheduler lateness with 10,000
+ * hub, the node agent (outbox, and HTTP probe timing inside running agents), the HTTP API, end to end, and monitoring (scheduler lateness with 10,000
  * assignments, check ingest and bytes per stored check, monitor list and uptime latency with
  * 100,000 monitors, target down to notification received: alert-bench.ts when present), and
  * start-up (`pnpm start` to the demo's first table, its control plane's peak memory).
@@ -103,6 +103,9 @@ async function benches(): Promise<Bench[]> {
       quick_args: ['--nodes', '300', '--idle-s', '2', '--restart-gap-ms', '1000'],
     })),
     { name: 'agent-bench', area: 'Node agent', file: 'agent-bench.ts', args: [], quick_args: ['--results', '5000', '--idle-s', '2'], timeout_s: 300, parse: parseAgent },
+    // HTTP probe timing inside running bundled agents vs curl beside them, on a routed namespace
+    // network (agent-http-timing-bench.ts header).
+    { name: 'agent-http-timing-bench', area: 'Node agent', file: 'agent-http-timing-bench.ts', args: [], quick_args: ['--n', '10', '--warmup', '1'], timeout_s: 900, parse: parseProbeTables },
     { name: 'api-bench', area: 'HTTP API', file: 'api-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 120, parse: parseApi },
     { name: 'e2e-bench', area: 'End to end (namespace test network)', file: 'e2e-bench.ts', args: [], quick_args: ['--n', '10', '--sse', '3'], timeout_s: 150, parse: parseProbeTables },
     ...monitoringBenches(),

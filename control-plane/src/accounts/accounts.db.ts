@@ -15,6 +15,12 @@ export interface UserRow {
   status: string;
   totp_secret: string | null;
   totp_pending: string | null;
+  /** Optional login name, unique case-insensitively (docs/api/accounts.md "Username"). */
+  username: string | null;
+  /** Bound phone (E.164) once verified by SMS code; null when none. */
+  phone: string | null;
+  /** When a deleting account is purged (docs/api/accounts.md "Account lifecycle"); null otherwise. */
+  deletion_scheduled_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -77,7 +77,7 @@ t.test('admin accounts: create, list, mark, disable; audit; others refused', asy
     const off = await call(app, 'PATCH', `/v1/admin/accounts/${victim.id}`, { token, body: { status: 'disabled' } });
     t.equal(off.status, 200, JSON.stringify(off.body));
     t.equal(off.body.data.status, 'disabled');
-    t.equal((await call(app, 'GET', '/v1/account/profile', { token: session.access_token })).body.error?.code, 'AUTH_SESSION_INVALID', 'its session ended');
+    t.equal((await call(app, 'GET', '/v1/account/profile', { token: session.access_token })).body.error?.code, 'AUTH_ACCOUNT_DISABLED', 'its session ended: answered as disabled');
     t.equal((await call(app, 'POST', '/v1/auth/refresh', { body: { refresh_token: session.refresh_token } })).status, 401, 'and cannot be refreshed');
     const byKey = await call(app, 'GET', '/v1/account/profile', { token: key });
     t.equal(byKey.status, 403);
@@ -86,7 +86,8 @@ t.test('admin accounts: create, list, mark, disable; audit; others refused', asy
 
     const on = await call(app, 'PATCH', `/v1/admin/accounts/${victim.id}`, { token, body: { status: 'active', is_admin: true } });
     t.match(on.body.data, { status: 'active', is_admin: true });
-    t.equal((await call(app, 'GET', '/v1/account/profile', { token: key })).status, 200, 'enabled: its keys work again');
+    t.equal((await call(app, 'GET', '/v1/account/profile', { token: key })).body.error?.code, 'API_KEY_REVOKED', 'enabled: its revoked keys stay revoked');
+    t.equal((await call(app, 'GET', '/v1/account/profile', { token: session.access_token })).body.error?.code, 'AUTH_SESSION_INVALID', 'and its sessions stay ended');
 
     const self = await call(app, 'PATCH', `/v1/admin/accounts/${admin.user_id}`, { token, body: { is_admin: false } });
     t.equal(self.status, 409);

@@ -15,9 +15,10 @@ import { sendVerificationEmail } from './email-verification.js';
 import { toInvite } from './invites.js';
 import { deleteUnusedInvite, insertInvite, listInvites } from './invites.db.js';
 import { hashPassword } from './passwords.js';
+import { assertStrongPassword } from './password-strength.js';
 import { createAccount } from './registration.js';
 import { hashSecret } from './secrets.js';
-import { revokeUserSessions } from './sessions.db.js';
+import { revokeAllCredentials } from './account-status.db.js';
 
 const ADMIN_ERRORS = { ...AUTH_ERRORS, 403: jsonError('FORBIDDEN: not an administrator of this deployment, or (changes) a credential without the write scope') };
 const idParam = (example: string) => z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example }) });
@@ -52,10 +53,11 @@ export function adminAccountsRouter(deps: AppDeps) {
   r.openapi(createRoute({
     tags: ['admin'], security: BEARER, middleware: guard, method: 'post', path: '/accounts', summary: 'Create an account, whatever VANTAGE_REGISTRATION says; a password is generated when omitted',
     request: { body: jsonBody(adminCreateAccountRequestSchema) },
-    responses: { 201: jsonOk(adminCreatedAccountSchema, 'the account; `password` only when generated (shown once)'), 400: jsonError('validation failed'), ...ADMIN_ERRORS, 409: jsonError('ACCOUNT_EMAIL_TAKEN') },
+    responses: { 201: jsonOk(adminCreatedAccountSchema, 'the account; `password` only when generated (shown once)'), 400: jsonError('validation failed; AUTH_PASSWORD_WEAK for a given password'), ...ADMIN_ERRORS, 409: jsonError('ACCOUNT_EMAIL_TAKEN') },
   }), async (c) => {
     const body = c.req.valid('json');
     const generated = body.password === undefined ? randomBytes(18).toString('base64url') : null;
+    if (body.password !== undefined) assertStrongPassword(deps.config, body.password, { email: body.email });
     const user = await createAccount(deps, { id: newId('user'), email: body.email, password_hash: await hashPassword(body.password ?? generated!), is_admin: body.is_admin });
     if (!user) throw new ApiError('ACCOUNT_EMAIL_TAKEN', 'email already registered');
     await auditAdmin(c, deps, 'account.create', user.id, { email: user.email, is_admin: user.is_admin, password_generated: generated !== null });
@@ -69,18 +71,23 @@ export function adminAccountsRouter(deps: AppDeps) {
     tags: ['admin'], security: BEARER, middleware: guard, method: 'patch', path: '/accounts/{id}', summary: 'Mark or unmark an account as administrator, disable or enable it',
     request: { params: idParam('u_01jd3k6w9z4q8r2t7v5x1y3b6c'), body: jsonBody(adminAccountPatchSchema) },
     responses: {
-      200: jsonOk(adminAccountSchema, 'the account as changed; disabling ends its sessions and stops its keys'),
-      400: jsonError('validation failed'), ...ADMIN_ERRORS, 404: jsonError('ACCOUNT_NOT_FOUND'), 409: jsonError('CONFLICT: your own account'),
+      200: jsonOk(adminAccountSchema, 'the account as changed; disabling revokes its sessions, API keys, PATs and workspace tokens (enabling revives none)'),
+      400: jsonError('validation failed'), ...ADMIN_ERRORS, 404: jsonError('ACCOUNT_NOT_FOUND'), 409: jsonError('CONFLICT: your own account, or an account scheduled for deletion'),
     },
   }), async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    if (!idSchema('user').safeParse(id).success || !(await findAccount(deps.sql, emails, id))) throw new ApiError('ACCOUNT_NOT_FOUND', 'no such account');
+    const target = idSchema('user').safeParse(id).success ? await findAccount(deps.sql, emails, id) : null;
+    if (!target) throw new ApiError('ACCOUNT_NOT_FOUND', 'no such account');
+    if (target.status === 'deleting' && body.status !== undefined) {
+      throw new ApiError('CONFLICT', 'this account is scheduled for deletion: its owner restores it (POST /v1/auth/account/restore)', { status: target.status });
+    }
     if (id === c.get('principal')!.user_id && (body.is_admin === false || body.status === 'disabled')) {
       throw new ApiError('CONFLICT', 'an administrator cannot unmark or disable its own account: ask another administrator');
     }
     await updateAccount(deps.sql, id, body);
-    if (body.status === 'disabled') await revokeUserSessions(deps.sql, id);
+    // Disabling ends every credential at once; enabling again revives none (docs/api/accounts.md "Account lifecycle").
+    if (body.status === 'disabled') await revokeAllCredentials(deps.sql, id);
     await auditAdmin(c, deps, 'account.update', id, body);
     return ok(c, toAdminAccount((await findAccount(deps.sql, emails, id))!), 200);
   });

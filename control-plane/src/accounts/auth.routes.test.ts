@@ -19,7 +19,7 @@ t.test('auth: register, login, 2FA, refresh, logout', async (t) => {
     t.equal(login.body.data.expires_in, 900);
     t.match(login.body.data.refresh_token, /^rt_/);
     const [row] = await sql`SELECT password_hash FROM users WHERE id = ${u.user_id}`;
-    t.match(row!.password_hash, /^scrypt\$32768\$8\$1\$/, 'scrypt hash with its parameters');
+    t.match(row!.password_hash, /^\$argon2id\$v=19\$m=65536,t=3,p=1\$/, 'argon2id hash with its parameters');
     t.notMatch(row!.password_hash, u.password);
   });
 
@@ -45,7 +45,8 @@ t.test('auth: register, login, 2FA, refresh, logout', async (t) => {
     t.equal(wrong.body.error.code, 'AUTH_2FA_INVALID');
     const enable = await call(app, 'POST', '/v1/account/2fa/enable', { token: u.access_token, body: { code: currentTotp(secret) } });
     t.equal(enable.status, 200);
-    t.same(enable.body.data, { ok: true });
+    t.equal(enable.body.data.ok, true);
+    t.equal(enable.body.data.recovery_codes.length, 10, 'with 10 recovery codes (recovery-codes.routes.test.ts)');
 
     const noOtp = await call(app, 'POST', '/v1/auth/login', { body: { email: u.email, password: u.password } });
     t.equal(noOtp.status, 401);

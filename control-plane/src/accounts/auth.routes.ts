@@ -2,11 +2,14 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { loginRequestSchema, newId, refreshRequestSchema, registerRequestSchema, tokenResponseSchema } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword } from './passwords.js';
+import { verifyLoginPassword } from './password-login.js';
+import { assertStrongPassword } from './password-strength.js';
 import { openSession, refreshSession } from './session-tokens.js';
 import { sendVerificationEmail } from './email-verification.js';
-import { checkTotp } from './totp.js';
-import { findUserByEmail } from './accounts.db.js';
+import { checkLoginSecondFactor } from './recovery-codes.js';
+import { findUserForLogin } from './username.js';
+import { refuseInactiveAccount } from './account-status.js';
 import { precheckRegistration, registerAccount } from './registration.js';
 import { revokeSession } from './sessions.db.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
@@ -19,15 +22,15 @@ const register = createRoute({
   request: { body: jsonBody(registerRequestSchema) },
   responses: {
     201: jsonOk(tokenResponseSchema, 'account created; token response; `meta.verification_email`: queued (SMTP), logged (no SMTP configured) or failed; `meta.is_admin`: true for the first account of the deployment'),
-    400: jsonError('validation failed'),
+    400: jsonError('validation failed; AUTH_PASSWORD_WEAK (`details {score, min_score, warning, suggestions}`)'),
     403: jsonError('FORBIDDEN: registration closed, or an invite token required / unknown, used, expired or for another address (`details.setting` VANTAGE_REGISTRATION, `details.reason`)'),
     409: jsonError('ACCOUNT_EMAIL_TAKEN'),
   },
 });
 const login = createRoute({
-  method: 'post', path: '/login', tags: ['auth'], summary: 'Log in with email, password and optional TOTP',
+  method: 'post', path: '/login', tags: ['auth'], summary: 'Log in with email (or username), password and optional TOTP',
   request: { body: jsonBody(loginRequestSchema) },
-  responses: { 200: jsonOk(tokenResponseSchema, 'token response'), 401: jsonError('AUTH_CREDENTIALS_INVALID, AUTH_2FA_REQUIRED, AUTH_2FA_INVALID'), 403: jsonError('AUTH_ACCOUNT_DISABLED') },
+  responses: { 200: jsonOk(tokenResponseSchema, 'token response'), 401: jsonError('AUTH_CREDENTIALS_INVALID, AUTH_2FA_REQUIRED, AUTH_2FA_INVALID (wrong TOTP or recovery code)'), 403: jsonError('AUTH_ACCOUNT_DISABLED'), 410: jsonError('ACCOUNT_DELETED: scheduled for deletion (`details.purge_at`); restore with POST /v1/auth/account/restore') },
 });
 const refresh = createRoute({
   method: 'post', path: '/refresh', tags: ['auth'], summary: 'Exchange a refresh token (rotating) for new tokens',
@@ -43,7 +46,7 @@ const logout = createRoute({
 /**
  * `/v1/auth`: register (as VANTAGE_REGISTRATION allows: accounts/registration.ts), login (TOTP when 2FA is on), refresh, logout (docs/api/accounts.md, docs/api/conventions.md).
  * Register answers 201 with the token response; a wrong email and a wrong password give the same
- * AUTH_CREDENTIALS_INVALID after the same scrypt work.
+ * AUTH_CREDENTIALS_INVALID after the same argon2id work (accounts/password-login.ts).
  */
 export function authRouter(deps: AppDeps) {
   const r = createRouter();
@@ -51,8 +54,9 @@ export function authRouter(deps: AppDeps) {
 
   r.openapi(register, async (c) => {
     const body = c.req.valid('json');
-    // A refusal known before the scrypt work costs none of it.
+    // A refusal known before the hashing work costs none of it.
     await precheckRegistration(deps, body.invite_token);
+    assertStrongPassword(deps.config, body.password, { email: body.email });
     const user = await registerAccount(deps, { id: newId('user'), email: body.email, password_hash: await hashPassword(body.password), ...(body.invite_token ? { invite_token: body.invite_token } : {}) });
     // The verification e-mail is queued (or logged without SMTP); a failure costs only the e-mail: the user can ask again.
     const verification = await sendVerificationEmail(deps, user.id).catch((err: unknown) => {
@@ -66,14 +70,13 @@ export function authRouter(deps: AppDeps) {
 
   r.openapi(login, async (c) => {
     const body = c.req.valid('json');
-    const user = await findUserByEmail(deps.sql, body.email);
-    const valid = await verifyPassword(body.password, user?.password_hash ?? (await dummyHash()));
+    // `email` may also be a username (docs/api/accounts.md "Username").
+    const user = await findUserForLogin(deps.sql, body.email);
+    const valid = await verifyLoginPassword(deps, user, body.password);
     if (!user || !valid) throw new ApiError('AUTH_CREDENTIALS_INVALID', 'wrong email or password');
-    if (user.status !== 'active') throw new ApiError('AUTH_ACCOUNT_DISABLED', 'account disabled');
-    if (user.totp_secret) {
-      if (body.otp === undefined || body.otp === '') throw new ApiError('AUTH_2FA_REQUIRED', 'two-factor code required in "otp"');
-      if (!checkTotp(user.totp_secret, body.otp)) throw new ApiError('AUTH_2FA_INVALID', 'wrong two-factor code');
-    }
+    refuseInactiveAccount(user);
+    // With TOTP on: the TOTP code or a recovery code (accounts/recovery-codes.ts).
+    await checkLoginSecondFactor(deps, user, body);
     return ok(c, await openSession(deps, user.id), 200);
   });
 

@@ -3,7 +3,8 @@ import type { AppDeps } from '../deps.js';
 import type { Principal } from '../env.js';
 import { ApiError } from '../errors.js';
 import { findAccessKeyByHash, touchAccessKey } from './api-keys.db.js';
-import { sessionIsLive } from './sessions.db.js';
+import { accountState, sessionState } from './account-status.db.js';
+import { refuseInactiveAccount } from './account-status.js';
 import { jwtKey, verifyAccessToken } from './jwt.js';
 import { hashSecret } from './secrets.js';
 
@@ -23,8 +24,10 @@ const TOUCH_EVERY_MS = 60_000;
  *
  * @throws ApiError 401: AUTH_INVALID_TOKEN (not Bearer, unknown key, bad signature, alg none,
  *   `svc_mcp_` token: docs/api/conventions.md), API_KEY_REVOKED, TOKEN_EXPIRED (key/PAT past expires_at),
- *   AUTH_EXPIRED (JWT past exp), AUTH_SESSION_INVALID (session logged out or gone, or its account
- *   disabled: disabling revokes the sessions); 403 AUTH_ACCOUNT_DISABLED (key or PAT of a disabled account),
+ *   AUTH_EXPIRED (JWT past exp), AUTH_SESSION_INVALID (session logged out or gone);
+ *   403 AUTH_ACCOUNT_DISABLED (any credential of a disabled account, checked before revocation:
+ *   disabling revokes them all, docs/api/accounts.md "Account lifecycle"), 410 ACCOUNT_DELETED
+ *   (any credential of an account scheduled for deletion, `details.purge_at`),
  *   403 FORBIDDEN (Origin not among the key's allowed origins: `details.origin`, `details.allowed_origins`)
  */
 export async function resolveBearer(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>, header: string | undefined, origin?: string): Promise<Principal | null> {
@@ -41,9 +44,10 @@ export async function resolveBearer(deps: Pick<AppDeps, 'config' | 'sql' | 'log'
       ? new ApiError('AUTH_EXPIRED', 'access token expired; refresh it with POST /v1/auth/refresh')
       : new ApiError('AUTH_INVALID_TOKEN', 'invalid access token');
   }
-  if (!(await sessionIsLive(deps.sql, check.session_id, check.user_id))) {
-    throw new ApiError('AUTH_SESSION_INVALID', 'session ended; log in again');
-  }
+  const session = await sessionState(deps.sql, check.session_id, check.user_id);
+  // A disabled or deleting account's every credential is refused as such, before "session ended".
+  if (session) refuseInactiveAccount(session);
+  if (!session?.live) throw new ApiError('AUTH_SESSION_INVALID', 'session ended; log in again');
   return { kind: 'session', user_id: check.user_id, scopes: SESSION_SCOPES, credential_id: check.session_id };
 }
 
@@ -56,9 +60,9 @@ async function keyPrincipal(deps: Pick<AppDeps, 'sql' | 'log'>, token: string, k
   const row = await findAccessKeyByHash(deps.sql, hashSecret(token));
   const what = kind === 'api_key' ? 'API key' : 'personal access token';
   if (!row || row.kind !== kind) throw new ApiError('AUTH_INVALID_TOKEN', `invalid ${what}`);
+  if (!row.owner_active) refuseInactiveAccount((await accountState(deps.sql, row.user_id)) ?? { status: 'disabled', deletion_scheduled_at: null }, `the account of this ${what}`);
   if (row.revoked_at) throw new ApiError('API_KEY_REVOKED', `${what} revoked`);
   if (row.expired) throw new ApiError('TOKEN_EXPIRED', `${what} expired`);
-  if (!row.owner_active) throw new ApiError('AUTH_ACCOUNT_DISABLED', `the account of this ${what} is disabled`);
   if (!originAllowed(row.allowed_origins, origin)) {
     throw new ApiError('FORBIDDEN', `this ${what} is not accepted from origin ${origin}`, { origin, allowed_origins: row.allowed_origins });
   }

@@ -41,19 +41,27 @@ export async function insertChannel(sql: SqlExecutor, c: { id: string; user_id: 
 
 /**
  * Update name and/or config of a channel (the route authorized the change); a new config clears
- * `verified` (the destination may have changed). @returns the row, or null when it is gone
+ * `verified` (the destination may have changed); `team_id` given: a move (teams/move.ts). @returns the row, or null when it is gone
  */
-export async function updateChannel(sql: SqlExecutor, id: string, p: { name?: string; config?: Record<string, unknown> }): Promise<AlertChannelRow | null> {
+export async function updateChannel(sql: SqlExecutor, id: string, p: { name?: string; config?: Record<string, unknown>; team_id?: string | null }): Promise<AlertChannelRow | null> {
+  const { team_id } = p;
   const [row] = await sql<AlertChannelRow[]>`
     UPDATE alert_channels SET
       name = coalesce(${p.name ?? null}, name),
       config = coalesce(${p.config ? sql.json(p.config as never) : null}::jsonb, config),
       verified = CASE WHEN ${p.config !== undefined} THEN false ELSE verified END,
       verified_at = CASE WHEN ${p.config !== undefined} THEN NULL ELSE verified_at END,
+      team_id = ${team_id === undefined ? sql`team_id` : team_id},
       updated_at = now()
     WHERE id = ${id}
     RETURNING *`;
   return row ?? null;
+}
+
+/** The ids of the policies that use channel `id` (directly or in an escalation level), sorted. */
+export async function policiesUsingChannel(sql: SqlExecutor, id: string): Promise<string[]> {
+  const rows = await sql<{ policy_id: string }[]>`SELECT DISTINCT policy_id FROM alert_policy_channels WHERE channel_id = ${id} ORDER BY policy_id`;
+  return rows.map((r) => r.policy_id);
 }
 
 /**

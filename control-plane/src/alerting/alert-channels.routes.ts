@@ -14,7 +14,8 @@ import { createRouter } from '../http/router.js';
 import { requireAuth } from '../middleware/auth.js';
 import { authorize, ownerForNew, ownerScope } from '../teams/authorize.js';
 import type { Access } from '../teams/roles.js';
-import { deleteChannel, getChannelById, insertChannel, listChannels, updateChannel, type AlertChannelRow } from './alert-channels.db.js';
+import { deleteChannel, getChannelById, insertChannel, listChannels, policiesUsingChannel, updateChannel, type AlertChannelRow } from './alert-channels.db.js';
+import { ownerAfterMove } from '../teams/move.js';
 import { notificationState } from './alert-deliveries.db.js';
 import { mergeConfig, validateChannelConfig } from './channel-config.js';
 import { channelAddresses, channelViews, planRecipients, storeRecipients } from './email-recipients.js';
@@ -50,10 +51,13 @@ const readOne = createRoute({
 });
 const patch = createRoute({
   method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
-  summary: 'Rename a channel or change its config (merged field by field over the stored one; a config change clears verified)',
+  summary: 'Rename a channel, change its config (merged field by field over the stored one; a config change clears verified) or move it (team_id)',
   description: 'New e-mail addresses get one opt-in e-mail each, as on create.',
   request: { params: idParam, body: jsonBody(alertChannelPatchSchema) },
-  responses: { 200: jsonOk(alertChannelSchema, 'the updated channel'), ...INVALID, ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN, ...OPT_IN_LIMITED },
+  responses: {
+    200: jsonOk(alertChannelSchema, 'the updated channel'), ...INVALID, ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN, ...OPT_IN_LIMITED,
+    409: jsonError('CONFLICT: a move (team_id) of a channel alert policies use (details.policy_ids)'),
+  },
 });
 const remove = createRoute({
   method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
@@ -129,11 +133,15 @@ export function alertChannelsRouter(deps: AppDeps, policy: OutboundPolicy = crea
     const body = c.req.valid('json');
     const current = await owned(c, id, 'write');
     const user_id = current.user_id;
+    // A move (team_id: docs/api/teams.md "Moving a resource"); a channel a policy uses stays with the policy's owner.
+    const { owner, moved } = await ownerAfterMove(c, deps, ownerOf(current), body.team_id, 'alert channel');
+    const users = moved ? await policiesUsingChannel(deps.sql, id) : [];
+    if (users.length > 0) throw new ApiError('CONFLICT', `alert policies use the channel: ${users.join(', ')}; it cannot change owner`, { policy_ids: users });
     const config = body.config ? await validateChannelConfig(current.type, mergeConfig(current.type, current.config, body.config), policy) : undefined;
     const changed = config && JSON.stringify(config) !== JSON.stringify(current.config) ? config : undefined;
     const plan = changed && current.type === 'email' ? await planRecipients(deps, user_id, channelAddresses(changed)) : null;
     const row = await deps.sql.begin(async (tx) => {
-      const updated = await updateChannel(tx, id, { name: body.name, config: changed });
+      const updated = await updateChannel(tx, id, { name: body.name, config: changed, team_id: moved ? owner.team_id : undefined });
       if (updated && plan) await storeRecipients(deps, tx, user_id, updated.name, plan);
       return updated;
     });

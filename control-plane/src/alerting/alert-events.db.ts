@@ -68,7 +68,8 @@ const POLICY_COLUMNS = (ex: SqlExecutor) => ex`
 
 const MONITOR_COLUMNS = (ex: SqlExecutor) => ex`
   m.id, m.user_id, m.team_id, m.name, m.type, m.target, m.group_id, m.tags, m.state, m.state_changed_at,
-  (SELECT u.timezone FROM users u WHERE u.id = m.user_id) AS owner_tz`;
+  CASE WHEN m.team_id IS NOT NULL THEN (SELECT t.time_zone FROM teams t WHERE t.id = m.team_id)
+    ELSE (SELECT u.timezone FROM users u WHERE u.id = m.user_id) END AS owner_tz`;
 
 /** A policy as the engine reads it. */
 export type EnginePolicy = AlertPolicyRow;
@@ -145,12 +146,14 @@ export async function claimDueEvents(ex: SqlExecutor, now: Date, limit: number):
 
 /**
  * Claim open events whose condition ended (FOR UPDATE SKIP LOCKED): the monitor is up again, or a
- * `no_data` event whose monitor reports again but fails (the failure then opens its own event).
+ * `no_data` event whose monitor reports again but fails (the failure then opens its own event);
+ * not those whose resolution a flap rule holds until after `now` (resolve_held_until, 0059).
  */
-export async function claimRecovered(ex: SqlExecutor, limit: number): Promise<AlertEventRow[]> {
+export async function claimRecovered(ex: SqlExecutor, limit: number, now: Date): Promise<AlertEventRow[]> {
   return ex<AlertEventRow[]>`
     SELECT e.* FROM alert_events e JOIN monitors m ON m.id = e.monitor_id
     WHERE e.status <> 'resolved' AND (m.state = 'up' OR (e.type = 'no_data' AND m.state IN ('down', 'degraded')))
+      AND (e.resolve_held_until IS NULL OR e.resolve_held_until <= ${now})
     ORDER BY e.started_at LIMIT ${limit} FOR UPDATE OF e SKIP LOCKED`;
 }
 

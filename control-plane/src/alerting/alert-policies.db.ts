@@ -90,9 +90,9 @@ export async function insertPolicy(sql: Sql, owner: { user_id: string; team_id: 
 
 /**
  * Replace a policy's fields (the route merged the PATCH over the stored policy); channels and
- * levels are rewritten (the route authorized the change). @returns `ok`, `missing` or `conflict`
+ * levels are rewritten (the route authorized the change; `team_id` given: a move, teams/move.ts). @returns `ok`, `missing` or `conflict`
  */
-export async function updatePolicy(sql: Sql, id: string, f: PolicyFields): Promise<'ok' | 'missing' | 'conflict'> {
+export async function updatePolicy(sql: Sql, id: string, f: PolicyFields, team_id?: string | null): Promise<'ok' | 'missing' | 'conflict'> {
   return sql.begin(async (tx) => {
     const [clash] = await tx`SELECT id FROM alert_policies WHERE monitor_id = ${f.monitor_id} AND lower(name) = lower(${f.name}) AND id <> ${id}`;
     if (clash) return 'conflict' as const;
@@ -100,7 +100,7 @@ export async function updatePolicy(sql: Sql, id: string, f: PolicyFields): Promi
       UPDATE alert_policies SET monitor_id = ${f.monitor_id}, name = ${f.name}, enabled = ${f.enabled}, delay_s = ${f.delay_s},
         recovery_n = ${f.recovery_n}, mute_start = ${f.mute_start}, mute_end = ${f.mute_end},
         title_template = ${f.title_template}, body_template = ${f.body_template}, fire_on_degraded = ${f.fire_on_degraded},
-        notify_on_no_data = ${f.notify_on_no_data}, updated_at = now()
+        notify_on_no_data = ${f.notify_on_no_data}, team_id = ${team_id === undefined ? tx`team_id` : team_id}, updated_at = now()
       WHERE id = ${id} RETURNING id`;
     if (!row) return 'missing' as const;
     await writeChannels(tx as Tx, id, f);

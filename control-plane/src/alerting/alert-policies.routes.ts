@@ -18,6 +18,7 @@ import { deletePolicy, getPolicy, insertPolicy, listPolicies, ownsMonitor, updat
 import { ownerOf, sameOwner } from './route-kit.js';
 import { checkPolicyTemplates } from './template-model.js';
 import { teamScheduleIds } from '../oncall/schedules.db.js';
+import { ownerAfterMove } from '../teams/move.js';
 
 const read = [requireAuth({ scope: 'read' })];
 const write = [requireAuth({ scope: 'write' })];
@@ -44,7 +45,7 @@ const readOne = createRoute({
 });
 const patch = createRoute({
   method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
-  summary: 'Change a policy; escalation_levels, when given, replaces all levels',
+  summary: 'Change a policy; escalation_levels, when given, replaces all levels; team_id moves it (its monitor, channels and schedules must then be the new owner\'s)',
   request: { params: idParam, body: jsonBody(alertPolicyPatchSchema) },
   responses: { 200: jsonOk(alertPolicySchema, 'the updated policy'), ...BAD, ...NOT_FOUND, ...CONFLICT, ...AUTH_ERRORS, ...FORBIDDEN },
 });
@@ -140,8 +141,10 @@ export function alertPoliciesRouter(deps: AppDeps) {
     };
     const mute = z.object({ mute_start: z.string().nullable(), mute_end: z.string().nullable() }).superRefine(alertPolicyMuteRule).safeParse(merged);
     if (!mute.success) throw validationError(mute.error as never, 'body');
-    await check(ownerOf(row), merged);
-    const result = await updatePolicy(deps.sql, id, merged);
+    // A move (team_id: docs/api/teams.md "Moving a resource"): what it refers to must be the new owner's.
+    const { owner, moved } = await ownerAfterMove(c, deps, ownerOf(row), body.team_id, 'alert policy');
+    await check(owner, merged);
+    const result = await updatePolicy(deps.sql, id, merged, moved ? owner.team_id : undefined);
     if (result === 'missing') throw notFound(id);
     if (result === 'conflict') throw conflict(merged);
     return ok(c, toPolicy((await getPolicy(deps.sql, id))!), 200);

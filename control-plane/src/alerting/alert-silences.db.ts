@@ -32,10 +32,11 @@ export async function insertSilence(sql: Sql, s: Omit<SilenceRow, 'created_at'>)
   return row!;
 }
 
-/** Change a silence (the route authorized it); null when it is gone. */
-export async function updateSilence(sql: Sql, id: string, p: { reason: string; starts_at: Date; ends_at: Date }): Promise<SilenceRow | null> {
+/** Change a silence (the route authorized it; `team_id` given: a move, teams/move.ts); null when it is gone. */
+export async function updateSilence(sql: Sql, id: string, p: { reason: string; starts_at: Date; ends_at: Date; team_id?: string | null }): Promise<SilenceRow | null> {
+  const { team_id } = p;
   const [row] = await sql<SilenceRow[]>`
-    UPDATE alert_silences SET reason = ${p.reason}, starts_at = ${p.starts_at}, ends_at = ${p.ends_at}
+    UPDATE alert_silences SET reason = ${p.reason}, starts_at = ${p.starts_at}, ends_at = ${p.ends_at}, team_id = ${team_id === undefined ? sql`team_id` : team_id}
     WHERE id = ${id} RETURNING *`;
   return row ?? null;
 }

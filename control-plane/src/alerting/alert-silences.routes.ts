@@ -12,6 +12,7 @@ import type { Access } from '../teams/roles.js';
 import { ownsMonitor } from './alert-policies.db.js';
 import { deleteSilence, getSilence, insertSilence, listSilences, updateSilence, type SilenceRow } from './alert-silences.db.js';
 import { idParam, ownerOf, READ, sameOwner, TAGS, WRITE } from './route-kit.js';
+import { ownerAfterMove } from '../teams/move.js';
 import { silenceStatus } from './windows.js';
 
 const params = idParam('asl_01jd3k6w9z4q8r2t7v5x1y3b6c');
@@ -65,7 +66,12 @@ export function alertSilencesRouter(deps: AppDeps) {
     const cur = await owned(c, id, 'write');
     const next = { reason: body.reason ?? cur.reason, starts_at: body.starts_at ? new Date(body.starts_at) : cur.starts_at, ends_at: body.ends_at ? new Date(body.ends_at) : cur.ends_at };
     if (next.ends_at <= next.starts_at) throw new ApiError('VALIDATION_FAILED', 'ends_at: must be after starts_at', { fields: [{ path: 'ends_at', message: 'must be after starts_at' }] });
-    const row = await updateSilence(deps.sql, id, next);
+    // A move (team_id: docs/api/teams.md "Moving a resource"): a silence of one monitor moves only with a monitor of the new owner.
+    const { owner, moved } = await ownerAfterMove(c, deps, ownerOf(cur), body.team_id, 'alert silence');
+    if (moved && cur.monitor_id && !(await ownsMonitor(deps.sql, sameOwner(owner), cur.monitor_id))) {
+      throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${cur.monitor_id} of the new owner`, { fields: [{ path: 'team_id', message: 'the silence\'s monitor is not one of the new owner\'s' }] });
+    }
+    const row = await updateSilence(deps.sql, id, { ...next, team_id: moved ? owner.team_id : undefined });
     if (!row) throw notFound(id);
     return ok(c, toSilence(row), 200);
   });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { newId } from '@vantage/shared-protocol';
 import { call, registerUser, testApp } from '../test-support/app.js';
+import { seedTeam } from '../teams/test-support.js';
 
 /*
  * The authorization table of the alerting family (docs/api/alerting.md "Teams"): channels,
@@ -18,14 +19,8 @@ t.test('alerting routes through the one authorization function', async (t) => {
   const ctx = await testApp(t, { config: { delivery_allow_cidrs: ['127.0.0.0/8'] } });
   const req = (who: Who, method: string, path: string, body?: unknown) => call(ctx.app, method, path, { token: who.access_token, body });
   const [owner, admin, member, viewer, removed, outsider] = await Promise.all(Array.from({ length: 6 }, () => registerUser(ctx.app)));
-  const team = newId('team');
-  const other = newId('team');
-  await ctx.sql`INSERT INTO teams (id, name, created_by) VALUES (${team}, 'Ops', ${owner!.user_id}), (${other}, 'Elsewhere', ${outsider!.user_id})`;
-  await ctx.sql`INSERT INTO team_members ${ctx.sql([
-    { team_id: team, user_id: owner!.user_id, role: 'owner' }, { team_id: team, user_id: admin!.user_id, role: 'admin' },
-    { team_id: team, user_id: member!.user_id, role: 'member' }, { team_id: team, user_id: viewer!.user_id, role: 'viewer' },
-    { team_id: team, user_id: removed!.user_id, role: 'member' }, { team_id: other, user_id: outsider!.user_id, role: 'owner' },
-  ])}`;
+  const team = await seedTeam(ctx.sql, [[owner!, 'owner'], [admin!, 'admin'], [member!, 'member'], [viewer!, 'viewer'], [removed!, 'member']]);
+  const other = await seedTeam(ctx.sql, { owner: outsider! });
 
   const created = async (who: Who, path: string, body: unknown) => {
     const r = await req(who, 'POST', path, body);

@@ -18,7 +18,7 @@ import { ALERT_ENGINE_WAKE_CHANNEL } from './engine-hook.js';
 import { sendMaintenanceNotices } from './maintenance-notices.js';
 import { stepReads, type StepReads } from './step-reads.js';
 import { notificationDelivery, oncallEmailDelivery } from './notify.js';
-import { noiseDecision } from './noise-engine.js';
+import { holdFlappingResolve, noiseDecision } from './noise-engine.js';
 import { batchFor, stepWrites, writeSteps, type StepWrites } from './step-writes.js';
 
 /*
@@ -58,16 +58,21 @@ async function notify(log: Logger | undefined, tx: SqlExecutor, reads: StepReads
   const group = kind === 'firing' ? groupOfMonitor(await reads.groups(monitor), monitor) : null;
   for (const t of targets) {
     const row = { event_id: event.id, level: t.level, channel_id: t.channel_id, kind, suppressed: null, created_at: at };
-    // A schedule (escalation level schedule_ids) pages its person on call at `at` by e-mail; never batched.
+    // A schedule (escalation level schedule_ids) pages its person on call at `at` on their contact
+    // channels (each through its own sender), or without any by e-mail to their account; never batched.
     if (isId('oncall_schedule', t.channel_id)) {
       const contact = await reads.onCall(t.channel_id, at);
       if (!contact) {
         log?.warn({ policy_id: policy.id, event_id: event.id, schedule_id: t.channel_id }, 'on-call schedule paged but nobody (still a team member) is on call');
         continue;
       }
-      const delivery = oncallEmailDelivery(contact, buildNotification(event, policy, monitor, kind, t.level, at), notificationKey(event.id, t.level, t.channel_id, kind), event.user_id);
-      w.deliveries.push(delivery);
-      w.notifications.push({ ...row, delivery_id: delivery.id, batch_id: null });
+      const n = buildNotification(event, policy, monitor, kind, t.level, at);
+      const key = notificationKey(event.id, t.level, t.channel_id, kind);
+      const deliveries = contact.channels.length === 0 ? [oncallEmailDelivery(contact, n, key, event.user_id)]
+        : contact.channels.map((ch) => notificationDelivery(ch, n, `${key}:${ch.id}`));
+      w.deliveries.push(...deliveries);
+      // One record per schedule and level: it names the first of the person's deliveries.
+      w.notifications.push({ ...row, delivery_id: deliveries[0]!.id, batch_id: null });
       continue;
     }
     const channel = channels.get(t.channel_id);
@@ -208,13 +213,21 @@ async function finish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventR
   return row;
 }
 
-/** Resolve open events whose monitor is up again, a batch per transaction until none is left. @returns how many resolved */
+/**
+ * Resolve open events whose monitor is up again, a batch per transaction until none is left; one a
+ * flap rule holds (noise-engine.ts holdFlappingResolve) stays open until the hold is over.
+ * @returns how many were claimed (resolved or held)
+ */
 export async function resolveRecovered(deps: AlertEngineDeps, now: Date): Promise<number> {
   let total = 0;
   for (;;) {
     const n = await deps.sql.begin(async (tx) => {
-      const events = await claimRecovered(tx, BATCH);
-      for (const e of events) await finish(deps, tx, e, 'resolved', null, now);
+      const events = await claimRecovered(tx, BATCH, now);
+      for (const e of events) {
+        // A flap rule holds the resolution of a paged event while its monitor flaps (noise-engine.ts).
+        if (e.type !== 'no_data' && await holdFlappingResolve(tx, e, now)) continue;
+        await finish(deps, tx, e, 'resolved', null, now);
+      }
       return events.length;
     });
     total += n;

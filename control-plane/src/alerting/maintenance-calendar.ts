@@ -8,13 +8,14 @@ type CalendarMonitor = MonitorRef & { user_id: string; team_id: string | null; t
 const ownerKey = (o: { user_id: string; team_id: string | null }) => (o.team_id !== null ? `team:${o.team_id}` : `user:${o.user_id}`);
 
 /**
- * The monitors `ids` (scope facts, owner and the creator's time zone) and their owners' windows, in
+ * The monitors `ids` (scope facts, owner and its time zone: the team's, else the creator's) and their owners' windows, in
  * one read each: a team monitor's team's windows (whoever created them), a personal monitor's
  * creator's personal windows (a window a member made for the team holds no personal monitor).
  */
 async function windowFacts(tx: SqlExecutor, ids: string[]): Promise<{ monitors: Map<string, CalendarMonitor>; windows: Map<string, MaintenanceWindowRow[]> }> {
   const rows = await tx<CalendarMonitor[]>`
-    SELECT m.id, m.user_id, m.team_id, m.group_id, m.tags, u.timezone AS tz FROM monitors m JOIN users u ON u.id = m.user_id WHERE m.id = ANY(${ids}::text[])`;
+    SELECT m.id, m.user_id, m.team_id, m.group_id, m.tags, coalesce(t.time_zone, u.timezone) AS tz
+    FROM monitors m JOIN users u ON u.id = m.user_id LEFT JOIN teams t ON t.id = m.team_id WHERE m.id = ANY(${ids}::text[])`;
   const users = [...new Set(rows.filter((r) => r.team_id === null).map((r) => r.user_id))];
   const teams = [...new Set(rows.flatMap((r) => (r.team_id !== null ? [r.team_id] : [])))];
   const windows = rows.length === 0 ? [] : await tx<MaintenanceWindowRow[]>`
@@ -31,7 +32,8 @@ async function windowFacts(tx: SqlExecutor, ids: string[]): Promise<{ monitors: 
  * The maintenance windows as the check history sees them (contracts.ts MaintenanceCalendar): a
  * round is in maintenance when a window of the monitor's owner (its team's for a team monitor, its
  * creator's personal ones otherwise) covers the monitor and has an occurrence containing the
- * round's start (windows.ts isInMaintenance, in the creator's time zone, as the alert engine).
+ * round's start (windows.ts isInMaintenance, in the owner's time zone: a team's own, else the
+ * creator's; as the alert engine).
  */
 export function createMaintenanceCalendar(): MaintenanceCalendar {
   return {

@@ -1,8 +1,16 @@
 import type { SqlExecutor } from '../contracts.js';
 import type { MaintenanceWindowRow } from './maintenance-windows.db.js';
 
-/** A window that asks for advance notice, with its owner's address and time zone. */
-export type NoticeWindow = MaintenanceWindowRow & { owner_email: string; owner_tz: string };
+/** Who gets a window's advance notice: an account and its address. */
+export interface NoticeRecipient { user_id: string; email: string }
+
+/**
+ * A window that asks for advance notice, with its creator's address, its owner's time zone (a
+ * team's own, else the creator's) and its recipients: the creator of a personal window; every
+ * member of a team window's team with the role member or above (docs/api/alerting.md
+ * "Maintenance windows"), by address.
+ */
+export type NoticeWindow = MaintenanceWindowRow & { owner_email: string; owner_tz: string; recipients: NoticeRecipient[] };
 
 /**
  * Windows with `advance_notice_minutes` > 0 whose first start is within their notice of `now`
@@ -11,7 +19,11 @@ export type NoticeWindow = MaintenanceWindowRow & { owner_email: string; owner_t
  */
 export async function noticeCandidates(ex: SqlExecutor, now: Date, limit: number): Promise<NoticeWindow[]> {
   return ex<NoticeWindow[]>`
-    SELECT w.*, u.email AS owner_email, u.timezone AS owner_tz FROM maintenance_windows w JOIN users u ON u.id = w.user_id
+    SELECT w.*, u.email AS owner_email, coalesce(t.time_zone, u.timezone) AS owner_tz,
+      CASE WHEN w.team_id IS NULL THEN json_build_array(json_build_object('user_id', u.id, 'email', u.email))
+      ELSE (SELECT coalesce(json_agg(json_build_object('user_id', mu.id, 'email', mu.email) ORDER BY lower(mu.email)), '[]'::json)
+        FROM team_members tm JOIN users mu ON mu.id = tm.user_id WHERE tm.team_id = w.team_id AND tm.role IN ('member', 'admin', 'owner')) END AS recipients
+    FROM maintenance_windows w JOIN users u ON u.id = w.user_id LEFT JOIN teams t ON t.id = w.team_id
     WHERE w.advance_notice_minutes > 0 AND w.starts_at <= ${now}::timestamptz + make_interval(mins => w.advance_notice_minutes)
       AND ((w.recurrence = 'none' AND w.starts_at > ${now}) OR (w.recurrence <> 'none' AND (w.recurrence_until IS NULL OR w.recurrence_until > ${now})))
       AND NOT EXISTS (SELECT 1 FROM maintenance_notices n WHERE n.window_id = w.id AND n.occurrence_start > ${now})

@@ -3,6 +3,7 @@ import { connect } from '../db/sql.js';
 import { eventually } from '../delivery/test-support.js';
 import { startSmtpServer } from '../email/test-support.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
+import { seedTeam } from '../teams/test-support.js';
 import { alertEnginePass, type AlertEngineDeps } from './engine.js';
 
 /*
@@ -76,4 +77,38 @@ t.test('one e-mail to the owner per occurrence, advance_notice_minutes before it
     return r.length === 4 && r.every((x) => x.status === 'succeeded') ? r : null;
   });
   t.equal(rows.length, 4);
+});
+
+t.test('a team window: every member (not viewers) is told, in the team\'s time zone', async (t) => {
+  const smtp = await startSmtpServer(t);
+  const ctx = await testApp(t, { config: { smtp_url: smtp.smtp_url, delivery_poll_interval_ms: 50 }, delivery: true });
+  const [owner, admin, member, viewer, outsider] = await Promise.all([1, 2, 3, 4, 5].map(() => registerUser(ctx.app)));
+  const team_id = await seedTeam(ctx.sql, { owner: owner!, admin: admin!, member: member!, viewer: viewer! });
+  await ctx.sql`UPDATE users SET timezone = 'Europe/Berlin' WHERE id = ${member!.user_id}`;
+  const tz = await call(ctx.app, 'PATCH', `/v1/teams/${team_id}`, { token: admin!.access_token, body: { time_zone: 'America/New_York' } });
+  t.equal(tz.status, 200, 'an admin sets the team\'s time zone');
+  // 07:30-08:30 New York daily from 03-06 (12:30Z in winter time); after the US change on 03-08 at 11:30Z.
+  const created = await call(ctx.app, 'POST', '/v1/maintenance-windows', {
+    token: member!.access_token,
+    body: { title: 'Router swap', scope_type: 'all', starts_at: '2026-03-06T12:30:00Z', ends_at: '2026-03-06T13:30:00Z', recurrence: 'daily', advance_notice_minutes: 30, team_id },
+  });
+  t.equal(created.status, 201, JSON.stringify(created.body));
+  const deps: AlertEngineDeps = { sql: ctx.sql, config: ctx.deps.config, mail: ctx.outbound.mail };
+  const pass = async (iso: string) => (await alertEnginePass(deps, at(iso))).notices;
+  t.equal(await pass('2026-03-09T10:59:00Z'), 0, '31 minutes before 07:30 New York summer time');
+  t.equal(await pass('2026-03-09T11:00:00Z'), 1, '30 minutes before: one occurrence noticed');
+  t.equal(await pass('2026-03-09T11:00:30Z'), 0, 'once');
+
+  const mails = await eventually('3 notices', () => {
+    const m = smtp.messages.filter((x) => x.parsed.subject?.startsWith('Maintenance'));
+    return m.length >= 3 ? m : null;
+  });
+  t.same(mails.map((m) => m.to[0]).sort(), [owner!.email, admin!.email, member!.email].sort(), 'owner, admin and member; no viewer, no outsider');
+  for (const m of mails) {
+    t.match(m.parsed.text, /Your team's maintenance window "Router swap" .* starts at 2026-03-09 07:30 and ends at 2026-03-09 08:30 \(America\/New_York; 2026-03-09T11:30:00.000Z/);
+    t.match(m.parsed.text, /covers all the team's monitors/);
+  }
+  // The notice's e-mails are queued in one transaction: the deliveries are all there is to send.
+  const queued = await ctx.sql<{ destination: string }[]>`SELECT destination FROM deliveries WHERE event_type = 'maintenance.notice' ORDER BY destination`;
+  t.same(queued.map((q) => q.destination), [owner!.email, admin!.email, member!.email].map((e) => e.toLowerCase()).sort(), 'nothing queued for the viewer or the outsider');
 });

@@ -6,9 +6,10 @@ import { claimNotice, noticeCandidates, type NoticeWindow } from './maintenance-
 import { nextOccurrenceStart } from './windows.js';
 
 /*
- * Advance notice of maintenance windows (docs/api/alerting.md "Maintenance windows"): the owner
- * gets an e-mail `advance_notice_minutes` before each occurrence starts, recurrences included,
- * once per (window, occurrence start). The e-mail goes through the Mailer (the delivery engine's
+ * Advance notice of maintenance windows (docs/api/alerting.md "Maintenance windows"): the creator
+ * of a personal window, or every member (role member or above) of a team window's team, gets an
+ * e-mail `advance_notice_minutes` before each occurrence starts, recurrences included, once per
+ * (window, occurrence start), its times in the owner's time zone (the team's for a team window). The e-mail goes through the Mailer (the delivery engine's
  * `email` channel), queued in the transaction that records the notice.
  */
 
@@ -21,25 +22,25 @@ export function maintenanceNoticeEmail(w: NoticeWindow, starts_at: Date, ends_at
   const local = (d: Date) => DateTime.fromJSDate(d, { zone: w.owner_tz }).toFormat('yyyy-MM-dd HH:mm');
   const minutes = Math.max(1, Math.round((starts_at.getTime() - now.getTime()) / 60_000));
   const title = w.title ?? 'Maintenance';
-  const scope = w.scope_type === 'all' ? SCOPES.all : `${SCOPES[w.scope_type]} ${w.scope_ids.join(', ')}`;
+  const scope = w.scope_type === 'all' ? (w.team_id ? 'all the team\'s monitors' : SCOPES.all) : `${SCOPES[w.scope_type]} ${w.scope_ids.join(', ')}`;
   const repeats = w.recurrence === 'none' ? null
     : `It repeats ${w.recurrence}${w.recurrence_until ? ` (last start ${local(w.recurrence_until)} ${w.owner_tz})` : ''}.`;
   return renderEmail({
     subject: `Maintenance in ${minutes} min: ${title}`,
     paragraphs: [
-      `Your maintenance window "${title}" (${w.id}) starts at ${local(starts_at)} and ends at ${local(ends_at)} (${w.owner_tz}; ${starts_at.toISOString()} to ${ends_at.toISOString()}).`,
+      `${w.team_id ? 'Your team\'s' : 'Your'} maintenance window "${title}" (${w.id}) starts at ${local(starts_at)} and ends at ${local(ends_at)} (${w.owner_tz}; ${starts_at.toISOString()} to ${ends_at.toISOString()}).`,
       `It covers ${scope}. While it runs, their alerts are recorded but send no notification, and their rounds are left out of uptime.`,
       ...(repeats ? [repeats] : []),
     ],
-    footer: `You receive this e-mail because the window asks for ${w.advance_notice_minutes} minutes of advance notice. Change it with PATCH /v1/maintenance-windows/${w.id}.`,
+    footer: `You receive this e-mail because ${w.team_id ? 'you are a member of the window\'s team and ' : ''}the window asks for ${w.advance_notice_minutes} minutes of advance notice. Change it with PATCH /v1/maintenance-windows/${w.id}.`,
   });
 }
 
 /**
  * Send the advance notices due at `now`: for each window whose next occurrence starts within its
- * notice, record (window, occurrence start) and queue the e-mail to the owner in one transaction;
+ * notice, record (window, occurrence start) and queue the e-mail to each recipient in one transaction;
  * an occurrence already recorded is skipped. An occurrence already started gets none.
- * @returns how many notices were sent (queued, or logged without an SMTP server)
+ * @returns how many occurrences were noticed (their e-mails queued, or logged without an SMTP server)
  */
 export async function sendMaintenanceNotices(deps: { sql: Sql; mail: Mailer }, now: Date): Promise<number> {
   let sent = 0;
@@ -51,7 +52,7 @@ export async function sendMaintenanceNotices(deps: { sql: Sql; mail: Mailer }, n
     sent += await deps.sql.begin(async (tx) => {
       if (!(await claimNotice(tx, w.id, starts_at, deps.mail.configured ? 'queued' : 'logged', now))) return 0;
       const mail = maintenanceNoticeEmail({ ...w, owner_tz: tz }, starts_at, ends_at, now);
-      await deps.mail.send({ to: w.owner_email, ...mail, user_id: w.user_id, kind: 'maintenance.notice' }, tx);
+      for (const r of w.recipients) await deps.mail.send({ to: r.email, ...mail, user_id: r.user_id, kind: 'maintenance.notice' }, tx);
       return 1;
     });
   }

@@ -41,12 +41,12 @@ export async function insertWindow(sql: Sql, id: string, owner: { user_id: strin
   return row!;
 }
 
-/** Change a window (the route authorized it); null when it is gone. */
-export async function updateWindow(sql: Sql, id: string, w: WindowFields): Promise<MaintenanceWindowRow | null> {
+/** Change a window (the route authorized it; `team_id` given: a move, teams/move.ts); null when it is gone. */
+export async function updateWindow(sql: Sql, id: string, w: WindowFields, team_id?: string | null): Promise<MaintenanceWindowRow | null> {
   const [row] = await sql<MaintenanceWindowRow[]>`
     UPDATE maintenance_windows SET title = ${w.title}, scope_type = ${w.scope_type}, scope_ids = ${w.scope_ids}, starts_at = ${w.starts_at},
       ends_at = ${w.ends_at}, recurrence = ${w.recurrence}, recurrence_until = ${w.recurrence_until},
-      advance_notice_minutes = ${w.advance_notice_minutes}, updated_at = now()
+      advance_notice_minutes = ${w.advance_notice_minutes}, team_id = ${team_id === undefined ? sql`team_id` : team_id}, updated_at = now()
     WHERE id = ${id} RETURNING *`;
   return row ?? null;
 }

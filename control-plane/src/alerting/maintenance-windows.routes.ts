@@ -12,6 +12,7 @@ import { createRouter, validationError } from '../http/router.js';
 import { authorize, ownerForNew, ownerScope, type Owner } from '../teams/authorize.js';
 import type { Access } from '../teams/roles.js';
 import { deleteWindow, getWindow, insertWindow, listWindows, ownedScopeIds, updateWindow, type MaintenanceWindowRow, type WindowFields } from './maintenance-windows.db.js';
+import { ownerAfterMove } from '../teams/move.js';
 import { idParam, ownerOf, READ, sameOwner, TAGS, WRITE } from './route-kit.js';
 
 const params = idParam('mmw_01jd3k6w9z4q8r2t7v5x1y3b6c');
@@ -79,8 +80,10 @@ export function maintenanceWindowsRouter(deps: AppDeps) {
     const whole = maintenanceWindowWholeSchema.safeParse({ ...toWindow(cur), ...c.req.valid('json') });
     if (!whole.success) throw validationError(whole.error as never, 'body');
     const w = normalise(whole.data);
-    await checkScope(ownerOf(cur), w);
-    const row = await updateWindow(deps.sql, id, w);
+    // A move (team_id: docs/api/teams.md "Moving a resource"): its monitors or groups must be the new owner's.
+    const { owner, moved } = await ownerAfterMove(c, deps, ownerOf(cur), c.req.valid('json').team_id, 'maintenance window');
+    await checkScope(owner, w);
+    const row = await updateWindow(deps.sql, id, w, moved ? owner.team_id : undefined);
     if (!row) throw notFound(id);
     return ok(c, toWindow(row), 200);
   });

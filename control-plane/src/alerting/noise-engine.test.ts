@@ -56,7 +56,37 @@ t.test('flap: no escalation while flapping', async (t) => {
   const w = await seedWorld(sql, { levels: [120] });
   await rule(sql, w.user_id, 'flap', { flap_changes: 2, flap_window_s: 600 });
   await play(w, [[0, 'down'], [60, 'up'], [120, 'down'], [240, null], [500, null]]);
-  t.same(await w.sent(), ['0:first:firing', '0:first:resolved'], 'the second outage neither pages nor escalates');
+  t.same(await w.sent(), ['0:first:firing'], 'the second outage neither pages nor escalates (and the first page\'s resolution waits)');
+  await play(w, [[1200, 'up']]);
+  t.same(await w.sent(), ['0:first:firing', '0:first:resolved'], 'up after a stable stretch: resolved at once');
+});
+
+t.test('flap: a paged event\'s resolution waits until the monitor is stable for the window', async (t) => {
+  const { sql } = await testDatabase(t);
+  const w = await seedWorld(sql);
+  const rule_id = await rule(sql, w.user_id, 'flap', { flap_changes: 2, flap_window_s: 600 });
+  await play(w, [[0, 'down'], [60, 'up'], [120, 'down'], [180, 'up'], [240, 'down'], [300, 'up']]);
+  t.same(await w.sent(), ['0:first:firing'], 'one page; no resolution while it flaps');
+  const [open] = await sql`SELECT status, resolve_held_until, metadata FROM alert_events WHERE user_id = ${w.user_id}`;
+  t.equal((await sql`SELECT 1 FROM alert_events WHERE user_id = ${w.user_id}`).length, 1, 'the outages of the flap are one event');
+  t.match(open, { status: 'firing', metadata: { flapping: true, flapping_since: '2025-03-10T12:00:00.000Z', noise_rule_id: rule_id } });
+  t.equal(open!.resolve_held_until.toISOString(), '2025-03-10T12:11:00.000Z', 'held at 60 s until 600 s after that change');
+  await play(w, [[660, null]]);
+  const [again] = await sql`SELECT status, resolve_held_until FROM alert_events WHERE user_id = ${w.user_id}`;
+  t.match(again, { status: 'firing' }, 'looked at again when the hold ends: the later changes hold it longer');
+  t.equal(again!.resolve_held_until.toISOString(), '2025-03-10T12:15:00.000Z', 'until 600 s after the last change (300 s)');
+  await play(w, [[899, null]]);
+  t.same(await w.sent(), ['0:first:firing'], 'a second before the hold ends: still nothing');
+  await play(w, [[900, null]]);
+  t.same(await w.sent(), ['0:first:firing', '0:first:resolved'], 'stable for the window: one resolution');
+  t.match(await w.events(), [{ status: 'resolved' }]);
+
+  // An event that never paged (its page was held back as flapping) resolves at once: nobody to tell.
+  const quiet = await seedWorld(sql, { delay_s: 300 });
+  await rule(sql, quiet.user_id, 'flap', { flap_changes: 2, flap_window_s: 600 });
+  await play(quiet, [[0, 'down'], [60, 'up']]);
+  t.match(await quiet.events(), [{ status: 'resolved' }], 'not paged yet (delay): resolved without a hold');
+  t.same(await quiet.sent(), []);
 });
 
 t.test('duplicate: monitors with the same target failing together page once', async (t) => {

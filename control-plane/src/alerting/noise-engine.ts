@@ -2,7 +2,7 @@ import type { SqlExecutor } from '../contracts.js';
 import type { AlertEventRow } from './alert-events.db.js';
 import { flapEpisode, targetKey } from './noise-flap.js';
 import {
-  lockTarget, markEventNoise, monitorPagedSince, pagedOpenEventsOfOwner, rulesOfMonitor, stateChangesSince,
+  holdResolve, lockTarget, markEventNoise, monitorPagedSince, pagedOpenEventsOfOwner, rulesOfMonitor, stateChangesSince,
 } from './noise-rules.db.js';
 
 /*
@@ -94,4 +94,30 @@ export async function noiseDecision(tx: SqlExecutor, w: object, event: AlertEven
     }
   }
   return decision;
+}
+
+/**
+ * Whether a flap rule holds back the resolution of `event` at `now` (docs/api/alerting.md "Noise
+ * rules"): an event that paged, whose monitor is up again but flapping (this recovery counted), is
+ * not resolved until the monitor has been stable for the rule's `flap_window_s` after its last
+ * change; so a flap tells its channels once that it began and once that it ended. The hold is
+ * recorded on the event (resolve_held_until, and the flap's marks in its metadata), and the engine
+ * looks again then: a change in between holds it longer. An event that never paged resolves at
+ * once (there is no one to tell).
+ * @returns true when the resolution is held (the caller leaves the event open)
+ */
+export async function holdFlappingResolve(tx: SqlExecutor, event: AlertEventRow, now: Date): Promise<boolean> {
+  if (event.notified_at === null) return false;
+  const found = await rulesOfMonitor(tx, event.monitor_id);
+  const flaps = found?.rules.filter((r) => r.kind === 'flap') ?? [];
+  if (flaps.length === 0) return false;
+  const changes = await stateChangesSince(tx, event.monitor_id, new Date(now.getTime() - FLAP_LOOKBACK_S * 1000));
+  for (const r of flaps) {
+    const flap = flapEpisode(changes, r.flap_changes!, r.flap_window_s!, now);
+    if (!flap) continue;
+    const until = new Date(flap.last_change_at.getTime() + r.flap_window_s! * 1000);
+    await holdResolve(tx, event.id, until, { flapping: true, flapping_since: flap.since.toISOString(), noise_rule_id: r.id, resolve_held_until: until.toISOString() });
+    return true;
+  }
+  return false;
 }

@@ -42,4 +42,10 @@ t.test('a flapping target produces one page; the same flap without the rule page
   t.match(held, [{ suppressed: null }, { suppressed: 'flapping', metadata: { flapping: true } }, { suppressed: 'flapping', metadata: { flapping: true } }]);
   const shown = await p.api('GET', `/v1/alert-events?monitor_id=${ruled.monitor_id}`);
   t.ok(shown.items.some((e: { suppressed: string; metadata: { flapping?: boolean } }) => e.suppressed === 'flapping' && e.metadata.flapping === true), 'the flapping mark is in the API');
+  // The monitor itself carries the mark (docs/api/monitors.md): since the flap's first counted change.
+  const [first] = await p.ctx.sql<{ changed_at: Date }[]>`SELECT min(changed_at) AS changed_at FROM monitor_state_changes WHERE monitor_id = ${ruled.monitor_id} AND superseded_at IS NULL`;
+  t.match(await p.api('GET', `/v1/monitors/${ruled.monitor_id}`), { flapping: true, flapping_since: first!.changed_at.toISOString() }, 'GET /v1/monitors/{id} says it flaps');
+  t.match(await p.api('GET', `/v1/monitors/${plain.monitor_id}`), { flapping: false, flapping_since: null }, 'without a flap rule: never flapping');
+  const listed = (await p.api('GET', '/v1/monitors')).items as Array<{ id: string; flapping: boolean }>;
+  t.same(listed.filter((m) => m.flapping).map((m) => m.id), [ruled.monitor_id], 'and so does the list');
 });

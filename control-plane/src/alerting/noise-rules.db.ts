@@ -48,12 +48,12 @@ export async function insertNoiseRule(sql: Sql, id: string, owner: Owner, kind: 
   return row!;
 }
 
-/** Replace a rule's fields (the route merged the PATCH). @returns the row, or null when it is gone */
-export async function updateNoiseRule(sql: Sql, id: string, f: NoiseRuleFields): Promise<NoiseRuleRow | null> {
+/** Replace a rule's fields (the route merged the PATCH; `team_id` given: a move, teams/move.ts). @returns the row, or null when it is gone */
+export async function updateNoiseRule(sql: Sql, id: string, f: NoiseRuleFields, team_id?: string | null): Promise<NoiseRuleRow | null> {
   const [row] = await sql<NoiseRuleRow[]>`
     UPDATE alert_noise_rules SET name = ${f.name}, enabled = ${f.enabled}, monitor_ids = ${f.monitor_ids}::text[], tags = ${f.tags}::text[],
       flap_changes = ${f.flap_changes}, flap_window_s = ${f.flap_window_s}, duplicate_match = ${f.duplicate_match}, min_down_s = ${f.min_down_s},
-      updated_at = now()
+      team_id = ${team_id === undefined ? sql`team_id` : team_id}, updated_at = now()
     WHERE id = ${id} RETURNING *`;
   return row ?? null;
 }
@@ -135,6 +135,40 @@ export async function pagedOpenEventsOfOwner(ex: SqlExecutor, m: NoiseMonitor): 
  */
 export async function lockTarget(ex: SqlExecutor, key: string): Promise<void> {
   await ex`SELECT pg_advisory_xact_lock(hashtext(${`alert-noise:${key}`}))`;
+}
+
+/**
+ * Hold the resolution of event `event_id` until `until` (the engine looks again then), with
+ * metadata keys merged in (the flap's marks).
+ */
+export async function holdResolve(ex: SqlExecutor, event_id: string, until: Date, metadata: Record<string, unknown>): Promise<void> {
+  await ex`
+    UPDATE alert_events SET resolve_held_until = ${until}, metadata = coalesce(metadata, '{}'::jsonb) || ${ex.json(metadata as never)}::jsonb
+    WHERE id = ${event_id}`;
+}
+
+/** The flap rules of each monitor of `monitor_ids` that has any, and its state changes from `since` on, oldest first. */
+export interface FlapFacts { monitor_id: string; rules: Array<{ id: string; flap_changes: number; flap_window_s: number }>; changes: Date[] }
+
+/**
+ * For monitors `monitor_ids` (a page of a list), those that enabled flap rules of their owner
+ * apply to (the scope of {@link rulesOfMonitor}), with those rules (oldest first) and their state
+ * changes from `since` on: two queries whatever the number of monitors.
+ */
+export async function flapFactsOf(ex: SqlExecutor, monitor_ids: string[], since: Date): Promise<FlapFacts[]> {
+  if (monitor_ids.length === 0) return [];
+  const ruled = await ex<Array<{ monitor_id: string; rules: FlapFacts['rules'] }>>`
+    SELECT m.id AS monitor_id, json_agg(json_build_object('id', r.id, 'flap_changes', r.flap_changes, 'flap_window_s', r.flap_window_s) ORDER BY r.created_at, r.id) AS rules
+    FROM monitors m JOIN alert_noise_rules r ON r.enabled AND r.kind = 'flap'
+      AND ((m.team_id IS NULL AND r.team_id IS NULL AND r.user_id = m.user_id) OR r.team_id = m.team_id)
+      AND ((cardinality(r.monitor_ids) = 0 AND cardinality(r.tags) = 0) OR m.id = ANY(r.monitor_ids) OR r.tags && m.tags)
+    WHERE m.id = ANY(${monitor_ids}::text[]) GROUP BY m.id`;
+  if (ruled.length === 0) return [];
+  const changes = await ex<Array<{ monitor_id: string; changed_at: Date }>>`
+    SELECT monitor_id, changed_at FROM monitor_state_changes
+    WHERE monitor_id = ANY(${ruled.map((r) => r.monitor_id)}::text[]) AND superseded_at IS NULL AND changed_at >= ${since}
+    ORDER BY monitor_id, changed_at, id`;
+  return ruled.map((r) => ({ ...r, changes: changes.filter((c) => c.monitor_id === r.monitor_id).map((c) => c.changed_at) }));
 }
 
 /** Record on an event what a noise rule did: `suppressed` (its first page held back) and metadata keys merged in. */

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { newId } from '@vantage/shared-protocol';
 import { call, registerUser, testApp } from '../test-support/app.js';
+import { seedTeam } from '../teams/test-support.js';
 
 /*
  * `/v1/alert-noise-rules`: create, list, read, patch, delete; the kind rules; monitors of the
@@ -72,7 +72,7 @@ t.test('bad input: 400 naming the field, nothing written', async (t) => {
   t.equal(await s.count(), 0, 'nothing created');
 
   const rule = (await s.req(s.a, 'POST', '/v1/alert-noise-rules', { name: 'wait', kind: 'min_duration', min_down_s: 60 })).body.data;
-  for (const body of [{ min_down_s: null }, { flap_changes: 3 }, { kind: 'flap' }, { team_id: null }]) {
+  for (const body of [{ min_down_s: null }, { flap_changes: 3 }, { kind: 'flap' }, { team_id: 'nope' }]) {
     const r = await s.req(s.a, 'PATCH', `/v1/alert-noise-rules/${rule.id}`, body);
     t.equal(r.status, 400, `PATCH ${JSON.stringify(body)}`);
   }
@@ -106,9 +106,7 @@ t.test('another account: its monitors are not found, its rules are 404', async (
 t.test('a team\'s rules: members write, a viewer reads, others get 404', async (t) => {
   const s = await setup(t);
   const viewer = await registerUser(s.ctx.app);
-  const team_id = newId('team');
-  await s.ctx.sql`INSERT INTO teams (id, name, created_by) VALUES (${team_id}, 'Ops', ${s.a.user_id})`;
-  await s.ctx.sql`INSERT INTO team_members (team_id, user_id, role) VALUES (${team_id}, ${s.a.user_id}, 'owner'), (${team_id}, ${viewer.user_id}, 'viewer')`;
+  const team_id = await seedTeam(s.ctx.sql, { owner: s.a, viewer });
   const personal = await s.monitor(s.a);
   const wrongOwner = await s.req(s.a, 'POST', '/v1/alert-noise-rules', { name: 'x', kind: 'duplicate', team_id, monitor_ids: [personal] });
   t.equal(wrongOwner.body.error.code, 'MONITOR_NOT_FOUND', 'a team rule lists only the team\'s monitors');

@@ -15,6 +15,7 @@ import type { Access } from '../teams/roles.js';
 import {
   deleteNoiseRule, getNoiseRule, insertNoiseRule, listNoiseRules, monitorsOfOwner, updateNoiseRule, type NoiseRuleFields, type NoiseRuleRow,
 } from './noise-rules.db.js';
+import { ownerAfterMove } from '../teams/move.js';
 import { idParam, ownerOf, READ, TAGS, WRITE } from './route-kit.js';
 
 const params = idParam('anr_01jd3k6w9z4q8r2t7v5x1y3b6c');
@@ -80,8 +81,10 @@ export function alertNoiseRulesRouter(deps: AppDeps) {
     const whole = z.object({}).passthrough().superRefine((v, ctx) => alertNoiseKindRule(v as never, ctx)).safeParse({ kind: cur.kind, ...next });
     if (!whole.success) throw validationError(whole.error as never, 'body');
     if (cur.kind === 'duplicate' && next.duplicate_match === null) next.duplicate_match = 'host';
-    await checkMonitors(ownerOf(cur), next.monitor_ids);
-    const row = await updateNoiseRule(deps.sql, id, next);
+    // A move (team_id: docs/api/teams.md "Moving a resource"): its monitors must be the new owner's.
+    const { owner, moved } = await ownerAfterMove(c, deps, ownerOf(cur), body.team_id, 'alert noise rule');
+    await checkMonitors(owner, next.monitor_ids);
+    const row = await updateNoiseRule(deps.sql, id, next, moved ? owner.team_id : undefined);
     if (!row) throw notFound(id);
     return ok(c, toNoiseRule(row), 200);
   });

@@ -6,8 +6,12 @@ import { controlChecksConfigSchema } from './control-checks.js';
 import { deliveryConfigSchema } from './delivery.js';
 import { embeddedConfigSchema } from './embedded.js';
 import { installConfigSchema } from './install.js';
+import { lifecycleConfigSchema } from './lifecycle.js';
 import { loadShedConfigSchema } from './load-shed.js';
 import { nodesConfigSchema } from './nodes.js';
+import { oidcConfigSchema } from './oidc.js';
+import { passkeysConfigSchema } from './passkeys.js';
+import { passwordsConfigSchema } from './passwords.js';
 import { placementConfigSchema } from './placement.js';
 import { planConfigSchema } from './plans.js';
 import { platformConfigSchema } from './platform.js';
@@ -20,6 +24,10 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(placementConfigSchema.shape).extend(checksConfigSchema.shape).extend(loadShedConfigSchema.shape)
   .extend(artifactsConfigSchema.shape).extend(secretsConfigSchema.shape)
   .extend(accountsConfigSchema.shape)
+  .extend(passwordsConfigSchema.shape)
+  .extend(passkeysConfigSchema.shape)
+  .extend(oidcConfigSchema.shape)
+  .extend(lifecycleConfigSchema.shape)
   .extend(probesConfigSchema.shape)
   .extend(controlChecksConfigSchema.shape)
   .extend(embeddedConfigSchema.shape);

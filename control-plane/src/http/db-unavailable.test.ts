@@ -29,7 +29,10 @@ t.test('no Postgres listening: every route family answers 503 UNAVAILABLE with R
     t.equal(r.body?.error?.code, 'UNAVAILABLE', name);
     t.equal(r.headers.get('retry-after'), String(DB_RETRY_AFTER_S), `${name}: Retry-After`);
     t.notMatch(JSON.stringify(r.body), STACK, `${name}: no stack`);
-    t.notMatch(JSON.stringify(r.body), /ECONNREFUSED|127\.0\.0\.1/, `${name}: no connection details`);
+    // doc_url names this service's own public address (docs/api/errors.md), never the database's.
+    const { doc_url, ...error } = r.body?.error ?? {};
+    t.match(doc_url, /\/docs\/api\/errors\.md#unavailable$/, `${name}: doc_url`);
+    t.notMatch(JSON.stringify({ ...r.body, error }), /ECONNREFUSED|127\.0\.0\.1/, `${name}: no connection details`);
   }
 });
 

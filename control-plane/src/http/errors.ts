@@ -4,7 +4,9 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { newId } from '@vantage/shared-protocol';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
-import { localiseMessage, pickLocale } from '../i18n/messages.js';
+import { localiseMessage, pickLocale, specificDetail } from '../i18n/messages.js';
+import type { Config } from '../config/index.js';
+import { errorDocUrl } from './api-docs.routes.js';
 import { routeTable } from './route-table.js';
 import { classifyDbError } from './db-errors.js';
 import { createLogger } from '../log.js';
@@ -27,18 +29,34 @@ function fromHttpException(err: HTTPException, content_type: string | undefined)
   return new ApiError(err.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_FAILED', err.status >= 500 ? undefined : err.message);
 }
 
+/** What the error envelope's `doc_url` is built from: the instance's public base URL (config/public-url.ts). */
+export type DocUrlConfig = Pick<Config, 'public_url' | 'host' | 'port'>;
+
 /**
- * Write the error envelope (docs/api/conventions.md):
- * `{ error: { code, message, request_id, details? }, request_id }` with the code's status, the
- * error's extra headers and X-Request-Id; `message` localised by Accept-Language.
+ * Write the error envelope (docs/api/conventions.md, docs/api/errors.md):
+ * `{ error: { code, message, request_id, details?, doc_url? }, request_id }` with the code's
+ * status, the error's extra headers and X-Request-Id.
+ * - `message` localised by Accept-Language (i18n/messages.ts localiseMessage): English keeps the
+ *   route's specific message; in Chinese the code's message is shown and the route's specific
+ *   English message, when it has one, goes to `details.message_en`.
+ * - `doc_url` = `<public base URL>/docs/api/errors.md#<code in lower case>`, the code's entry in
+ *   the errors page this instance serves (api-docs.routes.ts); left out when `config` is not given
+ *   (bare test harnesses).
  */
-export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+export function errorResponse(c: Context<AppEnv>, err: ApiError, config?: DocUrlConfig): Response {
   const request_id = c.get('request_id') ?? newId('request');
-  const message = localiseMessage(err.code, err.message, pickLocale(c.req.header('accept-language')));
-  const body = { error: { code: err.code, message, request_id, ...(err.details ? { details: err.details } : {}) }, request_id };
+  const locale = pickLocale(c.req.header('accept-language'));
+  const message = localiseMessage(err.code, err.message, locale);
+  const detail = locale === 'en' ? null : specificDetail(err.code, err.message);
+  const details = detail && err.details?.message_en === undefined ? { ...err.details, message_en: detail } : err.details;
+  const error = {
+    code: err.code, message, request_id,
+    ...(details ? { details } : {}),
+    ...(config ? { doc_url: errorDocUrl(config, err.code) } : {}),
+  };
   for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
   c.header('X-Request-Id', request_id);
-  return c.json(body, err.status as ContentfulStatusCode);
+  return c.json({ error, request_id }, err.status as ContentfulStatusCode);
 }
 
 /** Retry-After (seconds) of a 503 while the database is away: about one reconnect cycle and a restart. */
@@ -78,27 +96,36 @@ function toApiError(err: Error, content_type: string | undefined): { api: ApiErr
  *
  * Logging: refusals (4xx) at info and expected 503s at warn, one line with the code and no stack;
  * only unexpected exceptions and 500-class errors at error level with the stack.
+ *
+ * `config` gives every envelope its `doc_url` (errorResponse); createApp passes the app's.
+ * @example app.onError(errorHandler(deps.config))
  */
-export function onError(err: Error, c: Context<AppEnv>): Response {
-  const { api, level, fields } = toApiError(err, c.req.header('content-type'));
-  const log = c.get('log') ?? (fallbackLog ??= createLogger('info').child({ module: 'http' }));
-  if (level === 'error') log.error({ err, code: api.code }, err instanceof ApiError ? 'server error' : 'unhandled error');
-  else log[level]({ code: api.code, status: api.status, reason: api.message, ...fields }, 'request refused');
-  return errorResponse(c, api);
+export function errorHandler(config?: DocUrlConfig): (err: Error, c: Context<AppEnv>) => Response {
+  return (err, c) => {
+    const { api, level, fields } = toApiError(err, c.req.header('content-type'));
+    const log = c.get('log') ?? (fallbackLog ??= createLogger('info').child({ module: 'http' }));
+    if (level === 'error') log.error({ err, code: api.code }, err instanceof ApiError ? 'server error' : 'unhandled error');
+    else log[level]({ code: api.code, status: api.status, reason: api.message, ...fields }, 'request refused');
+    return errorResponse(c, api, config);
+  };
 }
+
+/** {@link errorHandler} without a configuration: envelopes without `doc_url` (for harnesses that build no config). */
+export const onError = errorHandler();
 
 /**
  * notFound handler for the app: 405 METHOD_NOT_ALLOWED with an `Allow` header when the path
- * exists under other methods, else 404 NOT_FOUND (docs/api/conventions.md).
+ * exists under other methods, else 404 NOT_FOUND (docs/api/conventions.md); `config` gives the
+ * envelope its `doc_url` as in {@link errorResponse}.
  */
-export function notFoundHandler(app: Hono<AppEnv>): (c: Context<AppEnv>) => Response {
+export function notFoundHandler(app: Hono<AppEnv>, config?: DocUrlConfig): (c: Context<AppEnv>) => Response {
   const table = routeTable(app);
   return (c) => {
     const methods = [...new Set(table().filter((r) => r.re.test(c.req.path)).map((r) => r.method))];
     if (methods.length > 0) {
       if (methods.includes('GET')) methods.push('HEAD');
-      return errorResponse(c, new ApiError('METHOD_NOT_ALLOWED', `${c.req.method} not allowed; use ${methods.join(', ')}`, undefined, { Allow: methods.join(', ') }));
+      return errorResponse(c, new ApiError('METHOD_NOT_ALLOWED', `${c.req.method} not allowed; use ${methods.join(', ')}`, undefined, { Allow: methods.join(', ') }), config);
     }
-    return errorResponse(c, new ApiError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`.slice(0, 300)));
+    return errorResponse(c, new ApiError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`.slice(0, 300)), config);
   };
 }

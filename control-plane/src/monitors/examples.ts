@@ -39,7 +39,7 @@ export const EXAMPLES = {
     private_target: false, node_ids: [],
     placement: { status: 'short', secret_headers: [], message: 'placed on 0 of 3 nodes: it runs only on your own, shared and platform nodes that can run https checks, and no more of those online can run it; placement keeps trying' },
     heartbeat: null, last_check_at: null, uptime_24h: null,
-    state_changed_at: AT, created_at: AT, updated_at: AT,
+    state_changed_at: AT, flapping: false, flapping_since: null, created_at: AT, updated_at: AT,
   },
   group: { id: GROUP_ID, user_id: USER_ID, team_id: null, name: 'Production', sort_order: 10, monitor_count: 4, created_at: AT, updated_at: AT },
   groupCreate: { name: 'Production', sort_order: 10 },

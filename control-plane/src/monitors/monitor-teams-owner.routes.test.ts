@@ -1,23 +1,12 @@
 import t from 'tap';
-import { newId } from '@vantage/shared-protocol';
-import type { Sql } from '../db/sql.js';
-import type { TeamRole } from '../teams/roles.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
+import { seedTeam as teamOf, type User } from '../teams/test-support.js';
 
 /*
  * What owning a monitor by a team means (docs/api/monitors.md "Teams"): names unique per owner,
  * the plan's quota counted per owner, a monitor and its group of the same owner, and moves into
  * and out of a team with write access on both sides.
  */
-
-type User = Awaited<ReturnType<typeof registerUser>>;
-
-async function teamOf(sql: Sql, members: Array<[User, TeamRole]>): Promise<string> {
-  const id = newId('team');
-  await sql`INSERT INTO teams (id, name) VALUES (${id}, ${`team ${id}`})`;
-  for (const [u, role] of members) await sql`INSERT INTO team_members (team_id, user_id, role) VALUES (${id}, ${u.user_id}, ${role})`;
-  return id;
-}
 
 const http = (name: string, extra: Record<string, unknown> = {}) => ({ name, type: 'http', target: 'http://1.1.1.1/', ...extra });
 

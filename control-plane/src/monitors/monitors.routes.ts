@@ -8,7 +8,8 @@ import { publicBaseUrl } from '../config/public-url.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
-import { allows, authorize, ownerForNew, ownerScope, type Owner } from '../teams/authorize.js';
+import { ownerForNew, ownerScope, type Owner } from '../teams/authorize.js';
+import { ownerAfterMove } from '../teams/move.js';
 import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
@@ -30,6 +31,7 @@ import {
 import { planLimits } from './plans.js';
 import { monitorChecker } from './spec.js';
 import { toMonitor } from './view.js';
+import { flappingSince } from '../alerting/flap-marks.js';
 
 const read = [requireAuth({ scope: 'read' })];
 const write = [requireAuth({ scope: 'write' })];
@@ -163,7 +165,8 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
   r.openapi(list, async (c) => {
     const { page, limit, team_id, ...filters } = c.req.valid('query');
     const { rows, total } = await listMonitors(deps.sql, await ownerScope(c, deps, 'read', team_id), filters, page, limit);
-    return ok(c, { items: rows.map((row) => toMonitor(shown(row))), total, page, limit }, 200);
+    const flapping = await flappingSince(deps.sql, rows.map((row) => row.id));
+    return ok(c, { items: rows.map((row) => toMonitor(shown(row), undefined, flapping.get(row.id))), total, page, limit }, 200);
   });
 
   r.openapi(create, async (c) => {
@@ -179,21 +182,18 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     return ok(c, toMonitor(shown(await placed(out.row)), hb ? { token: hb.token, url: heartbeatUrl(publicBaseUrl(deps.config), hb.token) } : undefined), 201);
   });
 
-  r.openapi(readOne, async (c) => ok(c, toMonitor(shown((await monitorFor(c, deps, c.req.valid('param').id, 'read')).row)), 200));
+  r.openapi(readOne, async (c) => {
+    const { row } = await monitorFor(c, deps, c.req.valid('param').id, 'read');
+    return ok(c, toMonitor(shown(row), undefined, (await flappingSince(deps.sql, [row.id])).get(row.id)), 200);
+  });
 
   r.openapi(patch, async (c) => {
     const { id } = c.req.valid('param');
     const p = c.req.valid('json');
-    const { row: current, actor } = await monitorFor(c, deps, id, 'write');
-    // A move (team_id) needs write on the side it goes to as well (docs/api/monitors.md "Teams"):
-    // into a team, member or above there; out of one, only into its creator's personal monitors.
-    const team_id = p.team_id !== undefined ? p.team_id : current.team_id;
-    const owner: Owner = { user_id: current.user_id, team_id };
-    const moved = team_id !== current.team_id;
-    if (moved && team_id !== null) await authorize(c, deps, owner, 'write', 'TEAM_NOT_FOUND', 'team');
-    if (moved && team_id === null && !allows(actor, owner, 'write')) {
-      throw new ApiError('FORBIDDEN', 'only the monitor\'s creator can take it out of its team (into their personal monitors)', { team_id: current.team_id });
-    }
+    const { row: current } = await monitorFor(c, deps, id, 'write');
+    // A move (team_id) needs write on the side it goes to as well (docs/api/monitors.md "Teams").
+    const { owner, moved } = await ownerAfterMove(c, deps, current, p.team_id, 'monitor');
+    const team_id = owner.team_id;
     const fields = await check(owner, {
       name: p.name ?? current.name, type: current.type,
       target: p.target !== undefined ? p.target : current.target,
@@ -209,7 +209,7 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     if (row === 'name_taken') throw nameTaken(owner, fields.name);
     if (row === 'limit') throw quotaError();
     if (!row) throw new ApiError('MONITOR_NOT_FOUND', `no monitor ${id}`);
-    return ok(c, toMonitor(shown(await placed(row))), 200);
+    return ok(c, toMonitor(shown(await placed(row)), undefined, (await flappingSince(deps.sql, [row.id])).get(row.id)), 200);
   });
 
   r.openapi(remove, async (c) => {

@@ -7,8 +7,9 @@ import { placementOf } from './placement-status.js';
  * The monitor record (docs/api/monitors.md) from its row (`placement` from its live placement and
  * headers: placement-status.ts). `heartbeat` carries the
  * token's preview; pass `token` and `url` only right after creating or rotating it.
+ * `flapping_since`: when its flap began while it is flapping (alerting/flap-marks.ts), else absent.
  */
-export function toMonitor(row: MonitorRow, heartbeat?: { token: string; url: string }): Monitor {
+export function toMonitor(row: MonitorRow, heartbeat?: { token: string; url: string }, flapping_since?: Date): Monitor {
   return {
     id: row.id, user_id: row.user_id, team_id: row.team_id, name: row.name, type: row.type, target: row.target, config: row.config,
     interval_s: row.interval_s, node_count: row.node_count, group_id: row.group_id, tags: row.tags,
@@ -17,6 +18,7 @@ export function toMonitor(row: MonitorRow, heartbeat?: { token: string; url: str
     last_check_at: row.last_check_at?.toISOString() ?? null,
     uptime_24h: row.uptime_24h === null ? null : Math.min(1, Math.max(0, Math.round(row.uptime_24h * 1e6) / 1e6)),
     state_changed_at: row.state_changed_at.toISOString(),
+    flapping: flapping_since !== undefined, flapping_since: flapping_since?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -3,6 +3,7 @@ import { enrollNode, waitFor } from '../hub/test-harness.js';
 import { createPlacementEngine } from '../monitors/placement-engine.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
 import { applyPlatformNodeOwners } from './platform-nodes.db.js';
+import { seedTeam } from '../teams/test-support.js';
 
 /*
  * Node sharing (docs/api/nodes.md "Sharing", "Platform nodes"): a node serves other accounts'
@@ -69,6 +70,29 @@ t.test('probes: other accounts and anonymous callers never get an unshared node;
   t.equal((await call(s.app, 'PATCH', `/v1/admin/nodes/${s.nodeA.node_id}`, { token: s.a.access_token, body: { platform: true } })).status, 200);
   t.same((await s.probeNodes(undefined, { nodes: { count: 5 } })).nodes, both, 'a platform node serves everyone, unshared or not');
   t.same((await s.probeNodes(s.b.access_token, { node_ids: [s.nodeA.node_id] })).nodes, [s.nodeA.node_id]);
+});
+
+t.test("a workspace token's probes: its team's nodes and shared ones, never its creator's personal node", async (t) => {
+  const s = await setup(t);
+  const team_id = await seedTeam(s.sql, { owner: s.a });
+  const enrolled = await call(s.app, 'POST', '/v1/enrollment-tokens', { token: s.a.access_token, body: { team_id, country_code: 'US' } });
+  const teamNode = await enrollNode(s.url, enrolled.body.data.token, 'probe-of-team');
+  t.teardown(() => teamNode.node.close());
+  teamNode.node.onFrame = () => true;
+  const key = await call(s.app, 'POST', '/v1/account/api-keys', { token: s.a.access_token, body: { name: 'ws', team_id } });
+  t.equal(key.status, 201, JSON.stringify(key.body));
+  const ws: string = key.body.data.key;
+
+  const all = [s.nodeA.node_id, s.nodeB.node_id, teamNode.node_id].sort();
+  t.same((await s.probeNodes(s.a.access_token, { nodes: { count: 5 } })).nodes, all, 'A\'s session: its own node, its team\'s and the shared one');
+  const byToken = [s.nodeB.node_id, teamNode.node_id].sort();
+  t.same((await s.probeNodes(ws, { nodes: { count: 5 } })).nodes, byToken, 'the workspace token: the team\'s node and the shared one, not A\'s personal node');
+  t.same((await s.probeNodes(ws, { nodes: { count: 40 } })).nodes, byToken, 'a pick that reads every candidate: the same');
+  const named = await s.probeNodes(ws, { node_ids: [s.nodeA.node_id] });
+  t.equal(named.status, 403, 'naming the creator\'s personal node is refused');
+  t.match(named.error, { code: 'FORBIDDEN', details: { node_ids: [s.nodeA.node_id] } });
+  const there = await s.probeNodes(ws, { nodes: { count: 1, countries: ['DE'] } });
+  t.match(there, { status: 422, error: { code: 'PROBE_TOO_FEW_NODES' } }, 'A\'s personal node\'s country has no node for the token');
 });
 
 t.test('monitors: placed only on nodes that serve their owner, moved when sharing changes', async (t) => {

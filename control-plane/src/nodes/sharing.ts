@@ -52,3 +52,23 @@ export function mayServe(node: NodeSharingFacts, owner: ServedOwner | null): boo
   if (owner === null) return false;
   return sameOwner(node, owner) || (node.team_id !== null && (owner.member_of ?? []).includes(node.team_id));
 }
+
+/**
+ * The owner a caller's own probes act as (docs/api/nodes.md "Sharing", docs/api/teams.md
+ * "Workspace tokens"): its account (`team_id` null), or for a workspace token (`team_only`, its
+ * team) that team: a workspace token never reaches its creator's personal nodes, for private
+ * targets or secret headers either.
+ */
+export function actingOwner(user_id: string, team_only: string | null): { user_id: string; team_id: string | null } {
+  return { user_id, team_id: team_only };
+}
+
+/**
+ * Whom the nodes of a caller's own probe work for ({@link mayServe}): its account and every team
+ * it is a member of (`teams`); for a workspace token (`team_only`) that team alone, as the owner
+ * and as the only membership, so its creator's personal nodes and other teams' do not serve it.
+ */
+export function requesterOwner(user_id: string, teams: readonly string[], team_only: string | null): ServedOwner {
+  if (team_only === null) return { user_id, team_id: null, member_of: teams };
+  return { user_id, team_id: team_only, member_of: teams.filter((t) => t === team_only) };
+}

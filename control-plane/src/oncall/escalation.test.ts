@@ -1,10 +1,10 @@
 import t from 'tap';
-import { newId } from '@vantage/shared-protocol';
 import { alertEnginePass, type AlertEngineDeps } from '../alerting/engine.js';
 import { seedMonitor } from '../checks/test-support.js';
 import { eventually } from '../delivery/test-support.js';
 import { startSmtpServer } from '../email/test-support.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
+import { seedTeam } from '../teams/test-support.js';
 
 /*
  * An escalation level paging an on-call schedule reaches the person on call at that moment: a
@@ -19,14 +19,8 @@ t.test('escalation to a schedule e-mails the person on call when the level fires
   const ctx = await testApp(t, { config: { smtp_url: smtp.smtp_url, delivery_poll_interval_ms: 50 }, delivery: true });
   const { app, sql } = ctx;
   const [lead, alice, bob, outsider] = [await registerUser(app), await registerUser(app), await registerUser(app), await registerUser(app)];
-  const team = newId('team');
-  await sql`INSERT INTO teams (id, name) VALUES (${team}, 'SRE')`;
-  for (const [user_id, role] of [[lead.user_id, 'owner'], [alice.user_id, 'member'], [bob.user_id, 'member']]) {
-    await sql`INSERT INTO team_members (team_id, user_id, role) VALUES (${team}, ${user_id!}, ${role!})`;
-  }
-  const other_team = newId('team');
-  await sql`INSERT INTO teams (id, name) VALUES (${other_team}, 'Elsewhere')`;
-  await sql`INSERT INTO team_members (team_id, user_id, role) VALUES (${other_team}, ${outsider.user_id}, 'owner')`;
+  const team = await seedTeam(sql, [[lead, 'owner'], [alice, 'member'], [bob, 'member']]);
+  const other_team = await seedTeam(sql, { owner: outsider });
 
   const created = await call(app, 'POST', '/v1/oncall/schedules', {
     token: lead.access_token,

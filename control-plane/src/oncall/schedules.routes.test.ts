@@ -1,7 +1,6 @@
 import t from 'tap';
-import { newId } from '@vantage/shared-protocol';
-import type { Sql } from '../db/sql.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
+import { seedTeam } from '../teams/test-support.js';
 
 /*
  * /v1/oncall/schedules through the app on a real database: roles (viewer reads, member writes,
@@ -9,19 +8,11 @@ import { call, registerUser, testApp } from '../test-support/app.js';
  * team, overrides and who is on call across Berlin's spring-forward change.
  */
 
-/** A team with `members` (user id → role), written straight into the database. */
-async function seedTeam(sql: Sql, members: Record<string, string>): Promise<string> {
-  const id = newId('team');
-  await sql`INSERT INTO teams (id, name) VALUES (${id}, 'Platform')`;
-  for (const [user_id, role] of Object.entries(members)) await sql`INSERT INTO team_members (team_id, user_id, role) VALUES (${id}, ${user_id}, ${role})`;
-  return id;
-}
-
 t.test('schedules: roles, validation, overrides and who is on call', async (t) => {
   const { app, sql } = await testApp(t);
   const [owner, member, viewer, outsider] = [await registerUser(app), await registerUser(app), await registerUser(app), await registerUser(app)];
-  const team = await seedTeam(sql, { [owner.user_id]: 'owner', [member.user_id]: 'member', [viewer.user_id]: 'viewer' });
-  const other_team = await seedTeam(sql, { [outsider.user_id]: 'owner' });
+  const team = await seedTeam(sql, { owner, member, viewer });
+  const other_team = await seedTeam(sql, { owner: outsider });
   const rotation = { participants: [owner.user_id, member.user_id], starts_on: '2026-03-27', handoff_time: '09:00', shift_length: 1, shift_unit: 'days' };
   const body = { team_id: team, name: 'Primary', time_zone: 'Europe/Berlin', rotations: [rotation] };
 

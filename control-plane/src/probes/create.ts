@@ -8,7 +8,7 @@ import type { NodeHub } from '../contracts.js';
 import type { Logger } from '../log.js';
 import { compileAddressPolicy, firstBlockedAddress, systemResolver, type AddressVerdict, type HostResolver } from './address-policy.js';
 import type { CandidateNode, FirstRoundTasks, NodeOwner } from './node-selection.db.js';
-import { sameOwner, type ServedOwner } from '../nodes/sharing.js';
+import { actingOwner, requesterOwner, sameOwner, type ServedOwner } from '../nodes/sharing.js';
 import { rolesOfUser } from '../teams/memberships.db.js';
 import { failTask } from './failures.js';
 import { selectNodesInserting, type NodeRequest, type PickLimits } from './select.js';
@@ -52,14 +52,12 @@ function ownsPrivately(node: CandidateNode, principal: Principal | null, owner: 
 
 /**
  * Whom a probe's nodes work for: `on_behalf` (a monitor's owner, for its run), else the caller's
- * account with the teams it is a member of (a workspace token: its team only), else anonymous.
+ * account with the teams it is a member of (a workspace token: its team only, as owner too: nodes/sharing.ts requesterOwner), else anonymous.
  */
 async function servedOwner(sql: Sql, principal: Principal | null, on_behalf: NodeOwner | undefined): Promise<ServedOwner | null> {
   if (on_behalf) return { user_id: on_behalf.user_id, team_id: on_behalf.team_id };
   if (!principal) return null;
-  const teams = [...(await rolesOfUser(sql, principal.user_id)).keys()];
-  const team_only = principal.team_id ?? null;
-  return { user_id: principal.user_id, team_id: null, member_of: team_only === null ? teams : teams.filter((t) => t === team_only) };
+  return requesterOwner(principal.user_id, [...(await rolesOfUser(sql, principal.user_id)).keys()], principal.team_id ?? null);
 }
 
 /**
@@ -133,7 +131,7 @@ export function probeCreator(deps: ProbeCreatorDeps) {
   return async function create<T extends ProbeType>(type: T, body: ProbeBody<T>, principal: Principal | null, on_behalf?: NodeOwner): Promise<ProbeCreated> {
     const served = servedOwner(deps.sql, principal, on_behalf);
     served.catch(() => undefined); // awaited below; a refused target must not leave it unhandled
-    const acting: NodeOwner | null = on_behalf ?? (principal ? { user_id: principal.user_id, team_id: null } : null);
+    const acting: NodeOwner | null = on_behalf ?? (principal ? actingOwner(principal.user_id, principal.team_id ?? null) : null);
     const private_owner = (await privateOwner(type, body.target, body.params, principal)) === null ? null : acting;
     const requester = await served;
     const check = { type, target: body.target, params: body.params } as CheckSpec;

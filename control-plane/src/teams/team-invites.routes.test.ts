@@ -26,6 +26,8 @@ t.test('invitations: admins invite, list and revoke; tokens are single use, boun
 
   const newcomer = await registerUser(app);
   const made = await invite(admin, { email: newcomer.email.toUpperCase(), role: 'viewer' });
+  t.equal((await accept(newcomer, made.body.data.token)).body.error.code, 'ACCOUNT_EMAIL_UNVERIFIED', 'an unverified address cannot accept (403)');
+  await sql`UPDATE users SET email_verified = true WHERE id = ${newcomer.user_id}`;
   t.equal(made.status, 201);
   t.match(made.body.data, { team_id, role: 'viewer', status: 'pending', invited_by: admin.user_id, email_delivery: 'logged' });
   t.match(made.body.data.token, /^tit_/);
@@ -45,6 +47,7 @@ t.test('invitations: admins invite, list and revoke; tokens are single use, boun
   t.equal((await call(app, 'GET', `/v1/teams/${team_id}/invites`, { token: owner.access_token })).body.data[0].status, 'accepted');
 
   const late = await registerUser(app);
+  await sql`UPDATE users SET email_verified = true WHERE id = ${late.user_id}`;
   const expiring = await invite(owner, { email: late.email });
   await sql`UPDATE team_invites SET expires_at = now() - interval '1 second' WHERE id = ${expiring.body.data.id}`;
   t.equal((await accept(late, expiring.body.data.token)).body.error.code, 'TEAM_INVITE_INVALID', 'an expired token is invalid');
@@ -86,7 +89,14 @@ t.test('an invitation is e-mailed over SMTP with its token, which the invitee ac
   const token = /tit_[0-9A-Za-z_-]+/.exec(mail.parsed.text!)?.[0];
   t.equal(token, made.body.data.token, 'the e-mail carries the token');
   t.match(mail.parsed.text, /https:\/\/vantage\.example\/v1\/teams\/invites\/accept/, 'and how to accept it');
+  const unverified = await call(app, 'POST', '/v1/teams/invites/accept', { token: invitee!.access_token, body: { token } });
+  t.equal(unverified.status, 403, 'an unverified address cannot accept');
+  t.equal(unverified.body.error.code, 'ACCOUNT_EMAIL_UNVERIFIED');
+  // The invitee verifies its address with the link of its verification e-mail, then accepts.
+  const verification = smtp.messages.find((m) => m.to.some((a) => a.toLowerCase() === invitee!.email.toLowerCase()) && /verify-email\?token=/.test(String(m.parsed.text)));
+  const link = /\/v1\/auth\/verify-email\?token=(\S+)/.exec(String(verification!.parsed.text))![1]!;
+  t.equal((await call(app, 'POST', '/v1/auth/verify-email', { body: { token: decodeURIComponent(link) } })).status, 200, 'address verified');
   const joined = await call(app, 'POST', '/v1/teams/invites/accept', { token: invitee!.access_token, body: { token } });
-  t.equal(joined.status, 200);
+  t.equal(joined.status, 200, 'the invitation was still usable');
   t.match(joined.body.data, { id: team.body.data.id, role: 'member', member_count: 2 });
 });

@@ -11,9 +11,13 @@ export interface TeamRow {
   updated_at: Date;
   role: TeamRole;
   member_count: number;
+  /** IANA time zone of the team's windows (0059; default UTC). */
+  time_zone: string;
+  /** Every member must have TOTP or a passkey (0056). */
+  require_2fa: boolean;
 }
 
-const COLUMNS = (ex: SqlExecutor) => ex`t.id, t.name, t.created_by, t.created_at, t.updated_at, m.role,
+const COLUMNS = (ex: SqlExecutor) => ex`t.id, t.name, t.time_zone, t.require_2fa, t.created_by, t.created_at, t.updated_at, m.role,
   (SELECT count(*)::int FROM team_members c WHERE c.team_id = t.id) AS member_count`;
 
 /** Create team `id` named `name` with `user_id` as its first owner, in one transaction. */
@@ -46,6 +50,11 @@ export async function teamExists(ex: SqlExecutor, team_id: string): Promise<bool
 /** Rename team `team_id`. */
 export async function renameTeam(ex: SqlExecutor, team_id: string, name: string): Promise<void> {
   await ex`UPDATE teams SET name = ${name}, updated_at = now() WHERE id = ${team_id}`;
+}
+
+/** Set the time zone (an IANA name, checked by the route's schema) of team `team_id`. */
+export async function setTeamTimeZone(ex: SqlExecutor, team_id: string, time_zone: string): Promise<void> {
+  await ex`UPDATE teams SET time_zone = ${time_zone}, updated_at = now() WHERE id = ${team_id}`;
 }
 
 /**

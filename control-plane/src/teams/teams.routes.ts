@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { newId, teamCreateSchema, teamInviteAcceptSchema, teamListSchema, teamPatchSchema, teamSchema } from '@vantage/shared-protocol';
 import { hashSecret } from '../accounts/secrets.js';
+import { findUserById } from '../accounts/accounts.db.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
@@ -10,8 +11,9 @@ import { requireAuth } from '../middleware/auth.js';
 import { actorOf } from './authorize.js';
 import { authorizeTeam, requireAccountActor } from './team-access.js';
 import { acceptTeamInvite } from './team-invites.db.js';
-import { deleteTeam, insertTeam, renameTeam, teamOfMember, teamsOfMember } from './teams.db.js';
+import { deleteTeam, insertTeam, renameTeam, setTeamTimeZone, teamOfMember, teamsOfMember } from './teams.db.js';
 import { toTeam } from './view.js';
+import { setTeamRequire2fa } from '../accounts/two-factor-policy.db.js';
 
 const read = [requireAuth({ scope: 'read' })];
 const write = [requireAuth({ scope: 'write' })];
@@ -60,12 +62,16 @@ export function teamsRouter(deps: AppDeps) {
     responses: {
       200: jsonOk(teamSchema, 'the team joined, with the role the invitation gave'),
       400: jsonError('TEAM_INVITE_INVALID: unknown, used, revoked or expired token, or another address; VALIDATION_FAILED'),
-      ...AUTH_ERRORS, 403: jsonError('FORBIDDEN: a workspace token, or a credential without the write scope'),
+      ...AUTH_ERRORS, 403: jsonError('ACCOUNT_EMAIL_UNVERIFIED: the account\'s e-mail address is not verified; FORBIDDEN: a workspace token, or a credential without the write scope'),
       409: jsonError('TEAM_MEMBER_EXISTS: you are already a member (the invitation stays usable)'),
     },
   }), async (c) => {
     const actor = await actorOf(c, deps);
     requireAccountActor(actor, 'accept invitations');
+    // An invitation is addressed to an e-mail: only an account that proved it owns its address joins (docs/api/teams.md "Invitations").
+    if (!(await findUserById(deps.sql, actor.user_id))?.email_verified) {
+      throw new ApiError('ACCOUNT_EMAIL_UNVERIFIED', 'verify your e-mail address before accepting a team invitation (POST /v1/auth/verify-email/resend)');
+    }
     const result = await acceptTeamInvite(deps.sql, hashSecret(c.req.valid('json').token), actor.user_id);
     if (result === 'invalid') throw new ApiError('TEAM_INVITE_INVALID', 'this invitation is not valid for your account: it is unknown, used, revoked or expired, or addressed to another e-mail address');
     if (result === 'member_exists') throw new ApiError('TEAM_MEMBER_EXISTS', 'you are already a member of this team');
@@ -83,13 +89,17 @@ export function teamsRouter(deps: AppDeps) {
   });
 
   r.openapi(createRoute({
-    method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write, summary: 'Rename a team (owners)',
+    method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write, summary: 'Rename a team (owners) or set its time zone or two-factor policy `require_2fa` (owners and admins)',
     request: { params: teamIdParam, body: jsonBody(teamPatchSchema) },
     responses: { 200: jsonOk(teamSchema, 'the renamed team'), 400: jsonError('VALIDATION_FAILED'), ...AUTH_ERRORS, ...TEAM_FORBIDDEN, ...TEAM_NOT_FOUND },
   }), async (c) => {
     const { id } = c.req.valid('param');
-    const actor = await authorizeTeam(c, deps, id, 'own');
-    await renameTeam(deps.sql, id, c.req.valid('json').name);
+    const body = c.req.valid('json');
+    // Renaming needs the owner role, the time zone and the two-factor policy an admin (docs/api/teams.md "Teams").
+    const actor = await authorizeTeam(c, deps, id, body.name !== undefined ? 'own' : 'manage');
+    if (body.name !== undefined) await renameTeam(deps.sql, id, body.name);
+    if (body.time_zone !== undefined) await setTeamTimeZone(deps.sql, id, body.time_zone);
+    if (body.require_2fa !== undefined) await setTeamRequire2fa(deps.sql, id, body.require_2fa);
     return ok(c, toTeam((await teamOfMember(deps.sql, id, actor.user_id))!), 200);
   });
 

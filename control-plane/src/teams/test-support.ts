@@ -22,6 +22,8 @@ export async function join(app: App, team_id: string, by: User, user: User, role
 export async function teamOfFour(t: Test, env: Promise<{ app: App; sql: Awaited<ReturnType<typeof testApp>>['sql'] }>) {
   const { app, sql } = await env;
   const [owner, admin, member, viewer, outsider] = await Promise.all([1, 2, 3, 4, 5].map(() => registerUser(app)));
+  // Accepting an invitation takes a verified address (docs/api/teams.md "Invitations").
+  await sql`UPDATE users SET email_verified = true WHERE id IN ${sql([owner!, admin!, member!, viewer!, outsider!].map((u) => u.user_id))}`;
   const created = await call(app, 'POST', '/v1/teams', { token: owner!.access_token, body: { name: ' Platform ' } });
   t.equal(created.status, 201, 'a team is created');
   const team_id: string = created.body.data.id;
@@ -33,13 +35,16 @@ export async function teamOfFour(t: Test, env: Promise<{ app: App; sql: Awaited<
 
 /**
  * A team with the given members, written straight to the database (for route families' own
- * authorization tests; the teams API has its own tests). @returns the team id
+ * authorization tests; the teams API has its own tests). `members`: one account per role
+ * (`{ owner, member }`), or `[account, role]` pairs when several share a role. @returns the team id
  */
 export async function seedTeam(
-  sql: Awaited<ReturnType<typeof testApp>>['sql'], members: Partial<Record<TeamRole, { user_id: string }>>,
+  sql: Awaited<ReturnType<typeof testApp>>['sql'],
+  members: Partial<Record<TeamRole, { user_id: string }>> | Array<[{ user_id: string }, TeamRole]>,
 ): Promise<string> {
   const id = newId('team');
   await sql`INSERT INTO teams (id, name) VALUES (${id}, ${`team ${id}`})`;
-  for (const [role, u] of Object.entries(members)) await sql`INSERT INTO team_members (team_id, user_id, role) VALUES (${id}, ${u!.user_id}, ${role})`;
+  const pairs = Array.isArray(members) ? members : Object.entries(members).map(([role, u]) => [u!, role as TeamRole] as const);
+  for (const [u, role] of pairs) await sql`INSERT INTO team_members (team_id, user_id, role) VALUES (${id}, ${u.user_id}, ${role})`;
   return id;
 }

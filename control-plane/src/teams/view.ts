@@ -5,7 +5,7 @@ import type { TeamRow } from './teams.db.js';
 
 /** A team as the API shows it to one member (docs/api/teams.md). */
 export function toTeam(row: TeamRow): Team {
-  return { id: row.id, name: row.name, role: row.role, member_count: row.member_count, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+  return { id: row.id, name: row.name, role: row.role, member_count: row.member_count, time_zone: row.time_zone, require_2fa: row.require_2fa, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
 }
 
 /** A team member as the API shows it (docs/api/teams.md "Members"). */

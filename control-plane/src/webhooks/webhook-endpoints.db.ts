@@ -50,6 +50,12 @@ export async function insertEndpoint(sql: Sql, e: Owner & { id: string; url: str
   });
 }
 
+/** How many endpoints `owner` has (an account's own, or a team's): the limit a move checks. */
+export async function countEndpoints(ex: SqlExecutor, owner: Owner): Promise<number> {
+  const [row] = await ex<{ n: number }[]>`SELECT count(*)::int AS n FROM webhook_endpoints WHERE ${ofOwner(ex, owner)}`;
+  return row!.n;
+}
+
 /** The endpoints in `scope` (teams/authorize.ts ownerScope), oldest first, with the total. */
 export async function listEndpoints(sql: Sql, scope: OwnerScope, page: number, page_size: number): Promise<{ rows: EndpointRow[]; total: number }> {
   const rows = await sql<Array<EndpointRow & { total: number }>>`
@@ -75,6 +81,8 @@ export interface EndpointChanges {
   events?: string[];
   description?: string | null;
   enabled?: boolean;
+  /** A move (teams/move.ts): the new owning team, null for personal; undefined keeps it. */
+  team_id?: string | null;
 }
 
 /**
@@ -83,12 +91,13 @@ export interface EndpointChanges {
  * @returns the updated row, or null when it no longer exists
  */
 export async function updateEndpoint(sql: Sql, id: string, changes: EndpointChanges): Promise<EndpointRow | null> {
-  const { url, events, description, enabled } = changes;
+  const { url, events, description, enabled, team_id } = changes;
   const [row] = await sql<EndpointRow[]>`
     UPDATE webhook_endpoints SET
       url = ${url === undefined ? sql`url` : url},
       events = ${events === undefined ? sql`events` : events},
       description = ${description === undefined ? sql`description` : description},
+      team_id = ${team_id === undefined ? sql`team_id` : team_id},
       ${enabled === true ? sql`enabled = true, disabled_reason = NULL, failing_since = CASE WHEN enabled THEN failing_since ELSE NULL END,` : sql``}
       ${enabled === false ? sql`enabled = false, disabled_reason = CASE WHEN enabled THEN 'user' ELSE disabled_reason END,` : sql``}
       updated_at = now()

@@ -16,10 +16,11 @@ import { createRouter } from '../http/router.js';
 import { requireAuth } from '../middleware/auth.js';
 import type { Access } from '../teams/roles.js';
 import { authorize, ownerForNew, ownerScope } from '../teams/authorize.js';
+import { ownerAfterMove } from '../teams/move.js';
 import { queueEvent } from './publisher.js';
 import { toDelivery, toEndpoint } from './views.js';
 import {
-  deleteEndpoint, getEndpointById, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint, WEBHOOK_CHANNEL, type EndpointRow,
+  countEndpoints, deleteEndpoint, getEndpointById, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint, WEBHOOK_CHANNEL, type EndpointRow,
 } from './webhook-endpoints.db.js';
 
 const read = [requireAuth({ scope: 'read' })];
@@ -56,9 +57,12 @@ const readOne = createRoute({
 });
 const patch = createRoute({
   method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
-  summary: 'Change url, events, description or enabled; enabling clears the failure state',
+  summary: 'Change url, events, description or enabled (enabling clears the failure state), or move it (team_id)',
   request: { params: endpointIdParam, body: jsonBody(webhookEndpointPatchSchema) },
-  responses: { 200: jsonOk(webhookEndpointSchema, 'the updated endpoint'), 400: jsonError('VALIDATION_FAILED'), ...FORBIDDEN, ...NOT_FOUND, ...URL_REFUSED, ...AUTH_ERRORS },
+  responses: {
+    200: jsonOk(webhookEndpointSchema, 'the updated endpoint'), 400: jsonError('VALIDATION_FAILED'), ...FORBIDDEN, ...NOT_FOUND, ...AUTH_ERRORS,
+    422: jsonError('WEBHOOK_URL_NOT_ALLOWED: the URL\'s host is or resolves to a private or reserved address, or does not resolve; WEBHOOK_ENDPOINT_LIMIT_EXCEEDED: a move (team_id) to an owner that has 50 endpoints'),
+  },
 });
 const remove = createRoute({
   method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: write,
@@ -126,9 +130,14 @@ export function webhookEndpointsRouter(deps: AppDeps, policy: OutboundPolicy = c
   r.openapi(patch, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    await owned(c, id, 'write');
+    const cur = await owned(c, id, 'write');
+    // A move (team_id: docs/api/teams.md "Moving a resource"): it then receives its new owner's events.
+    const { owner, moved } = await ownerAfterMove(c, deps, cur, body.team_id, 'webhook endpoint');
+    if (moved && await countEndpoints(deps.sql, owner) >= WEBHOOK_LIMITS.endpoints_per_account_max) {
+      throw new ApiError('WEBHOOK_ENDPOINT_LIMIT_EXCEEDED', `the owner it would move to already has ${WEBHOOK_LIMITS.endpoints_per_account_max} webhook endpoints`);
+    }
     if (body.url !== undefined) await checkUrl(body.url);
-    const row = await updateEndpoint(deps.sql, id, body);
+    const row = await updateEndpoint(deps.sql, id, { ...body, team_id: moved ? owner.team_id : undefined });
     if (!row) throw new ApiError('NOT_FOUND', `no webhook endpoint ${id}`);
     return ok(c, toEndpoint(row), 200);
   });

@@ -3,7 +3,7 @@ import { idSchema } from '../ids.js';
 import { textString } from '../parse.js';
 import { ALERT_CHANNEL_TYPES } from './channel-configs.js';
 import { alertEmailRecipientSchema } from './email-recipients.js';
-import { alertTeamIdInput, alertTeamIdOutput } from './owner.js';
+import { alertTeamIdInput, alertTeamIdOutput, alertTeamIdPatch } from './owner.js';
 
 /** A channel, policy, group or window name: 1-200 characters. */
 export const alertNameSchema = textString().trim().min(1).max(200);
@@ -30,6 +30,7 @@ export type AlertChannelCreate = z.infer<typeof alertChannelCreateSchema>;
 export const alertChannelPatchSchema = z.strictObject({
   name: alertNameSchema.optional(),
   config: z.record(z.string(), z.unknown()).optional(),
+  team_id: alertTeamIdPatch,
 });
 export type AlertChannelPatch = z.infer<typeof alertChannelPatchSchema>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idSchema } from '../ids.js';
 import { monitorTagsSchema } from '../monitors/requests.js';
 import { alertNameSchema } from './channels.js';
-import { alertOwnerQuerySchema, alertTeamIdInput, alertTeamIdOutput } from './owner.js';
+import { alertOwnerQuerySchema, alertTeamIdInput, alertTeamIdOutput, alertTeamIdPatch } from './owner.js';
 
 /*
  * Alert noise rules (docs/api/alerting.md "Noise rules"): what the alert engine holds back for a
@@ -80,7 +80,7 @@ export const alertNoiseRuleCreateSchema = z.strictObject({
   team_id: alertTeamIdInput,
 }).superRefine(alertNoiseKindRule);
 
-/** `PATCH /v1/alert-noise-rules/{id}`: any field but `kind` and `team_id`; omitted = unchanged; checked whole as the rule ends up. */
+/** `PATCH /v1/alert-noise-rules/{id}`: any field but `kind` (`team_id` moves it); omitted = unchanged; checked whole as the rule ends up. */
 export const alertNoiseRulePatchSchema = z.strictObject({
   name: fields.name.optional(),
   enabled: fields.enabled.optional(),
@@ -90,6 +90,7 @@ export const alertNoiseRulePatchSchema = z.strictObject({
   flap_window_s: fields.flap_window_s.optional(),
   duplicate_match: fields.duplicate_match.optional(),
   min_down_s: fields.min_down_s.optional(),
+  team_id: alertTeamIdPatch,
 });
 
 /** A noise rule as returned. */

@@ -15,6 +15,14 @@ import { idSchema } from '../ids.js';
 export const alertTeamIdInput = idSchema('team').nullable().optional()
   .describe('the team that owns it (you need member or above there); absent or null: personal');
 
+/**
+ * The `team_id` of a PATCH body: move the resource into that team (member or above there too), or
+ * with null out of its team into its creator's personal resources (the creator only); absent:
+ * unchanged (docs/api/teams.md "Moving a resource").
+ */
+export const alertTeamIdPatch = idSchema('team').nullable().optional()
+  .describe('move it into this team, or to its creator\'s personal resources with null; needs member or above on both sides');
+
 /** The `team_id` of a resource as returned: its team, or null when personal. */
 export const alertTeamIdOutput = z.string().nullable().describe('the team that owns it, null when personal');
 

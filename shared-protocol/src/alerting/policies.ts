@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idSchema } from '../ids.js';
 import { textString } from '../parse.js';
 import { alertNameSchema } from './channels.js';
-import { alertOwnerQuerySchema, alertTeamIdInput, alertTeamIdOutput } from './owner.js';
+import { alertOwnerQuerySchema, alertTeamIdInput, alertTeamIdOutput, alertTeamIdPatch } from './owner.js';
 
 /** Alert policy limits (docs/api/alerting.md "Policies"). */
 export const ALERT_POLICY_LIMITS = {
@@ -122,6 +122,7 @@ export const alertPolicyPatchSchema = z.strictObject({
   escalation_levels: policyFields.escalation_levels.optional(),
   fire_on_degraded: policyFields.fire_on_degraded.optional(),
   notify_on_no_data: policyFields.notify_on_no_data.optional(),
+  team_id: alertTeamIdPatch,
 });
 export type AlertPolicyPatch = z.infer<typeof alertPolicyPatchSchema>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idSchema } from '../ids.js';
 import { textString } from '../parse.js';
 import { alertNameSchema } from './channels.js';
-import { alertOwnerQuerySchema, alertTeamIdInput, alertTeamIdOutput } from './owner.js';
+import { alertOwnerQuerySchema, alertTeamIdInput, alertTeamIdOutput, alertTeamIdPatch } from './owner.js';
 
 /*
  * Silences, alert groups and maintenance windows (docs/api/alerting.md).
@@ -34,6 +34,7 @@ export const alertSilencePatchSchema = z.strictObject({
   reason: textString().trim().max(500).optional(),
   starts_at: instant.optional(),
   ends_at: instant.optional(),
+  team_id: alertTeamIdPatch,
 }).superRefine(endsAfterStart);
 
 /** A silence as returned; `status` is derived from the time of the request. */
@@ -145,6 +146,7 @@ export const maintenanceWindowPatchSchema = z.strictObject({
   recurrence: windowFields.recurrence.optional(),
   recurrence_until: windowFields.recurrence_until.optional(),
   advance_notice_minutes: windowFields.advance_notice_minutes.optional(),
+  team_id: alertTeamIdPatch,
 });
 
 /** Check a window as it ends up after a PATCH (the same rules as create). */

@@ -109,6 +109,10 @@ export const monitorSchema = z.object({
   last_check_at: z.iso.datetime().nullable(),
   uptime_24h: z.number().min(0).max(1).nullable(),
   state_changed_at: z.iso.datetime(),
+  /** True while a flap noise rule of its owner sees it flapping (docs/api/alerting.md "Noise rules"); false without such a rule. */
+  flapping: z.boolean(),
+  /** When the flap began (its first counted state change) while `flapping`; else null. */
+  flapping_since: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });

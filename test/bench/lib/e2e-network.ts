@@ -14,11 +14,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testDatabase } from '../../../control-plane/src/test-support/db.js';
+import { api, freePort, stopChild, waitFor, waitForLine } from './network-processes.js';
 import { createTopology, type Topology } from '../../netns/topology.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -44,60 +44,11 @@ export interface E2eNetwork {
   close(): Promise<void>;
 }
 
-/** `fn` until it returns a value; polls every `every_ms`. @throws Error naming `what` after `timeout_ms` */
-async function waitFor<T>(what: string, timeout_ms: number, fn: () => Promise<T | null>, every_ms = 100): Promise<T> {
-  const until = Date.now() + timeout_ms;
-  for (;;) {
-    const v = await fn().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${timeout_ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, every_ms));
-  }
-}
-
-/** POST/GET JSON on the API; resolves `data` of the envelope. @throws Error with status and error code when not 2xx */
-async function api<T = any>(base: string, method: string, path: string, body?: unknown, token?: string): Promise<T> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await res.json().catch(() => null)) as { data?: T; error?: { code: string } } | null;
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${json?.error?.code ?? ''}`);
-  return json!.data as T;
-}
-
-/** A free TCP port on `host` (listen on 0, close). */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, host, () => { const { port } = s.address() as { port: number }; s.close(() => resolve(port)); });
-  });
-}
-
 /** The inline target server: HTTP on :80 answering 200 after `delay_ms`; prints `ready`. */
 const TARGET_JS = (delay_ms: number) => `
 const http = require('node:http');
 const s = http.createServer((req, res) => setTimeout(() => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok\\n'); }, ${delay_ms}));
 s.listen(80, '${TARGET_ADDR}', () => console.log('ready'));`;
-
-/** Wait until `child` prints `word` on stdout. @throws Error when it exits first */
-function waitForLine(child: ChildProcess, word: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (c: Buffer) => { seen += c.toString(); if (seen.includes(word)) resolve(); });
-    child.once('exit', (code) => reject(new Error(`process exited ${code} before printing ${word}`)));
-  });
-}
-
-/** Send SIGTERM and wait for the exit (SIGKILL after 5 s). */
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => { clearTimeout(kill); resolve(); });
-    child.kill('SIGTERM');
-  });
-}
 
 /**
  * Build the network and start everything: namespaces and the root veth, a fresh database, the

@@ -2,6 +2,7 @@
  * What the connector leaves out of tcp_ms: it dials only when undici asks (so the client's
  * set-up cannot delay the 'connect' event), it builds a TLS context once per CA set (not once
  * per connection, ~20 ms with an extra CA), and tcp_ms runs from just before the connect.
+ * The socket handed to undici reads ahead up to SOCKET_READ_HWM_BYTES (not Node's 16 KiB).
  */
 import net from 'node:net';
 import tls from 'node:tls';
@@ -11,7 +12,7 @@ import { httpParamsSchema } from '@vantage/shared-protocol';
 import { createHttpProbe } from '../http.js';
 import { makeTestPki } from '../test-support/certs.js';
 import { startHttpServer } from '../test-support/http-server.js';
-import { pinnedConnector, type ConnectMarks } from './connect.js';
+import { pinnedConnector, SOCKET_READ_HWM_BYTES, type ConnectMarks } from './connect.js';
 
 const ALLOW = { allow_private: true, allow_cidrs: [] };
 const marks = (): ConnectMarks => ({ tcp_start: null, tcp_done: null, tls_done: null, tls: null, certificate: null, first_byte: null });
@@ -52,4 +53,20 @@ t.test('one TLS context per CA set, not one per connection', async (t) => {
     t.equal(r.success, true, r.error ?? 'ok');
   }
   t.ok(built <= 1, `${built} TLS contexts built for 3 connections`);
+});
+
+t.test('the socket handed to undici reads ahead up to SOCKET_READ_HWM_BYTES, plain and TLS', async (t) => {
+  const pki = await makeTestPki();
+  for (const protocol of ['http:', 'https:'] as const) {
+    const srv = await startHttpServer(protocol === 'https:' ? { tls: pki.leaf } : {});
+    t.teardown(() => srv.close());
+    const { connector } = pinnedConnector({ address: '127.0.0.1', port: srv.port, protocol, servername: null, ca: pki.ca.cert, signal: new AbortController().signal }, marks());
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      connector({ hostname: '127.0.0.1', host: '127.0.0.1', protocol, port: String(srv.port), servername: undefined } as never, (err, s) => (err ? reject(err) : resolve(s as net.Socket)));
+    });
+    t.equal(socket instanceof tls.TLSSocket, protocol === 'https:', `${protocol} socket type`);
+    t.equal(socket.readableHighWaterMark, SOCKET_READ_HWM_BYTES, `${protocol} readable high-water mark`);
+    if (socket instanceof tls.TLSSocket) t.equal((socket as unknown as { _parent?: net.Socket })._parent?.readableHighWaterMark, SOCKET_READ_HWM_BYTES, 'the TCP socket under TLS too');
+    socket.on('error', () => {}).destroy();
+  }
 });

@@ -48,6 +48,23 @@ export class ConnectError extends Error {
 type Done = (err: Error | null, socket: net.Socket | null) => void;
 
 /**
+ * Readable high-water mark of a probe's socket, bytes. At Node 20's default (16 KiB; Node.js
+ * docs, stream "Buffering") every 64 KiB read from the kernel overshoots it, so the socket stops
+ * reading (epoll_ctl) until undici has drained its buffer on a later tick, then starts again: a
+ * 1 MB body took ~16 such stop/start rounds, each waiting for the event loop and, on a busy node,
+ * for the scheduler. With 1 MiB the socket keeps reading as the data comes, as curl does; undici
+ * still applies its own backpressure (our handler never asks it to pause), so at most this much
+ * is buffered per probe. Figures: docs/benchmarks.md, "HTTP probe timing inside running agents".
+ */
+export const SOCKET_READ_HWM_BYTES = 1024 * 1024;
+
+/** net.connect options for `plan` with {@link SOCKET_READ_HWM_BYTES} (Node's stream option, absent from @types/node's connect types). */
+function tcpOptions(plan: ConnectPlan): net.NetConnectOpts {
+  const options = { host: plan.address, port: plan.port, readableHighWaterMark: SOCKET_READ_HWM_BYTES };
+  return options;
+}
+
+/**
  * Build an undici connector that dials `plan.address` and records blackbox_exporter's connect and
  * tls boundaries in `marks` (mutated as the handshake proceeds). The URL's host stays in the Host
  * header (undici takes it from the origin) and in SNI; only the dialled address is pinned.
@@ -92,17 +109,19 @@ function dial(plan: ConnectPlan, marks: ConnectMarks, callback: Done): void {
     // TCP first, then TLS over it (like curl): the TLS socket's own set-up stays out of tcp_ms.
     const secureContext = secureContextWithCa(plan.ca);
     marks.tcp_start = performance.now();
-    const tcp = net.connect({ host: plan.address, port: plan.port });
+    const tcp = net.connect(tcpOptions(plan));
     socket = tcp;
     tcp.once('connect', () => {
       marks.tcp_done = performance.now();
-      const options: tls.ConnectionOptions = {
+      // highWaterMark: the TLS socket's own readable buffer (Node's tls.connect option, not in @types/node).
+      const options: tls.ConnectionOptions & { highWaterMark: number } = {
         socket: tcp,
         host: plan.address, // the identity checked when there is no servername (an IP literal)
         ALPNProtocols: ['http/1.1'],
         secureContext,
         // Verified by hand below, so the certificate can be described even when it is rejected.
         rejectUnauthorized: false,
+        highWaterMark: SOCKET_READ_HWM_BYTES,
       };
       if (plan.servername) options.servername = plan.servername;
       const tlsSocket = tls.connect(options);
@@ -112,7 +131,7 @@ function dial(plan: ConnectPlan, marks: ConnectMarks, callback: Done): void {
     });
   } else {
     marks.tcp_start = performance.now();
-    socket = net.connect({ host: plan.address, port: plan.port });
+    socket = net.connect(tcpOptions(plan));
     socket.once('connect', () => {
       marks.tcp_done = performance.now();
       finish(null, socket);
