@@ -6,7 +6,10 @@
  * receiver on loopback. Engine, verdict job and delivery run with main.ts's default intervals.
  *
  *   npx tsx test/bench/alert-bench.ts [--trials 30] [--interval-s 60] [--storm 1000] [--group-wait-s 10]
- *       [--phases latency,storm]
+ *       [--phases latency,storm] [--decide-interval-ms N]
+ *
+ * `--decide-interval-ms` sets the verdict job's `checks_decide_interval_ms` (default: the
+ * configuration's, 1000 ms): how long a round whose results are all in waits to be judged.
  *
  * Prints JSON figures:
  * - latency: `trials` monitors (one node each, recovery_n 1, delay 0) each fail at their next round
@@ -30,8 +33,9 @@ import { median, quantile } from './lib/stats.js';
 const { values } = parseArgs({ options: {
   trials: { type: 'string', default: '30' }, 'interval-s': { type: 'string', default: '60' },
   storm: { type: 'string', default: '1000' }, 'group-wait-s': { type: 'string', default: '10' },
-  phases: { type: 'string', default: 'latency,storm' },
+  phases: { type: 'string', default: 'latency,storm' }, 'decide-interval-ms': { type: 'string' },
 } });
+const PIPELINE = values['decide-interval-ms'] ? { config: { checks_decide_interval_ms: Number(values['decide-interval-ms']) } } : {};
 const TRIALS = Number(values.trials);
 const INTERVAL_S = Number(values['interval-s']);
 const STORM = Number(values.storm);
@@ -65,7 +69,7 @@ async function until(what: string, check: () => boolean, timeout_ms: number): Pr
 async function latency() {
   const s = scope();
   try {
-    const p = await startAlertPipeline(s.t);
+    const p = await startAlertPipeline(s.t, PIPELINE);
     const monitors = [];
     for (let i = 0; i < TRIALS; i++) monitors.push(await p.monitor({ nodes: 1, name: `latency ${i}`, interval_s: INTERVAL_S }));
     log(`latency: ${TRIALS} monitors at ${INTERVAL_S} s; each fails at its next round start`);
@@ -94,7 +98,7 @@ async function latency() {
 async function storm(grouped: boolean) {
   const s = scope();
   try {
-    const p = await startAlertPipeline(s.t);
+    const p = await startAlertPipeline(s.t, PIPELINE);
     if (grouped) await p.api('POST', '/v1/alert-groups', { name: 'storm', group_by: 'monitor_prefix', group_value: 'storm-', wait_seconds: GROUP_WAIT_S });
     const nodes = await p.nodes(STORM_NODES);
     const monitors = [];

@@ -58,7 +58,7 @@ export interface EngineMonitor {
 }
 
 const POLICY_COLUMNS = (ex: SqlExecutor) => ex`
-  p.id, p.user_id, p.monitor_id, p.name, p.enabled, p.delay_s, p.recovery_n, p.mute_start, p.mute_end,
+  p.id, p.user_id, p.team_id, p.monitor_id, p.name, p.enabled, p.delay_s, p.recovery_n, p.mute_start, p.mute_end,
   p.title_template, p.body_template, p.fire_on_degraded, p.notify_on_no_data, p.created_at, p.updated_at,
   coalesce((SELECT array_agg(c.channel_id ORDER BY c.position) FROM alert_policy_channels c WHERE c.policy_id = p.id AND c.level_id IS NULL), '{}') AS channel_ids,
   coalesce((SELECT json_agg(json_build_object('id', l.id, 'level_index', l.level_index, 'after_seconds', l.after_seconds,
@@ -135,6 +135,39 @@ export async function insertEvent(ex: SqlExecutor, e: Omit<AlertEventRow, 'creat
       ${e.resolved_at}, ${e.resolved_by}, ${e.notified_at}, ${e.next_level}, ${e.next_due_at}, ${e.suppressed}, ${e.metadata ? ex.json(e.metadata as never) : null}, ${now})
     ON CONFLICT DO NOTHING RETURNING *`;
   return row ?? null;
+}
+
+/**
+ * Insert many events in one statement (ON CONFLICT DO NOTHING, like insertEvent: the one-open-event
+ * index keeps a second open event of a (policy, monitor) out, whoever inserted the first).
+ * @returns the ids of the rows inserted now
+ */
+export async function insertEvents(ex: SqlExecutor, rows: Array<Omit<AlertEventRow, 'created_at'>>, now: Date): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await ex<Array<{ id: string }>>`
+    INSERT INTO alert_events (id, user_id, policy_id, monitor_id, type, status, started_at, fired_at, acknowledged_at, acknowledged_by,
+      resolved_at, resolved_by, notified_at, next_level, next_due_at, suppressed, metadata, created_at)
+    SELECT e.id, e.user_id, e.policy_id, e.monitor_id, e.type, e.status, e.started_at, e.fired_at, e.acknowledged_at, e.acknowledged_by,
+      e.resolved_at, e.resolved_by, e.notified_at, e.next_level, e.next_due_at, e.suppressed, e.metadata, ${now}::timestamptz
+    FROM jsonb_to_recordset(${ex.json(rows as never)}) AS e(
+      id text, user_id text, policy_id text, monitor_id text, type text, status text, started_at timestamptz, fired_at timestamptz,
+      acknowledged_at timestamptz, acknowledged_by text, resolved_at timestamptz, resolved_by text, notified_at timestamptz,
+      next_level int, next_due_at timestamptz, suppressed text, metadata jsonb)
+    ON CONFLICT DO NOTHING RETURNING id`;
+  return inserted.map((r) => r.id);
+}
+
+/**
+ * The earliest instant the engine has work planned for: a firing event's next step
+ * (`next_due_at`) or an open alert-group batch's flush (`flush_at`); null when none is planned.
+ * Both read from their due indexes (0029, 0034).
+ */
+export async function nextPlannedAt(ex: SqlExecutor): Promise<Date | null> {
+  const [row] = await ex<Array<{ at: Date | null }>>`
+    SELECT least(
+      (SELECT min(next_due_at) FROM alert_events WHERE next_due_at IS NOT NULL AND status = 'firing'),
+      (SELECT min(flush_at) FROM alert_group_batches WHERE flushed_at IS NULL)) AS at`;
+  return row?.at ?? null;
 }
 
 /** Claim firing events whose next step is due at `now` (FOR UPDATE SKIP LOCKED: other instances take others). */

@@ -19,10 +19,14 @@ export const ALERT_ENGINE_WAKE_CHANNEL = 'vantage_alert_engine';
  * which pages once for it.
  */
 export function lateOutageListener(): StatePassListener {
+  // Transactions that NOTIFYed already: Postgres folds a channel's identical notifications of one
+  // transaction into one anyway, so a verdict pass moving 200 monitors sends it once, not 200 times.
+  const notified = new WeakSet<object>();
   return async (pass, tx) => {
     const failing = (state: string) => state === 'down' || state === 'degraded' || state === 'no_data';
-    if (pass.state !== pass.previous_state && (failing(pass.state) || failing(pass.previous_state))) {
+    if (pass.state !== pass.previous_state && (failing(pass.state) || failing(pass.previous_state)) && !notified.has(tx)) {
       await tx`SELECT pg_notify(${ALERT_ENGINE_WAKE_CHANNEL}, '')`;
+      notified.add(tx);
     }
     if (pass.state !== 'up') return;
     const changes = pass.changes;

@@ -71,3 +71,17 @@ t.test('a monitor going down wakes the engine: the page does not wait for its ne
   await eventually('the resolution', () => of(p.receiver.received, m.monitor_id, 'alert.resolve').length || null, 60_000);
   t.pass('paged and resolved on wake-ups');
 });
+
+t.test('an alert group\'s message goes out when its wait ends, not at the engine\'s next tick', async (t) => {
+  // The engine's interval is 10 minutes: the wake opens the event and joins the batch; only the
+  // pass planned for the batch's flush_at (engine.ts startAlertEngine) can send it within the bound.
+  const p = await startAlertPipeline(t, { config: { checks_decide_interval_ms: 100, checks_round_grace_ms: 600_000, delivery_poll_interval_ms: 100 }, engine_interval_ms: 600_000 });
+  await p.api('POST', '/v1/alert-groups', { name: 'edge', group_by: 'monitor_prefix', group_value: 'edge-', wait_seconds: 2 });
+  const nodes = await p.nodes(1);
+  const ms = [await p.monitor({ nodes, name: 'edge-1' }), await p.monitor({ nodes, name: 'edge-2' })];
+  for (const m of ms) await p.report(m, roundAt(m, -1), 1);
+  const [message] = await eventually('the grouped message', () => (p.receiver.received.length ? p.receiver.received : null), 60_000);
+  const [batch] = await p.ctx.sql<Array<{ flush_at: Date; flushed_at: Date; monitors: number }>>`SELECT flush_at, flushed_at, monitors FROM alert_group_batches ORDER BY flushed_at NULLS LAST, id LIMIT 1`;
+  t.ok(batch!.flushed_at.getTime() - batch!.flush_at.getTime() < 30_000, `flushed ${batch!.flushed_at.getTime() - batch!.flush_at.getTime()} ms after its wait ended`);
+  t.equal((JSON.parse(message!.body) as { data: { group: { monitors: unknown[] } } }).data.group.monitors.length, batch!.monitors, 'the message lists the batch\'s monitors');
+});

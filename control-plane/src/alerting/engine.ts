@@ -5,8 +5,8 @@ import { createMailer } from '../delivery/mailer.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import {
-  claimDueEvents, claimRecovered, failingCandidates, getEvent, insertEvent, lastFailuresOf, lastVerdictsOf,
-  pagedChannels, updateEvent,
+  claimDueEvents, claimRecovered, failingCandidates, getEvent, insertEvents, lastFailuresOf, lastVerdictsOf,
+  nextPlannedAt, pagedChannels, updateEvent,
   type AlertEventRow, type CandidateCursor, type EngineMonitor, type EnginePolicy,
 } from './alert-events.db.js';
 import { withdrawFromOpenBatches } from './alert-batches.db.js';
@@ -89,8 +89,22 @@ async function notify(log: Logger | undefined, tx: SqlExecutor, reads: StepReads
   }
 }
 
-async function publish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventRow, at: Date): Promise<void> {
-  if (deps.events) await deps.events.publish(alertWebhookEvent(event, at), tx);
+/**
+ * Publish the alert.* webhook event of `event` (webhooks/publisher.ts). With its `policy` read, the
+ * owner is known (the policy's team, else its user: webhooks/event-owner.db.ts), so an owner
+ * without an endpoint subscribed to the type is skipped on one cached read per transaction, and
+ * the publisher is told the team instead of reading it: a storm of pages costs no query per page
+ * for owners without webhooks, one with them.
+ */
+async function publish(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads, event: AlertEventRow, policy: EnginePolicy | null, at: Date): Promise<void> {
+  if (!deps.events) return;
+  const e = alertWebhookEvent(event, at);
+  if (policy && policy.team_id !== undefined) {
+    const owner = { user_id: event.user_id, team_id: policy.team_id };
+    if (!await reads.hasEndpoints(owner, e.type)) return;
+    e.team_id = owner.team_id;
+  }
+  await deps.events.publish(e, tx);
 }
 
 /**
@@ -118,23 +132,23 @@ async function openPage(deps: AlertEngineDeps, page: Array<{ policy: EnginePolic
     const verdicts = await lastVerdictsOf(tx, ids, Math.max(...page.map((c) => c.policy.recovery_n)));
     const failures = await lastFailuresOf(tx, ids);
     const reads = await stepReads(tx);
-    let opened = 0;
+    const rows: Array<Parameters<typeof insertEvents>[1][number]> = [];
     for (const { policy, monitor } of page) {
       // no_data is already a threshold of its own (two rounds in a row nobody reported: checks/replay.ts).
       const no_data = monitor.state === 'no_data';
       if (!no_data && !thresholdReached(verdicts.get(monitor.id) ?? [], policy.recovery_n, policy.fire_on_degraded)) continue;
       const failure = failures.get(monitor.id);
-      const row = await insertEvent(tx, {
+      rows.push({
         id: newId('alert_event'), user_id: monitor.user_id, policy_id: policy.id, monitor_id: monitor.id,
         type: no_data ? 'no_data' : monitor.state === 'degraded' ? 'degraded' : 'down', status: 'firing', started_at: failure?.changed_at ?? monitor.state_changed_at,
         fired_at: now, acknowledged_at: null, acknowledged_by: null, resolved_at: null, resolved_by: null, notified_at: null,
         next_level: 0, next_due_at: new Date(now.getTime() + policy.delay_s * 1000),
         suppressed: await reads.suppression(monitor, policy, now),
         metadata: { reason: failure?.reason ?? null, failing_nodes: failure?.failing_nodes ?? [] },
-      }, now);
-      if (row) opened++;
+      });
     }
-    return opened;
+    // One statement for the page: a storm of 1,000 monitors opens its events in 10 inserts, not 1,000.
+    return (await insertEvents(tx, rows, now)).length;
   });
 }
 
@@ -153,7 +167,7 @@ async function runStep(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads,
   // Channels and on-call schedules alike (a schedule id stands in the channel_id of its notification rows).
   const channel_ids = [...levelChannels(policy, level), ...levelSchedules(policy, level)];
   // Noise rules (noise-engine.ts) first: a minimum down duration defers the step, a flap or a duplicate holds the page back.
-  const noise = await noiseDecision(tx, w, event, level, now);
+  const noise = await noiseDecision(tx, w, event, level, now, reads.noiseRules);
   if (noise.defer_until) {
     w.schedules.push({ id: event.id, notified_at: event.notified_at, next_level: level, next_due_at: noise.defer_until });
     return;
@@ -166,7 +180,7 @@ async function runStep(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads,
     await notify(deps.log, tx, reads, w, event, policy, monitor, 'firing', channel_ids.map((channel_id) => ({ level, channel_id })), now);
     if (!notified_at) {
       notified_at = now;
-      await publish(deps, tx, event, now);
+      await publish(deps, tx, reads, event, policy, now);
     }
   }
   const next = nextStep(policy, level, event.next_due_at);
@@ -202,14 +216,14 @@ async function finish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventR
   // Pages still gathering in a group's batch are withdrawn; pages its flush already sent count as paged.
   await withdrawFromOpenBatches(tx, event.id);
   const paged = await pagedChannels(tx, event.id);
+  const reads = await stepReads(tx);
   if (paged.length > 0) {
-    const reads = await stepReads(tx);
     const [policy, monitor] = [await reads.policy(event.policy_id), await reads.monitor(event.monitor_id)];
     const w = stepWrites();
     if (policy && monitor) await notify(deps.log, tx, reads, w, row, policy, monitor, kind, paged, now);
     await writeSteps(tx, deps.config, w);
   }
-  if (row.notified_at) await publish(deps, tx, row, now);
+  if (row.notified_at) await publish(deps, tx, reads, row, null, now);
   return row;
 }
 
@@ -279,8 +293,9 @@ export async function alertEnginePass(deps: AlertEngineDeps, now: Date): Promise
 }
 
 /**
- * Run engine passes every `interval_ms` (default 1 s) until stopped; a failed pass is logged and
- * the next one runs on time. With a database server (`config.database_url`) the engine also
+ * Run engine passes every `interval_ms` (default 1 s), or sooner when a step or an alert group's
+ * flush is planned before that (alert-events.db.ts nextPlannedAt), until stopped; a failed pass
+ * is logged and the next one runs on time. With a database server (`config.database_url`) the engine also
  * LISTENs on `ALERT_ENGINE_WAKE_CHANNEL`: a monitor starting or stopping to fail (engine-hook.ts)
  * runs a pass at once (or right after the one under way). `clock` gives `now` (tests). Without
  * `deps.mail` the notices go through a Mailer built from the configuration (the delivery engine's
@@ -295,14 +310,24 @@ export function startAlertEngine(engine: AlertEngineDeps & { config: Config; log
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  // The next pass comes at the interval, or sooner when a step or a group's flush is planned
+  // before it (an alert group's message goes out at its wait's end, not up to an interval later).
+  const untilNext = async (): Promise<number> => {
+    const at = await nextPlannedAt(deps.sql);
+    // Work already due that this pass left (locked by another instance's pass) waits for the interval: no busy loop.
+    const in_ms = at === null ? interval_ms : at.getTime() - clock().getTime();
+    return in_ms > 0 ? Math.min(interval_ms, in_ms) : interval_ms;
+  };
   const tick = () => {
     busy = true;
     again = false;
-    running = alertEnginePass(deps, clock()).then(() => undefined, (err) => deps.log?.error({ err }, 'alert engine pass failed'))
-      .finally(() => {
-        busy = false;
-        if (!stopped) timer = setTimeout(tick, again ? 0 : interval_ms);
-      });
+    running = alertEnginePass(deps, clock()).then(untilNext).then((ms) => ms, (err) => {
+      deps.log?.error({ err }, 'alert engine pass failed');
+      return interval_ms;
+    }).then((ms) => {
+      busy = false;
+      if (!stopped) timer = setTimeout(tick, again ? 0 : ms);
+    });
   };
   const wake = () => {
     if (stopped) return;

@@ -35,13 +35,18 @@ function txPages(w: object): TxPages {
   return p;
 }
 
+/** The noise rules of a monitor as noiseDecision reads them (noise-rules.db.ts rulesOfMonitor; null: the monitor is gone). */
+export type RulesOf = (monitor_id: string) => Promise<Awaited<ReturnType<typeof rulesOfMonitor>>>;
+
 /**
  * The decision of the noise rules for the step of `event` at `level`, at `now`. `w` stands for the
  * transaction (its StepWrites): pages decided earlier in it count. Records the decision on the
- * event (metadata, and `suppressed` when its first page is held back).
+ * event (metadata, and `suppressed` when its first page is held back). `rulesOf` reads the
+ * monitor's rules (default: one query; the engine passes those it read for its whole batch).
  */
-export async function noiseDecision(tx: SqlExecutor, w: object, event: AlertEventRow, level: number, now: Date): Promise<NoiseDecision> {
-  const found = await rulesOfMonitor(tx, event.monitor_id);
+export async function noiseDecision(tx: SqlExecutor, w: object, event: AlertEventRow, level: number, now: Date,
+  rulesOf: RulesOf = (id) => rulesOfMonitor(tx, id)): Promise<NoiseDecision> {
+  const found = await rulesOf(event.monitor_id);
   if (!found || found.rules.length === 0) return {};
   const { monitor, rules } = found;
   const pages = txPages(w);

@@ -86,17 +86,24 @@ export type EngineNoiseRule = Pick<NoiseRuleRow, 'id' | 'kind' | 'flap_changes' 
  * the monitor listed, or one of its tags; oldest first. Null when the monitor is gone.
  */
 export async function rulesOfMonitor(ex: SqlExecutor, monitor_id: string): Promise<{ monitor: NoiseMonitor; rules: EngineNoiseRule[] } | null> {
-  const [row] = await ex<Array<NoiseMonitor & { rules: EngineNoiseRule[] }>>`
+  return (await rulesOfMonitors(ex, [monitor_id])).get(monitor_id) ?? null;
+}
+
+/**
+ * rulesOfMonitor for many monitors in one query (a batch of engine steps reads them once).
+ * @returns by monitor id; monitors that are gone are absent
+ */
+export async function rulesOfMonitors(ex: SqlExecutor, monitor_ids: string[]): Promise<Map<string, { monitor: NoiseMonitor; rules: EngineNoiseRule[] }>> {
+  if (monitor_ids.length === 0) return new Map();
+  const rows = await ex<Array<NoiseMonitor & { rules: EngineNoiseRule[] }>>`
     SELECT m.id, m.user_id, m.team_id, m.tags, m.target, coalesce((
       SELECT json_agg(json_build_object('id', r.id, 'kind', r.kind, 'flap_changes', r.flap_changes, 'flap_window_s', r.flap_window_s,
           'duplicate_match', r.duplicate_match, 'min_down_s', r.min_down_s) ORDER BY r.created_at, r.id)
         FROM alert_noise_rules r WHERE r.enabled
           AND ((m.team_id IS NULL AND r.team_id IS NULL AND r.user_id = m.user_id) OR r.team_id = m.team_id)
           AND ((cardinality(r.monitor_ids) = 0 AND cardinality(r.tags) = 0) OR m.id = ANY(r.monitor_ids) OR r.tags && m.tags)), '[]') AS rules
-    FROM monitors m WHERE m.id = ${monitor_id}`;
-  if (!row) return null;
-  const { rules, ...monitor } = row;
-  return { monitor, rules };
+    FROM monitors m WHERE m.id = ANY(${[...new Set(monitor_ids)]}::text[])`;
+  return new Map(rows.map(({ rules, ...monitor }) => [monitor.id, { monitor, rules }]));
 }
 
 /** When monitor `monitor_id` changed state from `since` on (superseded changes left out), oldest first. */

@@ -7,6 +7,10 @@ import { suppressionAt } from './escalation.js';
 import type { GroupRef } from './grouping.js';
 import { liveWindows } from './maintenance-windows.db.js';
 import { onCallContact, type OnCallContact } from '../oncall/contact.js';
+import type { RulesOf } from './noise-engine.js';
+import { rulesOfMonitor, rulesOfMonitors } from './noise-rules.db.js';
+import type { Owner } from '../teams/authorize.js';
+import { subscribedEndpoints } from '../webhooks/webhook-endpoints.db.js';
 
 /** A channel as the engine queues for it. */
 export interface StepChannel { id: string; type: string; user_id: string }
@@ -26,6 +30,10 @@ export interface StepReads {
   channels(ids: string[]): Promise<Map<string, StepChannel>>;
   /** Who is on call on schedule `id` at `at`, with their contact (oncall/contact.ts; null: nobody to page). */
   onCall(id: string, at: Date): Promise<OnCallContact | null>;
+  /** The noise rules of a monitor (noise-rules.db.ts rulesOfMonitor): the batch's monitors' read in one query. */
+  noiseRules: RulesOf;
+  /** Whether `owner` has an enabled webhook endpoint subscribed to event `type` (webhooks/webhook-endpoints.db.ts), once per owner and type. */
+  hasEndpoints(owner: Owner, type: string): Promise<boolean>;
 }
 
 /** Reads for `tx`, with the policies and monitors of `events` fetched now. */
@@ -41,7 +49,15 @@ export async function stepReads(tx: SqlExecutor, events: Array<{ policy_id: stri
   const [ps, ms] = [await policiesByIds(tx, [...new Set(events.map((e) => e.policy_id))]), await monitorsByIds(tx, [...new Set(events.map((e) => e.monitor_id))])];
   for (const p of ps) policies.set(p.id, p);
   for (const m of ms) monitors.set(m.id, m);
+  const preloaded = new Set(monitors.keys());
+  let rules: Promise<Map<string, NonNullable<Awaited<ReturnType<RulesOf>>>>> | null = null;
   return {
+    async noiseRules(id) {
+      // The batch's monitors' rules are read at the first step that asks, others one at a time.
+      if (!preloaded.has(id)) return rulesOfMonitor(tx, id);
+      rules ??= rulesOfMonitors(tx, [...preloaded]);
+      return (await rules).get(id) ?? null;
+    },
     async policy(id) {
       if (!policies.has(id)) policies.set(id, (await policiesByIds(tx, [id]))[0] ?? null);
       return policies.get(id)!;
@@ -57,6 +73,7 @@ export async function stepReads(tx: SqlExecutor, events: Array<{ policy_id: stri
       const windows = await once(`w:${key}`, () => liveWindows(tx as Sql, monitor, at));
       return suppressionAt({ monitor, policy, silences, windows, owner_tz: monitor.owner_tz || 'UTC' }, at);
     },
+    hasEndpoints: (owner, type) => once(`e:${owner.team_id ?? `u:${owner.user_id}`}:${type}`, async () => (await subscribedEndpoints(tx, owner, type)).length > 0),
     groups: (owner) => once(`g:${owner.team_id ?? owner.user_id}`, () => groupsOfUser(tx, owner)),
     onCall: (id, at) => once(`o:${id}@${at.getTime()}`, () => onCallContact(tx, id, at)),
     async channels(ids) {

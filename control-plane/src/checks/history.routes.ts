@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
-  checkListQuerySchema, checkListSchema, resolveTime, stateChangeListQuerySchema, stateChangeListSchema, statsQuerySchema, statsSchema,
+  checkListQuerySchema, checkListSchema, isId, resolveTime, stateChangeListQuerySchema, stateChangeListSchema, statsQuerySchema, statsSchema,
   STATS_BUCKETS_MAX, UPTIME_PERIODS, uptimeQuerySchema, uptimeSchema,
 } from '@vantage/shared-protocol';
 import { artifactUrlHook } from '../artifacts/urls.js';
@@ -12,8 +12,9 @@ import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
 import { requireAuth } from '../middleware/auth.js';
+import { authorize } from '../teams/authorize.js';
 import { okWithExample } from '../monitors/examples.js';
-import { monitorFor } from '../monitors/access.js';
+import { findMonitorOwner } from '../monitors/monitors.db.js';
 import { monitorIdParam } from '../monitors/monitors.routes.js';
 import { toStateChange } from './decide.js';
 import { HISTORY_EXAMPLES } from './examples.js';
@@ -90,7 +91,13 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
   const r = createRouter();
   const retention = checkRetention(deps.config);
 
-  const owned = (c: Context<AppEnv>, id: string) => monitorFor(c, deps, id, 'read');
+  // Access by the one authorization rule (teams/authorize.ts), from the monitor's owner alone:
+  // these routes answer from its history, never from its record, so its record's per-row columns
+  // (placement, uptime_24h) are not read for them.
+  const owned = async (c: Context<AppEnv>, id: string) => {
+    const owner = isId('monitor', id) ? await findMonitorOwner(deps.sql, id) : null;
+    await authorize(c, deps, owner, 'read', 'MONITOR_NOT_FOUND', 'monitor');
+  };
 
   r.openapi(checks, async (c) => {
     const { id } = c.req.valid('param');
@@ -127,9 +134,15 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     if ((to.getTime() - from.getTime()) / (bucket_s * 1000) > STATS_BUCKETS_MAX) {
       throw badRange('bucket_s', `gives more than ${STATS_BUCKETS_MAX} buckets over this range: widen it`);
     }
-    // Read at once (one round trip, not three in a row); nothing is answered unless the caller owns the monitor.
-    const [, series, marks] = await Promise.all([owned(c, id), monitorSeries(deps.sql, id), rollupMarks(deps.sql)]);
-    return ok(c, await monitorStats(deps.sql, series, from, to, bucket_s, q.group_by, marks), 200);
+    // Authorization and the reads overlap (the statistics' reads start once the series and the
+    // rollup marks are in, not after authorization too); nothing is answered unless the caller
+    // may read the monitor.
+    const [, stats] = await Promise.all([
+      owned(c, id),
+      Promise.all([monitorSeries(deps.sql, id), rollupMarks(deps.sql)])
+        .then(([series, marks]) => monitorStats(deps.sql, series, from, to, bucket_s, q.group_by, marks)),
+    ]);
+    return ok(c, stats, 200);
   });
 
   r.openapi(stateChanges, async (c) => {

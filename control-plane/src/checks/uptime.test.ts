@@ -1,6 +1,7 @@
 import t from 'tap';
 import { loadConfig } from '../config/index.js';
 import { createLogger } from '../log.js';
+import { findMonitor, listMonitors } from '../monitors/monitors.db.js';
 import { createResultSink } from '../probes/sink.js';
 import { testDatabase } from '../test-support/db.js';
 import { decidePass } from './decide.js';
@@ -59,6 +60,10 @@ t.test('uptime arithmetic: downtime, maintenance left out, incidents and MTTR, w
   const none = await monitorUptime(sql, m.monitor_id, new Date(Date.now() - 86_400_000 * 3), new Date(Date.now() - 86_400_000 * 2), null, new Date(0));
   t.match(none, { uptime: null, uptime_percent: null, monitored_s: 0, incidents: 0, mttr_s: null }, 'no data: null, not 100 %');
   t.equal((await sql`SELECT monitor_uptime_24h(${m.monitor_id}) AS u`)[0]!.u, 6000 / 6600, 'the monitor record\'s uptime_24h');
+  // The record's columns write that function's body out (monitors.db.ts COLUMNS): the same figure.
+  t.equal((await findMonitor(sql, m.monitor_id))!.uptime_24h, 6000 / 6600, 'the monitor record reads the same uptime_24h');
+  const [listed] = (await listMonitors(sql, { user_id: (await findMonitor(sql, m.monitor_id))!.user_id, team_ids: [] }, {}, 1, 10)).rows;
+  t.equal(listed!.uptime_24h, 6000 / 6600, 'and so does the monitor list');
 });
 
 t.test('uptime figures agree with each other when a round is still running (the percent is the shown seconds\' ratio)', async (t) => {

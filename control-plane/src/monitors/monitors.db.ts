@@ -1,8 +1,8 @@
 import type { MonitorState, MonitorStatus, MonitorType } from '@vantage/shared-protocol';
+import type postgres from 'postgres';
 import type { SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { Owner, OwnerScope } from '../teams/authorize.js';
-import { ownedBy } from '../teams/owner-scope.db.js';
 
 /** A `monitors` row (0020_monitors.sql) without the heartbeat token hash, plus its placement. */
 export interface MonitorRow {
@@ -39,13 +39,19 @@ export interface MonitorRow {
 export type MonitorFields = Pick<MonitorRow, 'name' | 'target' | 'config' | 'interval_s' | 'node_count' | 'group_id' | 'tags' | 'private_target'>;
 
 // node_ids: the nodes of the monitor's live placement (monitor_placements, 0024), by id; uptime_24h
-// from the check history's hourly rollups (a few index rows per monitor).
+// from the check history's hourly rollups: the body of 0025_checks.sql monitor_uptime_24h written
+// out (the same 25 rows and formula; uptime.test.ts compares the two): Postgres cannot inline a
+// function with an aggregate, and its call per row was about half of a 100-row page's time
+// (EXPLAIN ANALYZE 9.2 → 4.6 ms, docs/benchmarks.md "Monitor list, uptime and stats latency");
+// the subquery is planned with the statement.
 const COLUMNS = (sql: SqlExecutor) => sql`
   id, user_id, team_id, name, type, target, config, interval_s, node_count, group_id, tags, status, state,
   state_changed_at, private_target, heartbeat_token_preview, revision::int AS revision, last_check_at,
   created_at, updated_at,
   ARRAY(SELECT p.node_id FROM monitor_placements p WHERE p.monitor_id = monitors.id AND p.ended_at IS NULL ORDER BY p.node_id) AS node_ids,
-  monitor_uptime_24h(monitors.id) AS uptime_24h`;
+  (SELECT CASE WHEN sum(r.up_s + r.degraded_s + r.down_s) > 0
+      THEN sum(r.up_s + r.degraded_s)::double precision / sum(r.up_s + r.degraded_s + r.down_s) END
+    FROM round_rollups r WHERE r.monitor_id = monitors.id AND r.hour >= date_trunc('hour', now()) - interval '24 hours') AS uptime_24h`;
 
 /** Outcome of an insert: the row, or why not. */
 export type InsertOutcome = { row: MonitorRow } | { refused: 'limit' | 'name_taken' };
@@ -100,9 +106,23 @@ export interface MonitorFilters {
   q?: string;
 }
 
-/** One page of the monitors in `scope` (teams/authorize.ts ownerScope) matching `f`, newest first, with the total that match. */
+/**
+ * One page of the monitors in `scope` (teams/authorize.ts ownerScope) matching `f`, newest first
+ * (created_at, then id, both descending), with the total that match; `page` counts from 1.
+ * The scope's owners are read apart (the personal monitors, then each team's), each from its own
+ * index in that order (0061_monitor_read_indexes.sql), and merged: a page reads `page × limit`
+ * index entries per owner at most, never every matching row sorted; the total is a count beside
+ * it in the same statement. One statement, one round trip (a second only for a page past the end,
+ * to count).
+ */
 export async function listMonitors(sql: Sql, scope: OwnerScope, f: MonitorFilters, page: number, limit: number): Promise<{ rows: MonitorRow[]; total: number }> {
-  const where = [ownedBy(sql, scope)];
+  // Personal rows (team_id IS NULL) and team rows never overlap: the branches are disjoint.
+  const owners = [
+    ...(scope.user_id !== null ? [sql`team_id IS NULL AND user_id = ${scope.user_id}`] : []),
+    ...(scope.team_ids.length > 0 ? [sql`team_id = ANY(${scope.team_ids}::text[])`] : []),
+  ];
+  if (owners.length === 0) return { rows: [], total: 0 };
+  const where: postgres.Fragment[] = [];
   if (f.status) where.push(sql`status = ${f.status}`);
   if (f.state) where.push(sql`state = ${f.state}`);
   if (f.type) where.push(sql`type = ${f.type}`);
@@ -110,26 +130,41 @@ export async function listMonitors(sql: Sql, scope: OwnerScope, f: MonitorFilter
   else if (f.group_id) where.push(sql`group_id = ${f.group_id}`);
   if (f.tag) where.push(sql`tags @> ARRAY[${f.tag}::text]`);
   if (f.q) where.push(sql`strpos(lower(name), lower(${f.q})) > 0`);
-  const cond = where.reduce((a, b) => sql`${a} AND ${b}`);
-  // The page's ids first, so the per-row columns (node_ids) are read for its rows only, not for
-  // the rows the offset skips.
+  const cond = (owner: postgres.Fragment) => where.reduce((a, b) => sql`${a} AND ${b}`, owner);
+  const offset = (page - 1) * limit;
+  // Each owner's first offset + limit rows in list order (a LIMIT the index order serves), merged.
+  const firsts = owners
+    .map((o) => sql`(SELECT id, created_at FROM monitors WHERE ${cond(o)} ORDER BY created_at DESC, id DESC LIMIT ${offset + limit})`)
+    .reduce((a, b) => sql`${a} UNION ALL ${b}`);
+  const total = owners
+    .map((o) => sql`(SELECT count(*) FROM monitors WHERE ${cond(o)})`)
+    .reduce((a, b) => sql`${a} + ${b}`);
+  // The page's ids first, so the per-row columns (node_ids, uptime_24h) are read for its rows only.
   const rows = await sql<Array<MonitorRow & { total: number }>>`
-    WITH page AS (
-      SELECT id, count(*) OVER ()::int AS total FROM monitors WHERE ${cond}
-      ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})
-    SELECT ${COLUMNS(sql)}, page.total FROM page JOIN monitors USING (id)
+    WITH page AS (SELECT id FROM (${firsts}) f ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset})
+    SELECT ${COLUMNS(sql)}, (${total})::int AS total FROM page JOIN monitors USING (id)
     ORDER BY created_at DESC, id DESC`;
-  let total = rows[0]?.total ?? 0;
+  let n = rows[0]?.total ?? 0;
   if (rows.length === 0 && page > 1) {
-    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitors WHERE ${cond}`;
-    total = row!.n;
+    const [row] = await sql<{ n: number }[]>`SELECT (${total})::int AS n`;
+    n = row!.n;
   }
-  return { rows: rows.map(({ total: _, ...row }) => row), total };
+  return { rows: rows.map(({ total: _, ...row }) => row), total: n };
 }
 
 /** Every monitor of exactly `owner` (a team's, or a user's personal ones), oldest first (export). */
 export async function allMonitors(sql: Sql, owner: Owner): Promise<MonitorRow[]> {
   return sql<MonitorRow[]>`SELECT ${COLUMNS(sql)} FROM monitors WHERE ${ownerIs(sql, owner)} ORDER BY created_at, id`;
+}
+
+/**
+ * Who owns monitor `id` (its creator and team), whoever it is, or null when there is none: what
+ * authorization needs (teams/authorize.ts authorize) for routes that read the monitor's history
+ * but not its record (one primary-key row, none of the record's per-row columns).
+ */
+export async function findMonitorOwner(sql: SqlExecutor, id: string): Promise<{ id: string; user_id: string; team_id: string | null } | null> {
+  const [row] = await sql<{ id: string; user_id: string; team_id: string | null }[]>`SELECT id, user_id, team_id FROM monitors WHERE id = ${id}`;
+  return row ?? null;
 }
 
 /**
