@@ -27,6 +27,7 @@ import { createCheckHooks } from './checks/hooks.js';
 import { createCheckStore } from './checks/ingest.js';
 import { withCertificateEvents } from './checks/certificate-events.js';
 import { startCheckJobs } from './checks/jobs.js';
+import { createVerdictWake } from './checks/verdict-wake.js';
 import { startArtifactJobs } from './artifacts/retention.js';
 import { createMaintenanceCalendar } from './alerting/maintenance-calendar.js';
 import { ensurePartitions } from './checks/partitions.js';
@@ -85,7 +86,9 @@ const outbound = createOutbound(base);
 // node its assignments (full set after hello, deltas when placement changes them).
 // Monitor check results go to the check history (checks/ingest.ts) in the sink's transaction, and
 // certificates close to expiry in them queue `ssl.expiring` in the same transaction.
-const results = createResultSink({ ...base, checks: withCertificateEvents(createCheckStore(base), outbound.events) });
+// A stored batch that leaves a round judgeable wakes this instance's verdict job (checks/verdict-wake.ts).
+const verdictWake = createVerdictWake();
+const results = createResultSink({ ...base, checks: withCertificateEvents(createCheckStore({ ...base, wake: verdictWake }), outbound.events) });
 const feed = createAssignmentFeed(base);
 const hub = createHub({ ...base, results, assignments: feed });
 const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail };
@@ -142,7 +145,7 @@ checkHooks.onStatePass(webhookStateEvents(outbound.events));
 // Outages learnt late (already over) are recorded as resolved alert events without paging.
 checkHooks.onStatePass(lateOutageListener());
 // Rounds a maintenance window covers count as maintenance (left out of uptime).
-const checkJobs = startCheckJobs({ ...base, hooks: checkHooks, maintenance: createMaintenanceCalendar() });
+const checkJobs = startCheckJobs({ ...base, hooks: checkHooks, maintenance: createMaintenanceCalendar(), wake: verdictWake });
 // Deletes browser-check artifacts (HAR, screenshots) no kept check needs (claimed with SKIP LOCKED).
 const artifactJobs = startArtifactJobs(base);
 // Control-plane checks: missed heartbeat check-ins, and domain registry look-ups (RDAP servers from

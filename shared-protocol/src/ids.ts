@@ -74,6 +74,8 @@ export const SECRET_PREFIXES = {
   password_reset_token: 'prt_',
   /** An account deletion's cancel link token (docs/api/accounts.md "Account lifecycle"). */
   account_restore_token: 'art_',
+  /** The second step of a single sign-on to an account with TOTP on (docs/api/accounts.md "Single sign-on (OIDC, GitHub)"). */
+  oauth_mfa_token: 'mfa_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretSchema } from './ids.js';
 import { textString } from './parse.js';
 
 /**
@@ -51,6 +52,20 @@ export const oauthCallbackRequestSchema = z.strictObject({
   otp: textString().max(16).optional(),
 });
 export type OAuthCallbackRequest = z.infer<typeof oauthCallbackRequestSchema>;
+
+/**
+ * `POST /v1/auth/oauth/2fa`: the second step of a single sign-on to an account with TOTP on: the
+ * `details.mfa_token` of the callback's 401 AUTH_2FA_REQUIRED, and the current TOTP code (RFC 6238)
+ * in `otp` or a recovery code in `recovery_code` (either may also go in `otp`, as for
+ * `POST /v1/auth/login`).
+ * @example { "mfa_token": "mfa_0123456789abcdefghjkmnpqrstvwxyz", "otp": "123456" }
+ */
+export const oauthTwoFactorRequestSchema = z.strictObject({
+  mfa_token: secretSchema('oauth_mfa_token'),
+  otp: textString().max(32).optional(),
+  recovery_code: textString().max(32).optional(),
+}).refine((b) => (b.otp ?? '') !== '' || (b.recovery_code ?? '') !== '', { message: 'give otp or recovery_code', path: ['otp'] });
+export type OAuthTwoFactorRequest = z.infer<typeof oauthTwoFactorRequestSchema>;
 
 /** Body of a link flow's callback (`POST /v1/account/identities/{provider}/callback`): as a login's, without `otp`. */
 export const oauthLinkCallbackRequestSchema = oauthCallbackRequestSchema.omit({ otp: true });

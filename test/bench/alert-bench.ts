@@ -6,10 +6,12 @@
  * receiver on loopback. Engine, verdict job and delivery run with main.ts's default intervals.
  *
  *   npx tsx test/bench/alert-bench.ts [--trials 30] [--interval-s 60] [--storm 1000] [--group-wait-s 10]
- *       [--phases latency,storm] [--decide-interval-ms N]
+ *       [--phases latency,storm] [--decide-interval-ms N] [--no-verdict-wake]
  *
  * `--decide-interval-ms` sets the verdict job's `checks_decide_interval_ms` (default: the
- * configuration's, 1000 ms): how long a round whose results are all in waits to be judged.
+ * configuration's, 1000 ms): how often the verdict job polls. Check ingest wakes it as soon as a
+ * stored batch leaves a round judgeable, as in main.ts (checks/verdict-wake.ts);
+ * `--no-verdict-wake` leaves it to the poll alone (the behaviour before the wake, for comparison).
  *
  * Prints JSON figures:
  * - latency: `trials` monitors (one node each, recovery_n 1, delay 0) each fail at their next round
@@ -34,8 +36,12 @@ const { values } = parseArgs({ options: {
   trials: { type: 'string', default: '30' }, 'interval-s': { type: 'string', default: '60' },
   storm: { type: 'string', default: '1000' }, 'group-wait-s': { type: 'string', default: '10' },
   phases: { type: 'string', default: 'latency,storm' }, 'decide-interval-ms': { type: 'string' },
+  'no-verdict-wake': { type: 'boolean', default: false },
 } });
-const PIPELINE = values['decide-interval-ms'] ? { config: { checks_decide_interval_ms: Number(values['decide-interval-ms']) } } : {};
+const PIPELINE = {
+  ...(values['decide-interval-ms'] ? { config: { checks_decide_interval_ms: Number(values['decide-interval-ms']) } } : {}),
+  verdict_wake: !values['no-verdict-wake'],
+};
 const TRIALS = Number(values.trials);
 const INTERVAL_S = Number(values['interval-s']);
 const STORM = Number(values.storm);

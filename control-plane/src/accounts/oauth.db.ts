@@ -109,3 +109,29 @@ export async function takeLinkOffer(sql: Sql, token_hash: string, user_id: strin
     RETURNING provider, subject, email`;
   return rows[0] ?? null;
 }
+
+/** Record the second-step token of a single sign-on under its hash, valid `ttl_s` seconds (migration 0060). Expired tokens are swept here. */
+export async function insertMfaToken(sql: Sql, t: { token_hash: string; user_id: string; identity_id: string; ttl_s: number }): Promise<void> {
+  await sql`DELETE FROM oauth_mfa_tokens WHERE expires_at < now() - interval '1 hour'`;
+  await sql`
+    INSERT INTO oauth_mfa_tokens (token_hash, user_id, identity_id, expires_at)
+    VALUES (${t.token_hash}, ${t.user_id}, ${t.identity_id}, now() + make_interval(secs => ${t.ttl_s}))`;
+}
+
+/**
+ * Count one try of a code against the token with this hash, when it is unexpired and has had
+ * fewer than `max_attempts` tries (one statement: concurrent tries cannot exceed the bound).
+ * @returns the account and identity it was issued for, or null (unknown, used, expired, or out of tries)
+ */
+export async function tryMfaToken(sql: Sql, token_hash: string, max_attempts: number): Promise<{ user_id: string; identity_id: string } | null> {
+  const rows = await sql<{ user_id: string; identity_id: string }[]>`
+    UPDATE oauth_mfa_tokens SET attempts = attempts + 1
+    WHERE token_hash = ${token_hash} AND expires_at > now() AND attempts < ${max_attempts}
+    RETURNING user_id, identity_id`;
+  return rows[0] ?? null;
+}
+
+/** Use up the token with this hash after a right code. @returns false when another request used it first */
+export async function takeMfaToken(sql: Sql, token_hash: string): Promise<boolean> {
+  return (await sql`DELETE FROM oauth_mfa_tokens WHERE token_hash = ${token_hash} AND expires_at > now() RETURNING token_hash`).length > 0;
+}

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { call, createApiKey, registerUser, testApp } from '../test-support/app.js';
+import { hashSecret } from './secrets.js';
 import { currentTotp } from './totp.js';
 import { followAuthorization, startGithubStandIn, startOidcProvider, type GithubUser, type OidcAccounts } from './oidc-test-servers.js';
 
@@ -280,7 +281,7 @@ t.test('an unreachable provider is 503 UNAVAILABLE, and configuration refuses pl
   t.notMatch(JSON.stringify(res.body), /"s"|client_secret/);
 });
 
-t.test('an account with two-factor authentication needs its code with the callback', async (t) => {
+t.test('an account with two-factor authentication: its code with the callback, or a second step', async (t) => {
   const { app } = await setup(t, { ivy: { email: 'ivy@corp.test', email_verified: true } });
   const u = await registerUser(app);
   const linked = await call(app, 'POST', '/v1/account/identities/corp/callback', { token: u.access_token, body: await signIn(app, 'corp', 'ivy', u.access_token) });
@@ -291,6 +292,7 @@ t.test('an account with two-factor authentication needs its code with the callba
   const bare = await callback(app, 'corp', await signIn(app, 'corp', 'ivy'));
   t.equal(bare.status, 401);
   t.equal(bare.body.error.code, 'AUTH_2FA_REQUIRED');
+  t.match(bare.body.error.details, { mfa_token: /^mfa_/, expires_in_s: 300 }, 'with a token for the second step');
   const wrong = await callback(app, 'corp', { ...(await signIn(app, 'corp', 'ivy')), otp: currentTotp(secret) === '123456' ? '654321' : '123456' });
   t.equal(wrong.body.error.code, 'AUTH_2FA_INVALID');
   const viaRedirect = await call(app, 'GET', `/v1/auth/oauth/corp/callback?${new URLSearchParams(await signIn(app, 'corp', 'ivy'))}`);
@@ -298,4 +300,61 @@ t.test('an account with two-factor authentication needs its code with the callba
   const good = await callback(app, 'corp', { ...(await signIn(app, 'corp', 'ivy')), otp: currentTotp(secret) });
   t.equal(good.status, 200, JSON.stringify(good.body));
   t.equal(good.body.data.user_id, u.user_id);
+});
+
+t.test('the second step POST /v1/auth/oauth/2fa: single use, bound to the account, a few tries, short-lived', async (t) => {
+  const { app, sql } = await setup(t, { ivy: { email: 'ivy@corp.test', email_verified: true } });
+  const u = await registerUser(app);
+  t.equal((await call(app, 'POST', '/v1/account/identities/corp/callback', { token: u.access_token, body: await signIn(app, 'corp', 'ivy', u.access_token) })).status, 201);
+  const secret: string = (await call(app, 'POST', '/v1/account/2fa/setup', { token: u.access_token })).body.data.secret;
+  const enabled = await call(app, 'POST', '/v1/account/2fa/enable', { token: u.access_token, body: { code: currentTotp(secret) } });
+  const recovery: string[] = enabled.body.data.recovery_codes;
+  const wrongCode = () => (currentTotp(secret) === '123456' ? '654321' : '123456');
+  const second = (body: Record<string, unknown>) => call(app, 'POST', '/v1/auth/oauth/2fa', { body });
+  /** A sign-in without a code: the second-step token of its 401. */
+  const mfaToken = async (): Promise<string> => {
+    const res = await callback(app, 'corp', await signIn(app, 'corp', 'ivy'));
+    t.equal(res.body.error?.code, 'AUTH_2FA_REQUIRED');
+    return res.body.error.details.mfa_token;
+  };
+
+  const token = await mfaToken();
+  t.same(await sql`SELECT 1 FROM oauth_mfa_tokens WHERE token_hash = ${token}`, [], 'never stored in the clear');
+  t.same((await sql`SELECT user_id FROM oauth_mfa_tokens WHERE token_hash = ${hashSecret(token)}`).map((r) => r.user_id), [u.user_id], 'its hash, bound to the account');
+  t.equal((await second({ mfa_token: token })).body.error.code, 'VALIDATION_FAILED', 'no code: 400');
+  t.equal((await second({ mfa_token: 'nope', otp: currentTotp(secret) })).body.error.code, 'VALIDATION_FAILED', 'not a token: 400');
+  const wrong = await second({ mfa_token: token, otp: wrongCode() });
+  t.equal(wrong.status, 401);
+  t.equal(wrong.body.error.code, 'AUTH_2FA_INVALID', 'a wrong code');
+  const good = await second({ mfa_token: token, otp: currentTotp(secret) });
+  t.equal(good.status, 200, 'the token still serves after one wrong code');
+  t.equal(good.body.data.user_id, u.user_id);
+  t.same(good.body.meta, { created: false });
+  t.equal((await call(app, 'GET', '/v1/account/identities', { token: good.body.data.access_token })).status, 200, 'a working session');
+  const again = await second({ mfa_token: token, otp: currentTotp(secret) });
+  t.equal(again.status, 401);
+  t.equal(again.body.error.code, 'AUTH_SESSION_INVALID', 'used: never twice');
+
+  const viaRecovery = await second({ mfa_token: await mfaToken(), recovery_code: recovery[0]! });
+  t.equal(viaRecovery.status, 200, 'a recovery code instead of the TOTP code');
+  t.equal((await second({ mfa_token: await mfaToken(), otp: recovery[0]! })).body.error.code, 'AUTH_2FA_INVALID', 'which works once');
+  t.equal((await second({ mfa_token: await mfaToken(), otp: recovery[1]! })).status, 200, 'a recovery code in otp too');
+
+  const tried = await mfaToken();
+  for (let i = 0; i < 5; i++) t.equal((await second({ mfa_token: tried, otp: wrongCode() })).body.error.code, 'AUTH_2FA_INVALID', `wrong code ${i + 1}`);
+  t.equal((await second({ mfa_token: tried, otp: currentTotp(secret) })).body.error.code, 'AUTH_SESSION_INVALID', 'after five wrong codes the token is spent');
+
+  const late = await mfaToken();
+  await sql`UPDATE oauth_mfa_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = ${hashSecret(late)}`;
+  t.equal((await second({ mfa_token: late, otp: currentTotp(secret) })).body.error.code, 'AUTH_SESSION_INVALID', 'expired');
+
+  const redirected = await call(app, 'GET', `/v1/auth/oauth/corp/callback?${new URLSearchParams(await signIn(app, 'corp', 'ivy'))}`);
+  t.equal(redirected.body.error.code, 'AUTH_2FA_REQUIRED');
+  t.equal((await second({ mfa_token: redirected.body.error.details.mfa_token, otp: currentTotp(secret) })).status, 200, 'the redirect callback hands out a token too');
+
+  const before = await mfaToken();
+  await sql`UPDATE users SET status = 'disabled' WHERE id = ${u.user_id}`;
+  const disabled = await second({ mfa_token: before, otp: currentTotp(secret) });
+  t.equal(disabled.status, 403);
+  t.equal(disabled.body.error.code, 'AUTH_ACCOUNT_DISABLED', 'an account disabled between the steps gets no session');
 });

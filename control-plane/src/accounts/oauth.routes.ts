@@ -1,18 +1,18 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { oauthCallbackQuerySchema, oauthCallbackRequestSchema, oauthProviderListSchema, oauthStartResponseSchema, tokenResponseSchema } from '@vantage/shared-protocol';
+import { oauthCallbackQuerySchema, oauthCallbackRequestSchema, oauthProviderListSchema, oauthStartResponseSchema, oauthTwoFactorRequestSchema, tokenResponseSchema } from '@vantage/shared-protocol';
 import type { Context } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
-import { loginWithOAuth, startOAuth, type OAuthLoginResult } from './oauth.js';
+import { completeOAuthTwoFactor, loginWithOAuth, startOAuth, type OAuthLoginResult } from './oauth.js';
 
 const providerParam = z.object({ provider: z.string().max(32).openapi({ param: { name: 'provider', in: 'path' }, example: 'github' }) });
 
 const CALLBACK_ERRORS = {
   400: jsonError('AUTH_OAUTH_STATE_INVALID (`details.reason`: unknown_or_used, expired, other_provider, other_purpose, provider_refused, provider_answer_invalid, code_missing); VALIDATION_FAILED (provider gave no e-mail)'),
-  401: jsonError('AUTH_2FA_REQUIRED, AUTH_2FA_INVALID: the account has two-factor authentication; start again and send its code (or a recovery code) in `otp` with the POST callback'),
+  401: jsonError('AUTH_2FA_REQUIRED `details {mfa_token, expires_in_s}`: the account has two-factor authentication; send its code with the token to POST /v1/auth/oauth/2fa. AUTH_2FA_INVALID: the code given in `otp` is wrong (start again)'),
   403: jsonError('AUTH_ACCOUNT_DISABLED; FORBIDDEN: a new account refused by VANTAGE_REGISTRATION'),
   404: jsonError('NOT_FOUND: no such provider'),
   410: jsonError('ACCOUNT_DELETED: the linked account is scheduled for deletion'),
@@ -44,6 +44,18 @@ const callbackGet = createRoute({
   responses: { ...CALLBACK_OK, ...CALLBACK_ERRORS },
 });
 
+const twoFactor = createRoute({
+  method: 'post', path: '/2fa', tags: ['auth'], summary: 'Second step of a single sign-on to an account with two-factor authentication: the callback\'s `mfa_token` and the TOTP or a recovery code',
+  request: { body: jsonBody(oauthTwoFactorRequestSchema) },
+  responses: {
+    200: jsonOk(tokenResponseSchema, 'token response (as POST /v1/auth/login); `meta.created` false'),
+    400: jsonError('VALIDATION_FAILED: no code, or not an mfa_ token'),
+    401: jsonError('AUTH_2FA_INVALID: wrong code, the token serves again for its tries left; AUTH_SESSION_INVALID: unknown, used or expired token, or too many wrong codes (sign in again)'),
+    403: jsonError('AUTH_ACCOUNT_DISABLED'),
+    410: jsonError('ACCOUNT_DELETED: the account is scheduled for deletion'),
+  },
+});
+
 /** The success envelope of a login callback: the token response, `meta.created` and for a new account `is_admin` and `verification_email`. */
 function envelope(c: Context<AppEnv>, r: OAuthLoginResult) {
   const meta = r.created ? { created: true, is_admin: r.is_admin, ...(r.verification_email ? { verification_email: r.verification_email } : {}) } : { created: false };
@@ -54,7 +66,7 @@ function envelope(c: Context<AppEnv>, r: OAuthLoginResult) {
  * `/v1/auth/oauth`: single sign-on with the providers of VANTAGE_OIDC_PROVIDERS (docs/api/accounts.md
  * "Single sign-on (OIDC, GitHub)"): the public provider list, flow start, and the callback (POST
  * with a JSON body, or GET as the redirect URI itself) answering the token response of
- * `POST /v1/auth/login`.
+ * `POST /v1/auth/login`, and the second step `POST /2fa` of an account with two-factor authentication.
  */
 export function oauthRouter(deps: AppDeps) {
   const r = createRouter();
@@ -67,6 +79,8 @@ export function oauthRouter(deps: AppDeps) {
     const res = await loginWithOAuth(deps, c.req.valid('param').provider, c.req.valid('json'));
     return res.created ? c.json(envelope(c, res), 201) : c.json(envelope(c, res), 200);
   });
+
+  r.openapi(twoFactor, async (c) => c.json(envelope(c, await completeOAuthTwoFactor(deps, c.req.valid('json'))), 200));
 
   r.openapi(callbackGet, async (c) => {
     const res = await loginWithOAuth(deps, c.req.valid('param').provider, c.req.valid('query'));

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { newId, type OAuthIdentity, type OAuthStartResponse, type TokenResponse } from '@vantage/shared-protocol';
+import { newId, newSecret, type OAuthIdentity, type OAuthStartResponse, type TokenResponse } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { findUserByEmail, findUserById } from './accounts.db.js';
 import { markEmailVerified } from './email-verification.db.js';
 import { sendVerificationEmail } from './email-verification.js';
-import { findIdentity, insertIdentity, insertLinkOffer, insertState, takeLinkOffer, takeState, touchIdentity, type IdentityRow } from './oauth.db.js';
+import { findIdentity, insertIdentity, insertLinkOffer, insertMfaToken, insertState, takeLinkOffer, takeMfaToken, takeState, touchIdentity, tryMfaToken, type IdentityRow } from './oauth.db.js';
 import { finishFlow, providerById, startFlow, type ProviderProfile } from './oauth-providers.js';
 import { precheckRegistration, registerAccount } from './registration.js';
 import { hashSecret } from './secrets.js';
@@ -77,8 +77,9 @@ export interface OAuthLoginResult {
 
 /**
  * Complete a login flow (docs/api/accounts.md "Single sign-on (OIDC, GitHub)"):
- * - an identity linked to an account → a session for it (with TOTP on, its code or a recovery
- *   code in `otp`, as `POST /v1/auth/login`; accounts/recovery-codes.ts);
+ * - an identity linked to an account → a session for it; with TOTP on, its code or a recovery
+ *   code in `otp` (as `POST /v1/auth/login`; accounts/recovery-codes.ts), or without one 401
+ *   AUTH_2FA_REQUIRED with `details {mfa_token, expires_in_s}` for {@link completeOAuthTwoFactor};
  * - else a verified provider e-mail of an existing account → 409 CONFLICT with `details.link_token`:
  *   nothing is linked until the account's owner, signed in, confirms (POST /v1/account/identities/link);
  * - else an unverified e-mail of an existing account → 409 ACCOUNT_EMAIL_TAKEN (never linked);
@@ -95,8 +96,9 @@ export async function loginWithOAuth(deps: Deps, provider_id: string, cb: { code
     const user = await findUserById(deps.sql, identity.user_id);
     if (!user) throw new ApiError('AUTH_ACCOUNT_DISABLED', 'account disabled');
     refuseInactiveAccount(user);
-    // As a password login: with TOTP on, the code (or a recovery code) in `otp`. The flow is used
-    // up either way: the client asks for the code first and starts again.
+    // With TOTP on and no code in `otp`: a second step (POST /v1/auth/oauth/2fa) with the token
+    // handed out here, as the flow's state is used up. A code given here is checked as at login.
+    if (user.totp_secret && (cb.otp ?? '') === '') throw await twoFactorRequired(deps, user.id, identity.id);
     await checkLoginSecondFactor(deps, user, { otp: cb.otp });
     await touchIdentity(deps.sql, identity.id);
     return { tokens: await openSession(deps, user.id), created: false, is_admin: false };
@@ -128,6 +130,42 @@ export async function loginWithOAuth(deps: Deps, provider_id: string, cb: { code
   }
   deps.log.info({ user_id: user.id, provider: provider_id, is_admin: user.is_admin }, 'account created by single sign-on');
   return { tokens: await openSession(deps, user.id), created: true, is_admin: user.is_admin, ...(verification_email ? { verification_email } : {}) };
+}
+
+/** How long the second-step token of a single sign-on serves, seconds (ours: as long as a TOTP code takes to type, with room). */
+export const OAUTH_MFA_TTL_S = 300;
+/** Codes that may be tried against one second-step token before it is spent (ours; a new sign-in gives a new one). */
+export const OAUTH_MFA_MAX_ATTEMPTS = 5;
+
+/** 401 AUTH_2FA_REQUIRED carrying a fresh second-step token for `user_id` (`details {mfa_token, expires_in_s}`). */
+async function twoFactorRequired(deps: Deps, user_id: string, identity_id: string): Promise<ApiError> {
+  const mfa_token = newSecret('oauth_mfa_token');
+  await insertMfaToken(deps.sql, { token_hash: hashSecret(mfa_token), user_id, identity_id, ttl_s: OAUTH_MFA_TTL_S });
+  return new ApiError('AUTH_2FA_REQUIRED', 'two-factor code required: send it with details.mfa_token to POST /v1/auth/oauth/2fa', { mfa_token, expires_in_s: OAUTH_MFA_TTL_S });
+}
+
+/**
+ * The second step of a single sign-on to an account with TOTP on (docs/api/accounts.md "Single
+ * sign-on (OIDC, GitHub)"): the `mfa_token` of the callback's 401 and the TOTP code or a recovery
+ * code (accounts/recovery-codes.ts checkLoginSecondFactor). The token serves once, for
+ * {@link OAUTH_MFA_TTL_S} seconds and at most {@link OAUTH_MFA_MAX_ATTEMPTS} codes.
+ * @returns a session of the account, as the callback's
+ * @throws ApiError 401 AUTH_2FA_INVALID (wrong code: the token stays usable for the tries left),
+ *   401 AUTH_SESSION_INVALID (unknown, used, expired or out-of-tries token),
+ *   403 AUTH_ACCOUNT_DISABLED / 410 ACCOUNT_DELETED
+ */
+export async function completeOAuthTwoFactor(deps: Deps, body: { mfa_token: string; otp?: string | undefined; recovery_code?: string | undefined }): Promise<OAuthLoginResult> {
+  const token_hash = hashSecret(body.mfa_token);
+  const spent = () => new ApiError('AUTH_SESSION_INVALID', 'unknown, used or expired sign-in token, or too many wrong codes; sign in with the provider again');
+  const issued = await tryMfaToken(deps.sql, token_hash, OAUTH_MFA_MAX_ATTEMPTS);
+  if (!issued) throw spent();
+  const user = await findUserById(deps.sql, issued.user_id);
+  if (!user) throw spent();
+  refuseInactiveAccount(user);
+  await checkLoginSecondFactor(deps, user, { otp: body.otp, recovery_code: body.recovery_code });
+  if (!(await takeMfaToken(deps.sql, token_hash))) throw spent();
+  await touchIdentity(deps.sql, issued.identity_id);
+  return { tokens: await openSession(deps, user.id), created: false, is_admin: false };
 }
 
 /**

@@ -26,15 +26,16 @@ export async function insertAlertGroup(sql: Sql, g: Omit<AlertGroupRow, 'created
 }
 
 /**
- * Change a group of `owner` (the route authorized it).
- * @returns the row, null when missing, `conflict` when another group of the same owner has that (group_by, group_value)
+ * Change a group whose owner afterwards is `owner` (the route authorized it; an owner other than the
+ * stored one is a move, teams/move.ts, and `team_id` is then written too).
+ * @returns the row, null when missing, `conflict` when another group of that owner has that (group_by, group_value)
  */
 export async function updateAlertGroup(sql: Sql, owner: { user_id: string; team_id: string | null }, id: string, g: Pick<AlertGroupRow, 'name' | 'group_by' | 'group_value' | 'wait_seconds'>): Promise<AlertGroupRow | null | 'conflict'> {
   const same = owner.team_id === null ? sql`team_id IS NULL AND user_id = ${owner.user_id}` : sql`team_id = ${owner.team_id}`;
   const [clash] = await sql`SELECT id FROM alert_groups WHERE ${same} AND group_by = ${g.group_by} AND group_value = ${g.group_value} AND id <> ${id}`;
   if (clash) return 'conflict';
   const [row] = await sql<AlertGroupRow[]>`
-    UPDATE alert_groups SET name = ${g.name}, group_by = ${g.group_by}, group_value = ${g.group_value}, wait_seconds = ${g.wait_seconds}
+    UPDATE alert_groups SET name = ${g.name}, group_by = ${g.group_by}, group_value = ${g.group_value}, wait_seconds = ${g.wait_seconds}, team_id = ${owner.team_id}
     WHERE id = ${id} RETURNING *`;
   return row ?? null;
 }

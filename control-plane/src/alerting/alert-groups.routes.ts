@@ -9,6 +9,7 @@ import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
 import { authorize, ownerForNew, ownerScope } from '../teams/authorize.js';
 import type { Access } from '../teams/roles.js';
+import { ownerAfterMove } from '../teams/move.js';
 import { deleteAlertGroup, getAlertGroup, insertAlertGroup, listAlertGroups, updateAlertGroup, type AlertGroupRow } from './alert-groups.db.js';
 import { idParam, ownerOf, READ, TAGS, WRITE } from './route-kit.js';
 
@@ -20,7 +21,8 @@ const CONFLICT = { 409: jsonError('CONFLICT: the owner (you, or the team) alread
 const list = createRoute({ method: 'get', path: '/', tags: TAGS, security: BEARER, middleware: READ, summary: 'The alert groups you can read, yours and your teams\' (`team_id` filters)', request: { query: alertOwnerQuerySchema }, responses: { 200: jsonOk(alertGroupListSchema, 'the groups'), ...AUTH_ERRORS } });
 const create = createRoute({ method: 'post', path: '/', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Gather alerts of monitors by name prefix, tag or type for wait_seconds into one notification', request: { body: jsonBody(alertGroupCreateSchema) }, responses: { 201: jsonOk(alertGroupSchema, 'the group'), 400: jsonError('VALIDATION_FAILED'), ...CONFLICT, ...AUTH_ERRORS, ...TEAM } });
 const readOne = createRoute({ method: 'get', path: '/{id}', tags: TAGS, security: BEARER, middleware: READ, summary: 'One alert group', request: { params }, responses: { 200: jsonOk(alertGroupSchema, 'the group'), ...NOT_FOUND, ...AUTH_ERRORS } });
-const patch = createRoute({ method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Change an alert group', request: { params, body: jsonBody(alertGroupPatchSchema) }, responses: { 200: jsonOk(alertGroupSchema, 'the group'), 400: jsonError('VALIDATION_FAILED'), ...CONFLICT, ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN } });
+const MOVED = { 404: jsonError('NOT_FOUND: no such alert group you can read; TEAM_NOT_FOUND: team_id is not a team of yours'), ...FORBIDDEN };
+const patch = createRoute({ method: 'patch', path: '/{id}', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Change an alert group, or move it (`team_id`) into one of your teams or back to its creator', request: { params, body: jsonBody(alertGroupPatchSchema) }, responses: { 200: jsonOk(alertGroupSchema, 'the group'), 400: jsonError('VALIDATION_FAILED'), ...CONFLICT, ...MOVED, ...AUTH_ERRORS } });
 const remove = createRoute({ method: 'delete', path: '/{id}', tags: TAGS, security: BEARER, middleware: WRITE, summary: 'Delete an alert group', request: { params }, responses: { 200: jsonOk(z.null(), 'deleted'), ...NOT_FOUND, ...AUTH_ERRORS, ...FORBIDDEN } });
 
 function toGroup(row: AlertGroupRow) {
@@ -56,8 +58,10 @@ export function alertGroupsRouter(deps: AppDeps) {
     const { id } = c.req.valid('param');
     const b = c.req.valid('json');
     const cur = await owned(c, id, 'write');
+    // A move (team_id: docs/api/teams.md "Moving a resource"); the new owner must not already group the same way.
+    const { owner } = await ownerAfterMove(c, deps, ownerOf(cur), b.team_id, 'alert group');
     const group_by = b.group_by ?? cur.group_by;
-    const row = await updateAlertGroup(deps.sql, ownerOf(cur), id, { name: b.name ?? cur.name, group_by, group_value: normalise(group_by, b.group_value ?? cur.group_value), wait_seconds: b.wait_seconds ?? cur.wait_seconds });
+    const row = await updateAlertGroup(deps.sql, owner, id, { name: b.name ?? cur.name, group_by, group_value: normalise(group_by, b.group_value ?? cur.group_value), wait_seconds: b.wait_seconds ?? cur.wait_seconds });
     if (row === 'conflict') throw conflict();
     if (!row) throw notFound(id);
     return ok(c, toGroup(row), 200);

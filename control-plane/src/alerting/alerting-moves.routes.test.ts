@@ -4,8 +4,8 @@ import { seedTeam, type User } from '../teams/test-support.js';
 
 /*
  * Moving alerting resources between owners (docs/api/teams.md "Moving a resource"): PATCH
- * `team_id` on channels, policies, silences, maintenance windows, noise rules and webhook
- * endpoints follows the monitors' rule (teams/move.ts): into a team needs member or above there,
+ * `team_id` on channels, policies, silences, maintenance windows, noise rules, alert groups and
+ * webhook endpoints follows the monitors' rule (teams/move.ts): into a team needs member or above there,
  * back to personal only its creator; what a resource refers to must belong to its new owner.
  */
 
@@ -32,6 +32,7 @@ t.test('alerting resources move into a team and back, with the monitors\' rules'
     { path: '/v1/maintenance-windows', id: (await created('/v1/maintenance-windows', { scope_type: 'all', scope_ids: [], starts_at: '2030-01-01T00:00:00Z', ends_at: '2030-01-01T01:00:00Z' })).id },
     { path: '/v1/alert-noise-rules', id: (await created('/v1/alert-noise-rules', { name: 'flaps', kind: 'flap', flap_changes: 4, flap_window_s: 600 })).id },
     { path: '/v1/webhook-endpoints', id: (await created('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', events: ['monitor.down'] })).id },
+    { path: '/v1/alert-groups', id: (await created('/v1/alert-groups', { name: 'Edge', group_by: 'tag', group_value: 'edge' })).id },
   ];
   for (const k of kinds) {
     const at = `${k.path}/${k.id}`;
@@ -80,6 +81,15 @@ t.test('alerting resources move into a team and back, with the monitors\' rules'
     const rule = await created('/v1/alert-noise-rules', { name: 'one', kind: 'flap', flap_changes: 4, flap_window_s: 600, monitor_ids: [monitor] });
     t.equal((await req(creator!, 'PATCH', `/v1/alert-noise-rules/${rule.id}`, { team_id: team })).body.error?.code, 'MONITOR_NOT_FOUND', 'a noise rule of a personal monitor too');
     t.equal((await req(creator!, 'GET', `/v1/alert-noise-rules/${rule.id}`)).body.data.team_id, null);
+    // An alert group does not move to an owner that already groups the same way (0052_alert_groups_per_owner.sql).
+    await created('/v1/alert-groups', { name: 'Team EU', group_by: 'monitor_prefix', group_value: 'eu-', team_id: team });
+    const mine = await created('/v1/alert-groups', { name: 'My EU', group_by: 'monitor_prefix', group_value: 'eu-' });
+    const clash = await req(creator!, 'PATCH', `/v1/alert-groups/${mine.id}`, { team_id: team });
+    t.equal(clash.status, 409, 'an alert group whose grouping the team already has stays');
+    t.equal(clash.body.error?.code, 'CONFLICT');
+    t.equal((await req(creator!, 'GET', `/v1/alert-groups/${mine.id}`)).body.data.team_id, null, 'personal, unchanged');
+    const renamedAndMoved = await req(creator!, 'PATCH', `/v1/alert-groups/${mine.id}`, { team_id: team, group_value: 'eu-west-' });
+    t.match(renamedAndMoved.body.data, { team_id: team, group_value: 'eu-west-' }, 'unless the same change groups differently');
   });
 });
 

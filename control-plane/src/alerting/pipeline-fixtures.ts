@@ -30,9 +30,10 @@ export interface PipelinePolicy {
  * Start the pipeline on a fresh test database. `config` overrides the app's (the verdict job's
  * `checks_decide_interval_ms`, delivery settings…); `engine_interval_ms` is the alert engine's
  * pass interval (main.ts: 1000). Loopback is allowed as an outbound address. `stop()` stops the
- * verdict job and the engine (also at teardown).
+ * verdict job and the engine (also at teardown). The verdict job is woken by check ingest as in
+ * main.ts (checks/verdict-wake.ts) unless `verdict_wake` is false (poll only: benchmarks' baseline).
  */
-export async function startAlertPipeline(t: Teardown, opts: { config?: Partial<Config>; engine_interval_ms?: number } = {}) {
+export async function startAlertPipeline(t: Teardown, opts: { config?: Partial<Config>; engine_interval_ms?: number; verdict_wake?: boolean } = {}) {
   const ctx = await testApp(t, {
     config: { delivery_allow_cidrs: ['127.0.0.0/8'], checks_round_grace_ms: 120_000, ...opts.config },
     delivery: true,
@@ -47,7 +48,7 @@ export async function startAlertPipeline(t: Teardown, opts: { config?: Partial<C
   const channel_id = (await api('POST', '/v1/alert-channels', { name: 'on-call hook', type: 'webhook', config: { url: receiver.url, secret: WEBHOOK_SECRET } })).id as string;
   const hooks = createCheckHooks(ctx.deps.log);
   hooks.onStatePass(lateOutageListener());
-  const jobs = startCheckJobs({ ...ctx.deps, hooks, maintenance: createMaintenanceCalendar() });
+  const jobs = startCheckJobs({ ...ctx.deps, hooks, maintenance: createMaintenanceCalendar(), wake: opts.verdict_wake === false ? undefined : ctx.verdict_wake });
   const engine = startAlertEngine({ ...ctx.deps, events: ctx.outbound.events, mail: ctx.outbound.mail }, { interval_ms: opts.engine_interval_ms ?? 1000 });
   let stopped: Promise<void> | null = null;
   const stop = () => (stopped ??= Promise.all([jobs.stop(), engine.stop()]).then(() => undefined));

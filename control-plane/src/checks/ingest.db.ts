@@ -174,12 +174,19 @@ export interface NodeCheckInsert extends CheckInsert {
  * {@link addToRounds} does (from the rows actually inserted, counted in SQL); hours that had ended
  * are marked for the rollup job. Row order and lock order are the same as in the separate
  * statements, so concurrent batches of different nodes for the same rounds do not deadlock.
- * @returns how many checks were inserted now
+ *
+ * `judgeable`: a round that got checks now can be judged once this statement commits, by the
+ * conditions the verdict job claims rounds on (decide.db.ts claimMonitors) that cost no read of
+ * the checks: past its deadline, judged before (dirty again now), or new and complete with this
+ * batch's checks alone (a monitor placed on one node). A round of several nodes completed before
+ * its deadline is not seen here (counting the other nodes' checks of the round made every batch
+ * cost Postgres about 8 times as much, docs/benchmarks.md "Alert path"): the poll judges it.
+ * @returns how many checks were inserted now, and whether a round they went to is judgeable
  */
-export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[]): Promise<number> {
-  if (rows.length === 0) return 0;
+export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[]): Promise<{ inserted: number; judgeable: boolean }> {
+  if (rows.length === 0) return { inserted: 0, judgeable: false };
   const col = <K extends keyof NodeCheckInsert>(k: K) => rows.map((r) => r[k] ?? null);
-  const [out] = await tx<{ inserted: number }[]>`
+  const [out] = await tx<{ inserted: number; judgeable: boolean }[]>`
     WITH input AS MATERIALIZED (
       SELECT * FROM unnest(${col('scheduled_at')}::timestamptz[], ${col('series_id')}::int[], ${col('start_offset_ms')}::int[],
         ${col('duration_ms')}::int[], ${col('response_ms')}::real[], ${bools(rows.map((r) => r.success))}::text[]::boolean[],
@@ -211,6 +218,11 @@ export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[]):
       INSERT INTO check_rollup_dirty (hour) SELECT DISTINCT past_hour FROM added WHERE past_hour IS NOT NULL
       ON CONFLICT (hour) DO NOTHING
     )
-    SELECT count(*)::int AS inserted FROM added`;
-  return out!.inserted;
+    SELECT (SELECT count(*)::int FROM added) AS inserted, EXISTS (
+      SELECT 1 FROM (SELECT monitor_id, at, min(deadline_at) AS deadline_at, max(expected) AS expected, count(*) AS n FROM added GROUP BY monitor_id, at) a
+      LEFT JOIN LATERAL (SELECT x.monitor_id, x.expected, x.verdict, x.deadline_at FROM check_rounds x
+        WHERE x.monitor_id = a.monitor_id AND x.scheduled_at = a.at) r ON true
+      WHERE coalesce(r.deadline_at, a.deadline_at) <= now() OR r.verdict IS NOT NULL
+        OR (r.monitor_id IS NULL AND a.n >= a.expected)) AS judgeable`;
+  return out!;
 }

@@ -7,6 +7,7 @@ import { ROUND_CLOCK_TOLERANCE_MS, roundOf, type RoundHistory } from './ingest-r
 import { encodeOutput } from './output-codec.js';
 import { checkRetention } from './retention.js';
 import { CHECK_TRAITS, roundDeadlineMs } from './traits.js';
+import type { VerdictWake } from './verdict-wake.js';
 
 /** Why a monitor result is refused (sent back to the node; it is acked, so the node drops it). */
 export const CHECK_REJECT = {
@@ -69,8 +70,13 @@ export function agreeingOutcome(r: { success: boolean; error: string | null; err
  *
  * `success` is stored as the node sent it; `error` and `error_class` are made to agree with it
  * ({@link agreeingOutcome}): the shared result schema does not tie them together.
+ *
+ * With `wake`, a batch stored outside a transaction (the sink's usual monitor-only batch: one
+ * statement, committed when it returns) that leaves a round judgeable (ingest.db.ts
+ * storeNodeChecks) wakes the verdict job of this process (verdict-wake.ts). A batch stored inside
+ * a caller's transaction wakes nothing (its commit comes later): the job's poll judges it.
  */
-export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms' | 'placement_grace_ms'> }): MonitorResultStore {
+export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms' | 'placement_grace_ms'>; wake?: VerdictWake }): MonitorResultStore {
   const retention_ms = checkRetention(deps.config).rounds_days * DAY_MS;
   const grace_ms = deps.config.checks_round_grace_ms;
   // How long after a schedule or placement change a node may still run the old one (ingest-rounds.ts roundOf).
@@ -152,7 +158,9 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
         expected: m.placed, past_hour: hour < this_hour ? new Date(hour).toISOString() : null,
       });
     }
-    await storeNodeChecks(tx, [...inserts.values()]);
+    const { judgeable } = await storeNodeChecks(tx, [...inserts.values()]);
+    // Committed already unless `tx` is a transaction (its commit is not ours to see: the poll judges those rounds).
+    if (judgeable && !('savepoint' in tx)) deps.wake?.wake();
     return { stored, rejected };
   }
 

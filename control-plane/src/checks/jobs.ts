@@ -9,6 +9,7 @@ import type { CheckHooks } from './hooks.js';
 import { claimJob, finishJob, oldestCheckDay, pruneStateChanges, rollUpDay, rollUpHour, takeDirtyHours, type CheckJobName } from './jobs.db.js';
 import { dropExpiredPartitions, ensurePartitionsIn } from './partitions.js';
 import { checkRetention } from './retention.js';
+import type { VerdictWake } from './verdict-wake.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -116,30 +117,54 @@ export interface CheckJobs {
 
 /**
  * Start the verdict job (every `checks_decide_interval_ms`, passes repeated while they come back
- * full) and the periodic jobs (every `checks_jobs_interval_ms`, each run when due). Errors are
- * logged; the next tick tries again.
+ * full; with `wake`, also as soon as check ingest in this process leaves a round judgeable:
+ * verdict-wake.ts) and the periodic jobs (every `checks_jobs_interval_ms`, each run when due).
+ * Errors are logged; the next tick tries again.
  */
-export function startCheckJobs(deps: JobDeps & { sql: Sql; config: Pick<Config, 'checks_decide_interval_ms' | 'checks_jobs_interval_ms'>; hooks?: CheckHooks; maintenance?: MaintenanceCalendar }): CheckJobs {
+export function startCheckJobs(deps: JobDeps & { sql: Sql; config: Pick<Config, 'checks_decide_interval_ms' | 'checks_jobs_interval_ms'>; hooks?: CheckHooks; maintenance?: MaintenanceCalendar; wake?: VerdictWake }): CheckJobs {
   const log = deps.log.child({ module: 'checks.jobs' });
   let stopped = false;
   const running = new Set<Promise<unknown>>();
   const cancels: Array<() => void> = [];
 
-  function loop(every_ms: number, body: () => Promise<unknown>): void {
+  /**
+   * Run `body` every `every_ms` after the previous run ended; with `wake`, also at once on each
+   * wake: a wake while a run is in progress (any number of them) makes one more run right after
+   * it, so a run never overlaps another and wakes never spin.
+   */
+  function loop(every_ms: number, body: () => Promise<unknown>, wake?: VerdictWake): void {
     let timer: NodeJS.Timeout | null = null;
+    let busy = false;
+    let again = false;
     const schedule = () => {
       if (stopped) return;
       timer = setTimeout(tick, every_ms);
       timer.unref();
     };
     const tick = () => {
+      if (stopped) return;
+      if (busy) {
+        again = true;
+        return;
+      }
+      if (timer) clearTimeout(timer);
+      timer = null;
+      busy = true;
       const p = body().catch((err: unknown) => log.error({ err }, 'check job tick failed')).finally(() => {
         running.delete(p);
-        schedule();
+        busy = false;
+        if (again && !stopped) {
+          again = false;
+          tick();
+        } else schedule();
       });
       running.add(p);
     };
-    cancels.push(() => { if (timer) clearTimeout(timer); });
+    const unlisten = wake?.listen(tick);
+    cancels.push(() => {
+      unlisten?.();
+      if (timer) clearTimeout(timer);
+    });
     schedule();
   }
 
@@ -149,7 +174,7 @@ export function startCheckJobs(deps: JobDeps & { sql: Sql; config: Pick<Config, 
       r = await decidePass({ sql: deps.sql, hooks: deps.hooks, maintenance: deps.maintenance }, DECIDE_BATCH);
       if (r.changes > 0) log.debug(r, 'rounds judged');
     } while (r.monitors === DECIDE_BATCH && r.rounds > 0 && !stopped);
-  });
+  }, deps.wake);
   loop(deps.config.checks_jobs_interval_ms, async () => {
     const did = await runDueJobs(deps);
     if (Object.keys(did).length > 0) log.info({ did }, 'check jobs ran');

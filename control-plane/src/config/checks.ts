@@ -23,7 +23,11 @@ export const checksConfigSchema = z.object({
    * deadline, ms: past it, a round is judged without the nodes that have not reported.
    */
   checks_round_grace_ms: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
-  /** How often each instance looks for rounds to judge, ms. */
+  /**
+   * How often each instance looks for rounds to judge, ms. Besides this poll, a batch stored by this
+   * instance that leaves a round ready (past its deadline, or complete from one node) wakes the
+   * verdict job at once (checks/verdict-wake.ts).
+   */
   checks_decide_interval_ms: z.coerce.number().int().min(20).max(60_000).default(1_000),
   /** How often each instance looks for due partition, rollup and retention work, ms. */
   checks_jobs_interval_ms: z.coerce.number().int().min(100).max(3_600_000).default(60_000),

@@ -47,6 +47,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'POST /v1/auth/oauth/{provider}/start': 'none',
   'GET /v1/auth/oauth/{provider}/callback': 'none',
   'POST /v1/auth/oauth/{provider}/callback': 'none',
+  'POST /v1/auth/oauth/2fa': 'none',
   'GET /v1/geo/cities': 'none',
   'GET /v1/nodes/connect': 'none',
   'PUT /v1/nodes/artifacts/{sha256}': 'none',

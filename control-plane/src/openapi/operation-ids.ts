@@ -24,6 +24,7 @@ const OVERRIDES: Record<string, string> = {
   'POST /v1/account/2fa/setup': 'setupTwoFactor',
   'POST /v1/account/2fa/enable': 'enableTwoFactor',
   'POST /v1/account/2fa/disable': 'disableTwoFactor',
+  'POST /v1/auth/oauth/2fa': 'completeOAuthTwoFactor',
   'GET /v1/nodes/connect': 'connectNode',
   'PUT /v1/nodes/artifacts/{sha256}': 'uploadNodeArtifact',
   'GET /v1/openapi.json': 'getOpenApiDocument',

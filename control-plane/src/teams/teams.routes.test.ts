@@ -65,3 +65,13 @@ t.test('deleting a team: owners only, refused with 409 naming what it still owns
   const [left] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM team_members WHERE team_id = ${team_id}`;
   t.equal(left!.n, 0, 'with its members');
 });
+
+t.test('PATCH a team with nothing to change: 400 VALIDATION_FAILED, the team unchanged', async (t) => {
+  const { app, team_id, owner } = await teamOfFour(t, env());
+  const before = (await call(app, 'GET', `/v1/teams/${team_id}`, { token: owner.access_token })).body.data;
+  const empty = await call(app, 'PATCH', `/v1/teams/${team_id}`, { token: owner.access_token, body: {} });
+  t.equal(empty.status, 400);
+  t.equal(empty.body.error.code, 'VALIDATION_FAILED');
+  t.same((await call(app, 'GET', `/v1/teams/${team_id}`, { token: owner.access_token })).body.data, before, 'nothing changed');
+  t.equal((await call(app, 'PATCH', `/v1/teams/${team_id}`, { token: owner.access_token, body: { time_zone: 'Europe/Paris' } })).status, 200, 'one field is enough');
+});

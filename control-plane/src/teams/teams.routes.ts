@@ -95,6 +95,10 @@ export function teamsRouter(deps: AppDeps) {
   }), async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
+    // Nothing to change is a client error, as for every other PATCH (docs/api/teams.md "Teams").
+    if (body.name === undefined && body.time_zone === undefined && body.require_2fa === undefined) {
+      throw new ApiError('VALIDATION_FAILED', 'give at least one of name, time_zone, require_2fa', { fields: [{ path: '', message: 'nothing to change' }], in: 'body' });
+    }
     // Renaming needs the owner role, the time zone and the two-factor policy an admin (docs/api/teams.md "Teams").
     const actor = await authorizeTeam(c, deps, id, body.name !== undefined ? 'own' : 'manage');
     if (body.name !== undefined) await renameTeam(deps.sql, id, body.name);

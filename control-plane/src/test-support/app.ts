@@ -15,6 +15,7 @@ import { createResultSink } from '../probes/sink.js';
 import { createOutbound, type Outbound } from '../outbound.js';
 import { createAssignmentFeed } from '../monitors/assignment-feed.js';
 import { createCheckStore } from '../checks/ingest.js';
+import { createVerdictWake, type VerdictWake } from '../checks/verdict-wake.js';
 import { withCertificateEvents } from '../checks/certificate-events.js';
 import { testDatabase } from './db.js';
 
@@ -35,12 +36,13 @@ export type TestBase = Pick<AppDeps, 'config' | 'sql' | 'log'>;
  * `overrides.config.port` is given), so links built without a public URL reach it. Everything is
  * closed at teardown.
  *
- * @returns `{ app, deps, sql, url, server }`: `url` like `http://127.0.0.1:41234` (no trailing slash)
+ * @returns `{ app, deps, sql, url, server, outbound, verdict_wake }`: `url` like `http://127.0.0.1:41234` (no trailing slash);
+ *   `verdict_wake` is what the default check store wakes (give it to startCheckJobs as `wake`, as main.ts does)
  */
 export async function testApp(
   t: Teardown,
   overrides: { config?: Partial<Config>; results?: (base: TestBase) => ResultSink; hub?: (base: TestBase & { results: ResultSink }) => NodeHub; delivery?: boolean } = {},
-): Promise<{ app: OpenAPIHono<AppEnv>; deps: AppDeps; sql: Sql; url: string; server: ServerType; outbound: Outbound }> {
+): Promise<{ app: OpenAPIHono<AppEnv>; deps: AppDeps; sql: Sql; url: string; server: ServerType; outbound: Outbound; verdict_wake: VerdictWake }> {
   // Cleanup runs last-in first-out (server, hub, then the database), all in one teardown.
   const cleanups: Array<() => unknown> = [];
   t.teardown(async () => { for (const fn of cleanups) await fn(); });
@@ -64,7 +66,8 @@ export async function testApp(
   // Outbound delivery (events, e-mail): the worker runs only when `overrides.delivery` is true.
   const outbound = createOutbound(base);
   cleanups.unshift(() => outbound.close(0));
-  const results = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, checks: withCertificateEvents(createCheckStore(b), outbound.events) })))(base);
+  const verdict_wake = createVerdictWake();
+  const results = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, checks: withCertificateEvents(createCheckStore({ ...b, wake: verdict_wake }), outbound.events) })))(base);
   // Monitor assignments reach the nodes this app's hub holds (started below, stopped at teardown).
   const feed = createAssignmentFeed(base);
   await feed.start();
@@ -88,7 +91,7 @@ export async function testApp(
   // The listening address is what links fall back to without a public URL (config/public-url.ts):
   // the port the server really got, unless the test chose one.
   if (overrides.config?.port === undefined) config.port = port;
-  return { app, deps, sql, url: `http://127.0.0.1:${port}`, server, outbound };
+  return { app, deps, sql, url: `http://127.0.0.1:${port}`, server, outbound, verdict_wake };
 }
 
 type Requester = { request: OpenAPIHono<AppEnv>['request'] };

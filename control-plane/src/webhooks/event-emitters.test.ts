@@ -48,7 +48,7 @@ const EMITTERS: Record<EventType, Emitter> = {
   },
   'ssl.expiring': {
     source: 'control-plane/src/checks/certificate-events.ts', emits: ["type: 'ssl.expiring'"],
-    wired: 'withCertificateEvents(createCheckStore(base), outbound.events)', exercised_by: 'control-plane/src/checks/certificate-events.test.ts',
+    wired: 'withCertificateEvents(createCheckStore({ ...base, wake: verdictWake }), outbound.events)', exercised_by: 'control-plane/src/checks/certificate-events.test.ts',
   },
   'domain.expiring': {
     source: 'control-plane/src/control-checks/domain-expiry-events.ts', emits: ["type: 'domain.expiring'"],

@@ -68,12 +68,13 @@ export const alertGroupCreateSchema = z.strictObject({
   wait_seconds: z.number().int().min(0).max(3600).default(60),
   team_id: alertTeamIdInput,
 });
-/** `PATCH /v1/alert-groups/{id}`: any create field; omitted = unchanged. */
+/** `PATCH /v1/alert-groups/{id}`: any create field; omitted = unchanged; `team_id` moves the group (docs/api/teams.md "Moving a resource"). */
 export const alertGroupPatchSchema = z.strictObject({
   name: alertNameSchema.optional(),
   group_by: z.enum(ALERT_GROUP_BY).optional(),
   group_value: textString().trim().min(1).max(200).optional(),
   wait_seconds: z.number().int().min(0).max(3600).optional(),
+  team_id: alertTeamIdPatch,
 });
 export const alertGroupSchema = z.object({
   id: idSchema('alert_group'),
