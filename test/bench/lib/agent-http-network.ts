@@ -18,13 +18,12 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBundle } from '../../../installer/build-bundle.js';
 import { testDatabase } from '../../../control-plane/src/test-support/db.js';
-import { api, freePort, stopChild, waitFor, waitForLine } from './network-processes.js';
+import { api, benchWorkspace, freePort, stopChild, waitFor, waitForLine } from './network-processes.js';
 
 export { api };
 import { createTopology, type Topology } from '../../netns/topology.js';
@@ -89,19 +88,7 @@ s.listen(80, '${TARGET_ADDR}', () => console.log('ready'));`;
  */
 export async function startAgentHttpNetwork(opts: { agents: number; agent_log_level: string; node_args?: string[]; pin?: { agents: string; others: string } | null }): Promise<AgentHttpNetwork> {
   const pinned = (cpus: string | undefined, argv: string[]) => (cpus ? ['taskset', '-c', cpus, ...argv] : argv);
-  const cleanups: Array<() => unknown> = [];
-  const close = async () => { for (const fn of cleanups.splice(0).reverse()) await Promise.resolve().then(fn).catch(() => {}); };
-  const work = mkdtempSync(join(tmpdir(), 'agent-http-bench-'));
-  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
-  const log_dir = join(ROOT, 'bench', 'out', 'agent-http-logs');
-  rmSync(log_dir, { recursive: true, force: true });
-  mkdirSync(log_dir, { recursive: true });
-  const { NODE_OPTIONS: _dropped, ...env } = process.env;
-  const logTo = (child: ChildProcess, name: string) => {
-    const out = createWriteStream(join(log_dir, `${name}.log`));
-    child.stdout?.pipe(out, { end: false });
-    child.stderr?.pipe(out, { end: false });
-  };
+  const { cleanups, close, work, log_dir, env, logTo } = benchWorkspace('agent-http-bench-', join(ROOT, 'bench', 'out', 'agent-http-logs'));
   try {
     const names = Array.from({ length: opts.agents }, (_, i) => `agent${i + 1}`);
     const topo: Topology = await createTopology({

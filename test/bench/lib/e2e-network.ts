@@ -13,12 +13,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testDatabase } from '../../../control-plane/src/test-support/db.js';
-import { api, freePort, stopChild, waitFor, waitForLine } from './network-processes.js';
+import { api, benchWorkspace, freePort, stopChild, waitFor, waitForLine } from './network-processes.js';
 import { createTopology, type Topology } from '../../netns/topology.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -57,19 +55,7 @@ s.listen(80, '${TARGET_ADDR}', () => console.log('ready'));`;
  * On failure everything made so far is removed and the error rethrown.
  */
 export async function startE2eNetwork(opts: { agents: number; target_delay_ms: number }): Promise<E2eNetwork> {
-  const cleanups: Array<() => unknown> = [];
-  const close = async () => { for (const fn of cleanups.splice(0).reverse()) await Promise.resolve().then(fn).catch(() => {}); };
-  const work = mkdtempSync(join(tmpdir(), 'e2e-bench-'));
-  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
-  const log_dir = join(ROOT, 'bench', 'out', 'e2e-logs');
-  rmSync(log_dir, { recursive: true, force: true });
-  mkdirSync(log_dir, { recursive: true });
-  const { NODE_OPTIONS: _dropped, ...env } = process.env;
-  const logTo = (child: ChildProcess, name: string) => {
-    const out = createWriteStream(join(log_dir, `${name}.log`));
-    child.stdout?.pipe(out, { end: false });
-    child.stderr?.pipe(out, { end: false });
-  };
+  const { cleanups, close, work, log_dir, env, logTo } = benchWorkspace('e2e-bench-', join(ROOT, 'bench', 'out', 'e2e-logs'));
   try {
     const agents = Array.from({ length: opts.agents }, (_, i) => `agent${i + 1}`);
     const topo: Topology = await createTopology({

@@ -4,7 +4,10 @@
  * child's line, stopping a child.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** `fn` until it returns a value; polls every `every_ms`. @throws Error naming `what` after `timeout_ms` */
 export async function waitFor<T>(what: string, timeout_ms: number, fn: () => Promise<T | null>, every_ms = 100): Promise<T> {
@@ -53,4 +56,26 @@ export function stopChild(child: ChildProcess): Promise<void> {
     child.once('exit', () => { clearTimeout(kill); resolve(); });
     child.kill('SIGTERM');
   });
+}
+
+/**
+ * What a namespace-network benchmark builds on: `cleanups` run last-first by `close()` (errors
+ * ignored), a temporary `work` folder removed at close, `log_dir` (emptied now) where `logTo` writes
+ * a child's stdout and stderr as `<name>.log`, and `env`, this process's environment without
+ * NODE_OPTIONS (so children do not inherit the benchmark's loader).
+ */
+export function benchWorkspace(work_prefix: string, log_dir: string) {
+  const cleanups: Array<() => unknown> = [];
+  const close = async () => { for (const fn of cleanups.splice(0).reverse()) await Promise.resolve().then(fn).catch(() => {}); };
+  const work = mkdtempSync(join(tmpdir(), work_prefix));
+  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  rmSync(log_dir, { recursive: true, force: true });
+  mkdirSync(log_dir, { recursive: true });
+  const { NODE_OPTIONS: _dropped, ...env } = process.env;
+  const logTo = (child: ChildProcess, name: string) => {
+    const out = createWriteStream(join(log_dir, `${name}.log`));
+    child.stdout?.pipe(out, { end: false });
+    child.stderr?.pipe(out, { end: false });
+  };
+  return { cleanups, close, work, log_dir, env, logTo };
 }
