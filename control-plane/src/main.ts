@@ -135,7 +135,7 @@ const stopPruner = startRateLimitPruner(base);
 // Ended sessions and their refresh-token history, a week after they end (any number of instances).
 const stopSessionPruner = startSessionPruner(base);
 // Accounts past their deletion grace period, purged with what they own (docs/api/accounts.md "Account lifecycle").
-const stopAccountPurger = startAccountPurger(base);
+const stopAccountPurger = startAccountPurger({ ...base, hub });
 // Places monitors on nodes and moves them off nodes gone past the grace (queue claimed with SKIP LOCKED: any number of instances).
 const placementJob = startPlacementJob(base);
 // Judges rounds and records monitor state changes (webhook events queued in the same transaction),

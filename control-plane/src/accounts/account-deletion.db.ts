@@ -77,6 +77,12 @@ export async function dueDeletions(sql: Sql, limit: number): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/** What purgeAccount did. */
+export type PurgeOutcome =
+  | { outcome: 'purged'; removed_nodes: string[] }
+  | { outcome: 'not_due' }
+  | { outcome: 'sole_owner'; teams: string[] };
+
 /** Tables of team-ownable resources with the creating account in `user_id` (0046_teams.sql and later). */
 const TEAM_RESOURCE_TABLES = [
   'monitors', 'monitor_groups', 'alert_channels', 'alert_policies', 'alert_silences', 'alert_groups',
@@ -90,10 +96,12 @@ const TEAM_RESOURCE_TABLES = [
  * the pending group batches of those channels; its personal enrollment tokens and alert
  * policies are deleted first (a policy's channels are RESTRICT), then the users row, which
  * deletes every other personal resource and its memberships by ON DELETE CASCADE.
- * @returns `purged`, `not_due` (restored or not yet due: nothing done) or `sole_owner` with the
- *   teams it is still the only owner of (nothing done; retried at the next run)
+ * Its team nodes pass to that owner too; its personal nodes are removed (credential revoked).
+ * @returns `purged` with the ids of the personal nodes removed (for the caller to disconnect),
+ *   `not_due` (restored or not yet due: nothing done) or `sole_owner` with the teams it is still
+ *   the only owner of (nothing done; retried at the next run)
  */
-export async function purgeAccount(sql: Sql, user_id: string): Promise<{ outcome: 'purged' | 'not_due' } | { outcome: 'sole_owner'; teams: string[] }> {
+export async function purgeAccount(sql: Sql, user_id: string): Promise<PurgeOutcome> {
   return sql.begin(async (tx) => {
     const [u] = await tx`
       SELECT id FROM users WHERE id = ${user_id} AND status = 'deleting' AND deletion_scheduled_at <= now() FOR UPDATE`;
@@ -114,9 +122,21 @@ export async function purgeAccount(sql: Sql, user_id: string): Promise<{ outcome
     await tx`
       UPDATE alert_group_batches b SET user_id = c.user_id FROM alert_channels c
       WHERE b.channel_id = c.id AND b.user_id = ${user_id} AND c.team_id IS NOT NULL`;
+    // Nodes: a team's node passes to the same owner as the team's other resources; a personal
+    // node is removed as DELETE /v1/nodes/{id} removes it (row kept for old results, credential
+    // revoked), and the caller disconnects it.
+    await tx`
+      UPDATE nodes n SET owner_user_id = (
+        SELECT o.user_id FROM team_members o WHERE o.team_id = n.team_id AND o.role = 'owner' AND o.user_id <> ${user_id}
+        ORDER BY o.created_at, o.user_id LIMIT 1)
+      WHERE n.owner_user_id = ${user_id} AND n.team_id IS NOT NULL`;
+    const removed = await tx<{ id: string }[]>`
+      UPDATE nodes SET removed_at = now(), credential_hash = NULL, status = 'offline', instance_id = NULL
+      WHERE owner_user_id = ${user_id} AND team_id IS NULL AND removed_at IS NULL
+      RETURNING id`;
     await tx`DELETE FROM enrollment_tokens WHERE user_id = ${user_id} AND team_id IS NULL`;
     await tx`DELETE FROM alert_policies WHERE user_id = ${user_id}`;
     await tx`DELETE FROM users WHERE id = ${user_id}`;
-    return { outcome: 'purged' as const };
-  }) as Promise<{ outcome: 'purged' | 'not_due' } | { outcome: 'sole_owner'; teams: string[] }>;
+    return { outcome: 'purged' as const, removed_nodes: removed.map((r) => r.id) };
+  }) as Promise<PurgeOutcome>;
 }

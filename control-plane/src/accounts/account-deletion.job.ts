@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.js';
+import type { NodeDisconnector } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { purgeDueAccounts } from './account-deletion.js';
@@ -9,10 +10,10 @@ import { purgeDueAccounts } from './account-deletion.js';
  * its account's row and re-checks it, so instances need no coordination.
  * @returns stop(): clears the timer
  */
-export function startAccountPurger(deps: { sql: Sql; log: Logger; config: Pick<Config, 'account_purge_interval_s'> }): () => void {
+export function startAccountPurger(deps: { sql: Sql; log: Logger; hub?: NodeDisconnector; config: Pick<Config, 'account_purge_interval_s'> }): () => void {
   const log = deps.log.child({ module: 'jobs.account-purge' });
   const run = () => {
-    purgeDueAccounts({ sql: deps.sql, log }).catch((err) => log.warn({ err }, 'account purge run failed'));
+    purgeDueAccounts({ sql: deps.sql, log, hub: deps.hub }).catch((err) => log.warn({ err }, 'account purge run failed'));
   };
   run();
   const timer = setInterval(run, deps.config.account_purge_interval_s * 1000);

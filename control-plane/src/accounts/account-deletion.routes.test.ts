@@ -102,6 +102,12 @@ t.test('purge after the grace period: personal data gone, team resources pass to
   const policy = await call(app, 'POST', '/v1/alert-policies', { token: gone.access_token, body: { name: 'p', monitor_id: monitor.body.data.id, channel_ids: [channel.body.data.id] } });
   t.equal(policy.status, 201, JSON.stringify(policy.body));
 
+  // Nodes it enrolled: one personal, one for the team.
+  await sql`INSERT INTO nodes (id, name, owner_user_id, status, credential_hash) VALUES
+    ('node_purgepersonal', 'mine', ${gone.user_id}, 'online', 'h1'),
+    ('node_purgeteam', 'ours', ${gone.user_id}, 'online', 'h2')`;
+  await sql`UPDATE nodes SET team_id = ${team} WHERE id = 'node_purgeteam'`;
+
   t.equal((await call(app, 'DELETE', '/v1/account', { token: gone.access_token, body: { password: gone.password } })).status, 200);
   t.equal(await purgeDueAccounts({ sql, log }), 0, 'nothing is purged during the grace period');
   t.equal((await sql`SELECT 1 FROM users WHERE id = ${gone.user_id}`).length, 1);
@@ -121,6 +127,10 @@ t.test('purge after the grace period: personal data gone, team resources pass to
   t.equal((await sql`SELECT 1 FROM team_members WHERE user_id = ${gone.user_id}`).length, 0, 'memberships ended');
   t.same(await sql`SELECT user_id, team_id FROM monitor_groups WHERE id = ${shared}`, [{ user_id: owner.user_id, team_id: team }], 'team resources stay the team\'s, now the owner\'s');
   t.equal((await sql`SELECT 1 FROM monitor_groups WHERE id = ${others}`).length, 1, 'others untouched');
+  t.same(await sql`SELECT owner_user_id, team_id, removed_at IS NOT NULL AS removed, credential_hash FROM nodes WHERE id = 'node_purgeteam'`,
+    [{ owner_user_id: owner.user_id, team_id: team, removed: false, credential_hash: 'h2' }], 'the team\'s node passes to the owner, still enrolled');
+  t.same(await sql`SELECT owner_user_id, removed_at IS NOT NULL AS removed, credential_hash, status FROM nodes WHERE id = 'node_purgepersonal'`,
+    [{ owner_user_id: gone.user_id, removed: true, credential_hash: null, status: 'offline' }], 'a personal node is removed, its credential revoked, its row kept');
   t.equal((await call(app, 'POST', '/v1/auth/login', { body: { email: gone.email, password: gone.password } })).body.error.code, 'AUTH_CREDENTIALS_INVALID', 'the account is gone');
 });
 

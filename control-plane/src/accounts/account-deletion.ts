@@ -1,5 +1,6 @@
 import { newSecret } from '@vantage/shared-protocol';
 import { publicBaseUrl } from '../config/public-url.js';
+import type { NodeDisconnector } from '../contracts.js';
 import type { AppDeps } from '../deps.js';
 import type { Principal } from '../env.js';
 import { ApiError } from '../errors.js';
@@ -83,14 +84,18 @@ export async function restore(deps: Pick<AppDeps, 'sql'>, by: { token: string } 
  * after the request) is skipped with a warning naming the teams.
  * @returns how many accounts were purged
  */
-export async function purgeDueAccounts(deps: { sql: AppDeps['sql']; log: Logger }, batch = 100): Promise<number> {
+export async function purgeDueAccounts(deps: { sql: AppDeps['sql']; log: Logger; hub?: NodeDisconnector }, batch = 100): Promise<number> {
   let purged = 0;
   for (const id of await dueDeletions(deps.sql, batch)) {
     try {
       const r = await purgeAccount(deps.sql, id);
       if (r.outcome === 'purged') {
         purged++;
-        deps.log.info({ user_id: id }, 'account purged after its deletion grace period');
+        deps.log.info({ user_id: id, removed_nodes: r.removed_nodes.length }, 'account purged after its deletion grace period');
+        // Removed nodes lost their credential; a connected one is closed now rather than at its next reconnect.
+        for (const node_id of r.removed_nodes) {
+          await deps.hub?.disconnect(node_id, 'node_removed').catch((err: unknown) => deps.log.warn({ err, node_id }, 'node disconnect notify failed'));
+        }
       } else if (r.outcome === 'sole_owner') {
         deps.log.warn({ user_id: id, teams: r.teams }, 'account not purged: it is the only owner of teams');
       }

@@ -59,17 +59,27 @@ export async function deletePhoneVerification(sql: Sql, user_id: string): Promis
 
 /**
  * Bind the number of the pending binding whose code hash is `code_hash` to its account and end
- * the binding, in one transaction.
- * @returns the bound number, or null when the binding is gone or its code changed meanwhile
+ * the binding, in one transaction, unless another account has bound the number meanwhile.
+ * @returns the bound number; `{ taken }` when another account holds it (the binding is ended);
+ *   null when the binding is gone or its code changed meanwhile
  */
-export async function bindPhone(sql: Sql, user_id: string, code_hash: string): Promise<string | null> {
+export async function bindPhone(sql: Sql, user_id: string, code_hash: string): Promise<string | { taken: string } | null> {
   return sql.begin(async (tx) => {
     const [v] = await tx<{ phone: string }[]>`
       DELETE FROM phone_verifications WHERE user_id = ${user_id} AND code_hash = ${code_hash} AND expires_at > now() RETURNING phone`;
     if (!v) return null;
+    // One account per number: binds of one number are serialised, then checked.
+    await tx`SELECT pg_advisory_xact_lock(hashtext(${'phone:' + v.phone}))`;
+    if (await phoneBoundElsewhere(tx as unknown as Sql, v.phone, user_id)) return { taken: v.phone };
     await tx`UPDATE users SET phone = ${v.phone}, updated_at = now() WHERE id = ${user_id}`;
     return v.phone;
-  }) as Promise<string | null>;
+  }) as Promise<string | { taken: string } | null>;
+}
+
+/** Whether `phone` (E.164) is bound to an account other than `user_id` (one being deleted counts until purged). */
+export async function phoneBoundElsewhere(sql: Sql, phone: string, user_id: string): Promise<boolean> {
+  const rows = await sql`SELECT 1 FROM users WHERE phone = ${phone} AND id <> ${user_id} LIMIT 1`;
+  return rows.length > 0;
 }
 
 /** Unbind the phone of `user_id` and drop a pending binding. @returns whether a phone was bound */

@@ -108,3 +108,26 @@ t.test('at most phone_code_sends_per_hour SMS per account, whatever the numbers'
   await rx.waitFor(2);
   t.equal(rx.received.length, 2, 'the third SMS was not sent');
 });
+
+t.test('one account per number: taken before the code or between code and verify → 409; unbinding frees it', async (t) => {
+  const { app, rx, auth } = await setup(t);
+  const other = await registerUser(app);
+  const otherAuth = { token: other.access_token };
+  const phone = '+44 7700 900123';
+  // Both accounts ask for a code before either binds.
+  t.equal((await call(app, 'POST', '/v1/account/phone', { ...auth, body: { phone } })).status, 200);
+  t.equal((await call(app, 'POST', '/v1/account/phone', { ...otherAuth, body: { phone } })).status, 200);
+  const [first, second] = await rx.waitFor(2);
+  t.equal((await call(app, 'POST', '/v1/account/phone/verify', { ...auth, body: { code: codeOf(first!) } })).status, 200, 'the first binds');
+  const late = await call(app, 'POST', '/v1/account/phone/verify', { ...otherAuth, body: { code: codeOf(second!) } });
+  t.equal(late.status, 409, JSON.stringify(late.body));
+  t.match(late.body.error, { code: 'CONFLICT', details: { field: 'phone' } });
+  t.equal((await call(app, 'GET', '/v1/account/profile', otherAuth)).body.data.phone_verified, false, 'the second is not bound');
+
+  const again = await call(app, 'POST', '/v1/account/phone', { ...otherAuth, body: { phone } });
+  t.equal(again.status, 409, 'asking for a code to a taken number is refused');
+  t.equal(rx.received.length, 2, 'and no SMS is sent');
+
+  t.equal((await call(app, 'DELETE', '/v1/account/phone', auth)).status, 200);
+  t.equal((await call(app, 'POST', '/v1/account/phone', { ...otherAuth, body: { phone } })).status, 200, 'free again once unbound');
+});

@@ -20,6 +20,7 @@ const start = createRoute({
   responses: {
     200: jsonOk(phoneBindStartedSchema, 'code sent: {phone (masked), expires_at, resend_after_s}'),
     400: jsonError('VALIDATION_FAILED: not an E.164 number'), ...AUTH_ERRORS,
+    409: jsonError('CONFLICT: another account has bound this number (`details.field` phone); no SMS sent'),
     429: jsonError('RATE_LIMIT_EXCEEDED: a code was sent less than phone_code_resend_s ago (Retry-After)'),
     503: jsonError('UNAVAILABLE: no SMS gateway configured (`details.setting`), or the gateway failed (`details.reason`)'),
   },
@@ -33,6 +34,7 @@ const verify = createRoute({
     400: jsonError('VALIDATION_FAILED: not 6 digits'),
     401: jsonError('AUTH_OTP_INVALID (wrong code: `details.attempts_left`; or none asked for), AUTH_OTP_EXPIRED, or an auth failure'),
     403: AUTH_ERRORS[403],
+    409: jsonError('CONFLICT: another account bound this number after the code was sent (`details.field` phone); the binding ends'),
     429: jsonError('AUTH_OTP_ATTEMPTS_EXCEEDED: ask for a new code'),
   },
 });

@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps.js';
 import { hitRateLimit } from '../db/rate-limit.js';
 import { rateLimitHeaders } from '../middleware/rate-limit.js';
 import { ApiError } from '../errors.js';
-import { bindPhone, countPhoneAttempt, deletePhoneVerification, findPhoneVerification, startPhoneVerification } from './phone.db.js';
+import { bindPhone, countPhoneAttempt, deletePhoneVerification, findPhoneVerification, phoneBoundElsewhere, startPhoneVerification } from './phone.db.js';
 import { requireSmsGateway, sendSms } from './phone-sms.js';
 import { hashSecret } from './secrets.js';
 
@@ -15,12 +15,14 @@ import { hashSecret } from './secrets.js';
  * (whatever the numbers: SMS cost money). Only the code's sha256 is stored. When the gateway fails the
  * pending binding is dropped, so the user may ask again at once.
  * @returns the masked number, when the code expires and seconds before another may be sent
- * @throws ApiError RATE_LIMIT_EXCEEDED (429, `Retry-After`) when asked again too soon or too often;
+ * @throws ApiError CONFLICT (409, `details.field` phone) when another account has bound the number;
+ *   RATE_LIMIT_EXCEEDED (429, `Retry-After`) when asked again too soon or too often;
  *   UNAVAILABLE (503) without a gateway or when it fails (phone-sms.ts)
  */
 export async function startPhoneBinding(deps: Pick<AppDeps, 'config' | 'sql' | 'log'>, user_id: string, phone: string): Promise<{ phone: string; expires_at: string; resend_after_s: number }> {
   const { config } = deps;
   requireSmsGateway(config); // before anything is stored
+  if (await phoneBoundElsewhere(deps.sql, phone, user_id)) throw phoneTaken();
   const counted = await hitRateLimit(deps.sql, `phone-code:${user_id}`, 3600);
   if (counted.count > config.phone_code_sends_per_hour) {
     const limit = config.phone_code_sends_per_hour;
@@ -47,7 +49,8 @@ export async function startPhoneBinding(deps: Pick<AppDeps, 'config' | 'sql' | '
  * binding is dropped and a new code must be asked for.
  * @returns the bound number (E.164)
  * @throws ApiError AUTH_OTP_INVALID (401: wrong code, `details.attempts_left`; or no binding
- *   under way), AUTH_OTP_EXPIRED (401), AUTH_OTP_ATTEMPTS_EXCEEDED (429)
+ *   under way), AUTH_OTP_EXPIRED (401), AUTH_OTP_ATTEMPTS_EXCEEDED (429), CONFLICT (409: another
+ *   account bound the number since the code was sent)
  */
 export async function verifyPhoneBinding(deps: Pick<AppDeps, 'config' | 'sql'>, user_id: string, code: string): Promise<string> {
   const max = deps.config.phone_code_max_attempts;
@@ -72,5 +75,11 @@ export async function verifyPhoneBinding(deps: Pick<AppDeps, 'config' | 'sql'>, 
   }
   const bound = await bindPhone(deps.sql, user_id, hash);
   if (!bound) throw new ApiError('AUTH_OTP_EXPIRED', 'this code is no longer valid: ask for a new one with POST /v1/account/phone');
+  if (typeof bound !== 'string') throw phoneTaken();
   return bound;
+}
+
+/** A number binds to one account only (docs/api/accounts.md "Phone"). */
+function phoneTaken(): ApiError {
+  return new ApiError('CONFLICT', 'this phone number is bound to another account', { field: 'phone' });
 }
