@@ -2,7 +2,7 @@
  * HTTP probe timing inside a running agent, against curl beside it. A script, not a test: it
  * prints one Markdown table.
  *
- *   npx tsx test/bench/agent-http-timing-bench.ts [--n 60] [--warmup 3] [--agents 3] [--cpu-prof DIR] [--no-pin]
+ *   npx tsx test/bench/agent-http-timing-bench.ts [--n 60] [--warmup 3] [--agents 3] [--cpu-prof DIR] [--no-pin] [--read-paths N]
  *
  * Needs root, iproute2, curl and the Postgres at TEST_DATABASE_URL. On the routed network of
  * lib/agent-http-network.ts (real control plane; `agents` real agents, each the installer's
@@ -24,18 +24,22 @@
  * (`--no-pin`: anywhere): on a real network the control plane is elsewhere, and its work for
  * each task (the task.ack, database writes) otherwise takes the agent's CPU while it measures.
  * `--cpu-prof DIR` starts the agents with node --cpu-prof (profiles written to DIR at exit).
+ * `--read-paths N` then runs lib/http-read-paths.ts in the first agent's namespace (a fresh
+ * process on the agents' CPU): the probe engine, a bare socket read through the stream and one
+ * read through `onread`, each against curl on the 1 MB body, N rounds: where the time goes.
  * Prints the load average at start and end.
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { api, startAgentHttpNetwork, type AgentHttpNetwork, type BenchAgent } from './lib/agent-http-network.js';
 import { median } from './lib/stats.js';
 
 const { values } = parseArgs({ options: {
   n: { type: 'string', default: '60' }, warmup: { type: 'string', default: '3' }, agents: { type: 'string', default: '3' },
-  'cpu-prof': { type: 'string' }, 'no-pin': { type: 'boolean', default: false },
+  'cpu-prof': { type: 'string' }, 'no-pin': { type: 'boolean', default: false }, 'read-paths': { type: 'string' },
 } });
 const N = Number(values.n);
 const WARMUP = Number(values.warmup);
@@ -141,6 +145,11 @@ async function main(): Promise<void> {
     console.log(row('agent, 1 MB body: download_ms vs curl time_total − time_starttransfer', mb.map((p) => p.ours.download_ms), mb.map((p) => p.curl.total_ms - p.curl.starttransfer_ms), 0.5));
     console.log(row('agent, 1 MB body: ttfb_ms vs curl time_starttransfer − time_connect', mb.map((p) => p.ours.ttfb_ms), mb.map((p) => p.curl.starttransfer_ms - p.curl.connect_ms), 0.5));
     console.log(row('agent, 50 ms page: response_ms vs curl time_total', slow.map((p) => p.ours.response_ms), slow.map((p) => p.curl.total_ms), 1, apiInt(slow)));
+    if (values['read-paths']) {
+      const script = fileURLToPath(new URL('./lib/http-read-paths.ts', import.meta.url));
+      const argv = [process.execPath, '--import', 'tsx', script, `${net.target_origin}/bytes/1000000`, values['read-paths']];
+      console.log(await net.exec(agents[0]!.name, PIN ? ['taskset', '-c', PIN.agents, ...argv] : argv));
+    }
   } finally {
     await net.close();
   }

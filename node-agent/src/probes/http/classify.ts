@@ -8,12 +8,13 @@ export interface Failure {
 
 const REFUSED = new Set(['ECONNREFUSED']);
 const UNREACHABLE = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'EADDRNOTAVAIL']);
-const TIMEOUT = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-const BAD_INPUT = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_HTTP_TOKEN', 'ERR_INVALID_CHAR']);
+const TIMEOUT = new Set(['ETIMEDOUT']);
+/** request.ts InvalidRequestError codes (Node's own names for the same faults). */
+const BAD_INPUT = new Set(['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_HTTP_TOKEN', 'ERR_INVALID_CHAR']);
 
 function codeOf(err: unknown): string | undefined {
   let e: unknown = err;
-  // undici wraps socket errors in `cause`; use the innermost code.
+  // An error may wrap the socket's in `cause`; use the innermost code.
   for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
     const code = (e as { code?: unknown }).code;
     const cause = (e as { cause?: unknown }).cause;
@@ -27,10 +28,10 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /**
- * Classify a connection or request error by its errno/undici code: ECONNREFUSED → `refused`,
- * EHOSTUNREACH/ENETUNREACH → `unreachable`, ETIMEDOUT and undici timeouts → `timeout`, invalid
- * request arguments (a forbidden header, say) → `rejected`, anything else the peer did (TLS or
- * certificate failure, reset, malformed HTTP) → `target`. `timedOut` wins over the error itself,
+ * Classify a connection or request error by its errno or code: ECONNREFUSED → `refused`,
+ * EHOSTUNREACH/ENETUNREACH → `unreachable`, ETIMEDOUT → `timeout`, a request the probe refuses
+ * to send (request.ts: a forbidden header, say) → `rejected`, anything else the peer did (TLS or
+ * certificate failure, reset, malformed or cut-short HTTP: response-parser.ts) → `target`. `timedOut` wins over the error itself,
  * since an abort by our own deadline surfaces as an abort error.
  */
 export function classifyNetError(err: unknown, timedOut: boolean, timeout_ms: number): Failure {

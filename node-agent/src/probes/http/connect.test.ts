@@ -1,8 +1,7 @@
 /**
- * What the connector leaves out of tcp_ms: it dials only when undici asks (so the client's
- * set-up cannot delay the 'connect' event), it builds a TLS context once per CA set (not once
- * per connection, ~20 ms with an extra CA), and tcp_ms runs from just before the connect.
- * The socket handed to undici reads ahead up to SOCKET_READ_HWM_BYTES (not Node's 16 KiB).
+ * The probe's dial: tcp_ms runs from just before the connect, a TLS context is built once per CA
+ * set (not once per connection, ~20 ms with an extra CA), plain connections read into the shared
+ * READ_BUFFER through `onread`, TLS ones read ahead up to SOCKET_READ_HWM_BYTES (not Node's 16 KiB).
  */
 import net from 'node:net';
 import tls from 'node:tls';
@@ -12,30 +11,29 @@ import { httpParamsSchema } from '@vantage/shared-protocol';
 import { createHttpProbe } from '../http.js';
 import { makeTestPki } from '../test-support/certs.js';
 import { startHttpServer } from '../test-support/http-server.js';
-import { pinnedConnector, SOCKET_READ_HWM_BYTES, type ConnectMarks } from './connect.js';
+import { dialPinned, READ_BUFFER, SOCKET_READ_HWM_BYTES, type ConnectMarks } from './connect.js';
 
 const ALLOW = { allow_private: true, allow_cidrs: [] };
-const marks = (): ConnectMarks => ({ tcp_start: null, tcp_done: null, tls_done: null, tls: null, certificate: null, first_byte: null });
+const marks = (): ConnectMarks => ({ tcp_start: null, tcp_done: null, tls_done: null, tls: null, certificate: null });
 
-t.test('nothing is dialled before undici asks', async (t) => {
-  let connections = 0;
-  const server = net.createServer((c) => { connections++; c.destroy(); });
+t.test('tcp_ms runs from just before the connect to the connect event', async (t) => {
+  const server = net.createServer((c) => c.destroy());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => server.close());
   const port = (server.address() as net.AddressInfo).port;
   const m = marks();
-  const { connector, dispose } = pinnedConnector({ address: '127.0.0.1', port, protocol: 'http:', servername: null, signal: new AbortController().signal }, m);
-  t.teardown(dispose);
-  // A control connection made now is accepted after any early dial (the backlog is FIFO), and
-  // the server has handled it once it closes it.
-  await new Promise<void>((resolve) => net.connect(port, '127.0.0.1').on('close', () => resolve()).on('error', () => {}));
-  const seenBefore = connections;
-  const socket = await new Promise<net.Socket>((resolve, reject) => {
-    connector({ hostname: '127.0.0.1', host: '127.0.0.1', protocol: 'http:', port: String(port), servername: undefined } as never, (err, s) => (err ? reject(err) : resolve(s as net.Socket)));
-  });
+  const before = performance.now();
+  const socket = await dialPinned({ address: '127.0.0.1', port, protocol: 'http:', servername: null, signal: new AbortController().signal, on_read: () => {} }, m);
   socket.on('error', () => {}).destroy();
-  t.equal(seenBefore, 1, 'only the control connection before the connector was called');
-  t.ok(m.tcp_start !== null && m.tcp_done !== null && m.tcp_done >= m.tcp_start, 'tcp_start and tcp_done are marked in order');
+  t.ok(m.tcp_start !== null && m.tcp_start >= before, 'tcp_start taken inside the dial');
+  t.ok(m.tcp_done !== null && m.tcp_done >= m.tcp_start!, 'tcp_done after tcp_start');
+});
+
+t.test('an abort during the connect rejects with ABORT_ERR', async (t) => {
+  const ac = new AbortController();
+  ac.abort();
+  // Nothing is dialled: the signal is already aborted when the dial starts.
+  await t.rejects(dialPinned({ address: '127.0.0.1', port: 9, protocol: 'http:', servername: null, signal: ac.signal, on_read: () => {} }, marks()), { code: 'ABORT_ERR' });
 });
 
 t.test('one TLS context per CA set, not one per connection', async (t) => {
@@ -55,18 +53,26 @@ t.test('one TLS context per CA set, not one per connection', async (t) => {
   t.ok(built <= 1, `${built} TLS contexts built for 3 connections`);
 });
 
-t.test('the socket handed to undici reads ahead up to SOCKET_READ_HWM_BYTES, plain and TLS', async (t) => {
+t.test('plain reads land in the shared READ_BUFFER; TLS reads come through a 1 MiB read-ahead', async (t) => {
   const pki = await makeTestPki();
   for (const protocol of ['http:', 'https:'] as const) {
     const srv = await startHttpServer(protocol === 'https:' ? { tls: pki.leaf } : {});
     t.teardown(() => srv.close());
-    const { connector } = pinnedConnector({ address: '127.0.0.1', port: srv.port, protocol, servername: null, ca: pki.ca.cert, signal: new AbortController().signal }, marks());
-    const socket = await new Promise<net.Socket>((resolve, reject) => {
-      connector({ hostname: '127.0.0.1', host: '127.0.0.1', protocol, port: String(srv.port), servername: undefined } as never, (err, s) => (err ? reject(err) : resolve(s as net.Socket)));
-    });
+    const chunks: Array<{ shared: boolean; text: string }> = [];
+    const socket = await dialPinned({
+      address: '127.0.0.1', port: srv.port, protocol, servername: null, ca: pki.ca.cert, signal: new AbortController().signal,
+      on_read: (c) => chunks.push({ shared: c.buffer === READ_BUFFER.buffer, text: c.toString('latin1') }),
+    }, marks());
     t.equal(socket instanceof tls.TLSSocket, protocol === 'https:', `${protocol} socket type`);
-    t.equal(socket.readableHighWaterMark, SOCKET_READ_HWM_BYTES, `${protocol} readable high-water mark`);
-    if (socket instanceof tls.TLSSocket) t.equal((socket as unknown as { _parent?: net.Socket })._parent?.readableHighWaterMark, SOCKET_READ_HWM_BYTES, 'the TCP socket under TLS too');
-    socket.on('error', () => {}).destroy();
+    if (socket instanceof tls.TLSSocket) {
+      t.equal(socket.readableHighWaterMark, SOCKET_READ_HWM_BYTES, 'TLS socket read-ahead');
+      t.equal((socket as unknown as { _parent?: net.Socket })._parent?.readableHighWaterMark, SOCKET_READ_HWM_BYTES, 'the TCP socket under TLS too');
+    }
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.on('error', () => {});
+    socket.write('GET /ok HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    await closed;
+    t.match(chunks.map((c) => c.text).join(''), /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nhello$/, `${protocol}: the whole response reached on_read`);
+    t.ok(chunks.every((c) => c.shared === (protocol === 'http:')), `${protocol}: ${protocol === 'http:' ? 'views of READ_BUFFER' : 'buffers of their own'}`);
   }
 });

@@ -1,6 +1,5 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import type { buildConnector } from 'undici';
 import { certificateFacts, type CertificateFacts } from './certificate.js';
 import { secureContextWithCa } from './tls-context.js';
 
@@ -16,8 +15,6 @@ export interface ConnectMarks {
   tls: { cipher: string; version: string } | null;
   /** Leaf certificate facts, read even when verification fails (so an expired cert is reported). */
   certificate: CertificateFacts | null;
-  /** First response byte readable on the socket after the connection was handed to undici. */
-  first_byte: number | null;
   /** OpenSSL's reason when an invalid certificate was accepted (`accept_invalid_certificate`); else null. */
   certificate_error?: string | null;
 }
@@ -35,6 +32,12 @@ export interface ConnectPlan {
   /** Go on with a certificate that fails verification, noting why in `marks.certificate_error` (an https monitor's ignore_tls_errors). */
   accept_invalid_certificate?: boolean;
   signal: AbortSignal;
+  /**
+   * Called with each read of the connection once it is ready (plain: the bytes of one read(2);
+   * TLS: decrypted data). A plain connection's chunk is a view of {@link READ_BUFFER}, valid only
+   * during the call: copy what must outlive it.
+   */
+  on_read: (chunk: Buffer) => void;
 }
 
 /** An Error carrying a Node/OpenSSL style code, as net/tls errors do. */
@@ -48,40 +51,52 @@ export class ConnectError extends Error {
 type Done = (err: Error | null, socket: net.Socket | null) => void;
 
 /**
- * Readable high-water mark of a probe's socket, bytes. At Node 20's default (16 KiB; Node.js
- * docs, stream "Buffering") every 64 KiB read from the kernel overshoots it, so the socket stops
- * reading (epoll_ctl) until undici has drained its buffer on a later tick, then starts again: a
- * 1 MB body took ~16 such stop/start rounds, each waiting for the event loop and, on a busy node,
- * for the scheduler. With 1 MiB the socket keeps reading as the data comes, as curl does; undici
- * still applies its own backpressure (our handler never asks it to pause), so at most this much
- * is buffered per probe. Figures: docs/benchmarks.md, "HTTP probe timing inside running agents".
+ * The one buffer every plain probe connection reads into, bytes: Node's `onread` option (net.Socket
+ * docs) hands each read(2) to our callback in this buffer, with no stream in between. The stream
+ * path allocated a fresh 64 KiB buffer per read, wrapped it, queued it and emitted it, and then
+ * undici copied it into its parser: 0.9 to 1.05 ms more than curl on a 1 MB body, against 0.3 ms
+ * more on this path (docs/benchmarks.md, "HTTP probe timing inside running agents"). One buffer serves
+ * all connections because a read's callback runs to completion before the next read(2) of any
+ * socket, and nothing keeps a view of it past the callback (the parser copies head bytes, the
+ * check copies the body it keeps). 64 KiB is libuv's own read size; larger reads measured the same.
+ */
+export const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * Readable high-water mark of a TLS socket, bytes (TLS data comes through the stream: `onread`
+ * is for plain sockets). At Node 20's default (16 KiB; Node.js docs, stream "Buffering") every
+ * 64 KiB read overshoots it and the socket stops reading until the buffer is drained on a later
+ * tick; with 1 MiB it keeps reading as the data comes, as curl does.
  */
 export const SOCKET_READ_HWM_BYTES = 1024 * 1024;
 
-/** net.connect options for `plan` with {@link SOCKET_READ_HWM_BYTES} (Node's stream option, absent from @types/node's connect types). */
-function tcpOptions(plan: ConnectPlan): net.NetConnectOpts {
-  const options = { host: plan.address, port: plan.port, readableHighWaterMark: SOCKET_READ_HWM_BYTES };
-  return options;
+/**
+ * Dial `plan.address` and record blackbox_exporter's connect and tls boundaries in `marks`
+ * (mutated as the handshake proceeds); resolves the ready socket (a TLSSocket for https), whose
+ * reads go to `plan.on_read`. Only the dialled address is pinned: the URL's host stays in the
+ * Host header and in SNI. tcp_ms starts at `marks.tcp_start`, taken just before the connect, so
+ * our set-up before it is not in it.
+ *
+ * Certificates are verified (system roots plus `plan.ca`) with the standard identity check; on a
+ * failure the leaf's facts are still recorded and the promise rejects with a ConnectError whose
+ * code is OpenSSL's reason (e.g. CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID). Socket errors
+ * reject with Node's error (code ECONNREFUSED, …); an abort of `plan.signal` with code ABORT_ERR.
+ */
+export function dialPinned(plan: ConnectPlan, marks: ConnectMarks): Promise<net.Socket> {
+  return new Promise((resolve, reject) => dial(plan, marks, (err, socket) => (err ? reject(err) : resolve(socket!))));
 }
 
 /**
- * Build an undici connector that dials `plan.address` and records blackbox_exporter's connect and
- * tls boundaries in `marks` (mutated as the handshake proceeds). The URL's host stays in the Host
- * header (undici takes it from the origin) and in SNI; only the dialled address is pinned.
- * It dials when undici asks for the connection, from inside dispatch, so nothing of ours runs
- * between the connect and its completion to delay the 'connect' event; tcp_ms starts at
- * `marks.tcp_start`, taken just before the connect, so the client's set-up is not in it either.
- *
- * Certificates are verified (system roots plus `plan.ca`) with the standard identity check; on a
- * failure the leaf's facts are still recorded and the callback gets a ConnectError whose code is
- * OpenSSL's reason (e.g. CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID).
+ * net.connect options for `plan`: a plain connection reads through `onread` into READ_BUFFER; the
+ * TCP socket under TLS keeps the stream (TLS reads it) with SOCKET_READ_HWM_BYTES (Node's stream
+ * option, absent from @types/node's connect types).
  */
-export function pinnedConnector(plan: ConnectPlan, marks: ConnectMarks): { connector: buildConnector.connector; dispose: () => void } {
-  return {
-    connector: (_opts, callback) => dial(plan, marks, callback as Done),
-    /** Nothing is dialled before undici asks, so nothing is left to close; kept for the callers. */
-    dispose: () => {},
-  };
+function tcpOptions(plan: ConnectPlan, plain: boolean): net.NetConnectOpts {
+  if (plain) {
+    return { host: plan.address, port: plan.port, onread: { buffer: READ_BUFFER, callback: (n: number, buf: Uint8Array) => { plan.on_read((buf as Buffer).subarray(0, n)); return true; } } };
+  }
+  const options = { host: plan.address, port: plan.port, readableHighWaterMark: SOCKET_READ_HWM_BYTES };
+  return options;
 }
 
 /** Dial one connection; `callback` once, with the ready socket or the error. */
@@ -95,7 +110,7 @@ function dial(plan: ConnectPlan, marks: ConnectMarks, callback: Done): void {
       socket?.destroy();
       callback(err, null);
     } else {
-      socket!.once('readable', () => { marks.first_byte ??= performance.now(); });
+      if (socket instanceof tls.TLSSocket) socket.on('data', plan.on_read);
       callback(null, socket!);
     }
   };
@@ -109,7 +124,7 @@ function dial(plan: ConnectPlan, marks: ConnectMarks, callback: Done): void {
     // TCP first, then TLS over it (like curl): the TLS socket's own set-up stays out of tcp_ms.
     const secureContext = secureContextWithCa(plan.ca);
     marks.tcp_start = performance.now();
-    const tcp = net.connect(tcpOptions(plan));
+    const tcp = net.connect(tcpOptions(plan, false));
     socket = tcp;
     tcp.once('connect', () => {
       marks.tcp_done = performance.now();
@@ -131,7 +146,7 @@ function dial(plan: ConnectPlan, marks: ConnectMarks, callback: Done): void {
     });
   } else {
     marks.tcp_start = performance.now();
-    socket = net.connect(tcpOptions(plan));
+    socket = net.connect(tcpOptions(plan, true));
     socket.once('connect', () => {
       marks.tcp_done = performance.now();
       finish(null, socket);

@@ -1,11 +1,12 @@
-import { Client } from 'undici';
+import type net from 'node:net';
 import { resolveTarget, type IpVersion } from '../resolve.js';
 import type { TargetPolicy } from '../target-policy.js';
 import type { CertificateFacts } from './certificate.js';
 import { classifyNetError, type Failure } from './classify.js';
-import { pinnedConnector, type ConnectMarks } from './connect.js';
+import { dialPinned, type ConnectMarks } from './connect.js';
 import type { HopRequest } from './redirects.js';
-import { send, SendError, type Sent } from './send.js';
+import { requestBytes } from './request.js';
+import { ResponseReader, SendError, type Sent } from './wire.js';
 
 /** Phase durations of one exchange in ms (floats), blackbox_exporter's boundaries; 0 when not reached. */
 export interface Phases {
@@ -29,8 +30,7 @@ export interface HopMeasure {
   phases: Phases;
   /**
    * The exchange on the network, ms (float): resolution, then connect start → last body byte.
-   * Building the undici client and request between the two is ours, not the target's, and is
-   * left out (0.6 ms warm, several ms on a cold or busy process).
+   * Building the request between the two is ours, not the target's, and is left out.
    */
   total_ms: number;
   /** Body bytes received (as sent on the wire, after chunked framing); null without a response. */
@@ -65,10 +65,14 @@ export interface ExchangeOptions {
 const zeroPhases = (): Phases => ({ dns_ms: 0, tcp_ms: 0, tls_ms: 0, ttfb_ms: 0, download_ms: 0 });
 
 /**
- * One HTTP exchange: resolve the URL's host once with resolveTarget (policy checked after
- * resolution, docs/architecture/probes.md, target safety), dial that address through a fresh undici Client (Host
- * header and SNI from the URL), send the request, read the body up to `body_cap_bytes` and
- * discard it. Never throws for network or target problems: they come back in `failure`.
+ * One HTTP/1.1 exchange on a connection of its own: resolve the URL's host once with
+ * resolveTarget (policy checked after resolution, docs/architecture/probes.md, target safety),
+ * dial that address (connect.ts; Host header and SNI from the URL), write the request
+ * (request.ts), read the response as it arrives (wire.ts, response-parser.ts), counting the body
+ * up to `body_cap_bytes` and dropping it unless `keep_body`. The probe owns this exchange rather
+ * than going through an HTTP client library so that every read is timed in its own callback
+ * (docs/benchmarks.md, "HTTP probe timing inside running agents"). Never throws for network or
+ * target problems: they come back in `failure`.
  */
 export async function exchange(req: HopRequest, opts: ExchangeOptions): Promise<HopMeasure> {
   const t0 = performance.now();
@@ -94,26 +98,32 @@ export async function exchange(req: HopRequest, opts: ExchangeOptions): Promise<
     return out;
   }
 
-  const marks: ConnectMarks = { tcp_start: null, tcp_done: null, tls_done: null, tls: null, certificate: null, first_byte: null };
+  let request: Buffer;
+  try {
+    request = requestBytes(req.url, req.method, req.headers, req.body);
+  } catch (err) {
+    out.failure = classifyNetError(err, false, opts.timeout_ms);
+    out.total_ms = dnsMs;
+    return out;
+  }
+  const marks: ConnectMarks = { tcp_start: null, tcp_done: null, tls_done: null, tls: null, certificate: null };
   const port = req.url.port ? Number(req.url.port) : req.url.protocol === 'https:' ? 443 : 80;
   const bare = req.url.hostname.replace(/^\[|\]$/g, '');
-  const { connector: connect, dispose } = pinnedConnector({
-    address: resolved.address, port, protocol: req.url.protocol,
-    servername: bare === resolved.address || bare.includes(':') || /^[\d.]+$/.test(bare) ? null : bare,
-    ca: opts.ca, accept_invalid_certificate: opts.accept_invalid_certificate, signal: opts.signal,
-  }, marks);
-  const client = new Client(req.url.origin, {
-    connect, pipelining: 1, headersTimeout: opts.timeout_ms, bodyTimeout: opts.timeout_ms, connectTimeout: opts.timeout_ms,
-  });
+  const reader = new ResponseReader(req.method === 'HEAD', opts.body_cap_bytes, opts.keep_body ?? false);
+  let socket: net.Socket | null = null;
   let sent: Sent | null = null;
   try {
-    sent = await send(client, { path: `${req.url.pathname}${req.url.search}`, method: req.method, headers: req.headers, body: req.body }, opts.signal, opts.body_cap_bytes, opts.keep_body);
+    socket = await dialPinned({
+      address: resolved.address, port, protocol: req.url.protocol,
+      servername: bare === resolved.address || bare.includes(':') || /^[\d.]+$/.test(bare) ? null : bare,
+      ca: opts.ca, accept_invalid_certificate: opts.accept_invalid_certificate, signal: opts.signal, on_read: reader.push,
+    }, marks);
+    sent = await reader.exchange(socket, request, opts.signal);
   } catch (err) {
     sent = err instanceof SendError ? err.partial : null;
     out.failure = classifyNetError(err instanceof SendError ? err.cause : err, opts.timedOut(), opts.timeout_ms);
   } finally {
-    dispose();
-    client.destroy().catch(() => {});
+    socket?.destroy();
   }
   const tEnd = !out.failure && sent ? sent.t_end : performance.now();
   if (sent) {
@@ -131,10 +141,9 @@ export async function exchange(req: HopRequest, opts: ExchangeOptions): Promise<
   if (tcpDone !== null) out.phases.tcp_ms = tcpDone - (marks.tcp_start ?? tDns);
   if (marks.tls_done !== null && tcpDone !== null) out.phases.tls_ms = marks.tls_done - tcpDone;
   if (sent && ready !== null) {
-    // First byte as the socket saw it (blackbox's GotFirstResponseByte), else headers parsed.
-    const firstByte = marks.first_byte !== null && marks.first_byte <= sent.t_headers ? marks.first_byte : sent.t_headers;
-    out.phases.ttfb_ms = firstByte - ready;
-    out.phases.download_ms = tEnd - firstByte;
+    // First byte as the read saw it (blackbox's GotFirstResponseByte).
+    out.phases.ttfb_ms = sent.t_first - ready;
+    out.phases.download_ms = tEnd - sent.t_first;
   }
   out.total_ms = dnsMs + (tEnd - (marks.tcp_start ?? tDns));
   return out;
