@@ -48,6 +48,11 @@ import { alertEventsRouter } from './alerting/alert-events.routes.js';
 import { teamsRouter } from './teams/teams.routes.js';
 import { teamMembersRouter } from './teams/team-members.routes.js';
 import { teamInvitesRouter } from './teams/team-invites.routes.js';
+import { ipInfoRouter } from './lookups/ip-info.routes.js';
+import { dnsRecordsRouter } from './lookups/dns-records.routes.js';
+import { ipReputationRouter } from './lookups/ip-reputation.routes.js';
+import { icpAdminRouter, icpRouter } from './lookups/icp.routes.js';
+import { lookupUsageRouter } from './lookups/lookup-usage.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
@@ -111,5 +116,12 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/teams', teamsRouter(deps));
   app.route('/v1/teams', teamMembersRouter(deps));
   app.route('/v1/teams', teamInvitesRouter(deps));
+  // Information lookups (docs/api/lookups.md): public, answered from local data and real protocol exchanges.
+  app.route('/v1/info', ipInfoRouter(deps));
+  app.route('/v1/info', dnsRecordsRouter(deps));
+  app.route('/v1/info', icpRouter(deps));
+  app.route('/v1/ip', ipReputationRouter(deps));
+  app.route('/v1/admin', icpAdminRouter(deps));
+  app.route('/v1/account', lookupUsageRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

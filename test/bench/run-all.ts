@@ -107,6 +107,8 @@ async function benches(): Promise<Bench[]> {
     // network (agent-http-timing-bench.ts header).
     { name: 'agent-http-timing-bench', area: 'Node agent', file: 'agent-http-timing-bench.ts', args: [], quick_args: ['--n', '10', '--warmup', '1'], timeout_s: 900, parse: parseProbeTables },
     { name: 'api-bench', area: 'HTTP API', file: 'api-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 120, parse: parseApi },
+    // Offline lookups (IP info, IP reputation): lookups/s and p50/p99 at 1,000/s (lookups-bench.ts header).
+    { name: 'lookups-bench', area: 'HTTP API', file: 'lookups-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 180, parse: parseProbeTables },
     { name: 'e2e-bench', area: 'End to end (namespace test network)', file: 'e2e-bench.ts', args: [], quick_args: ['--n', '10', '--sse', '3'], timeout_s: 150, parse: parseProbeTables },
     ...monitoringBenches(),
     // `pnpm start` to the demo's first table, and its control plane's peak memory (startup-bench.ts header).

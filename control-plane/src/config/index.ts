@@ -5,6 +5,7 @@ import { checksConfigSchema } from './checks.js';
 import { controlChecksConfigSchema } from './control-checks.js';
 import { deliveryConfigSchema } from './delivery.js';
 import { embeddedConfigSchema } from './embedded.js';
+import { infoLookupsConfigSchema } from './info-lookups.js';
 import { installConfigSchema } from './install.js';
 import { lifecycleConfigSchema } from './lifecycle.js';
 import { loadShedConfigSchema } from './load-shed.js';
@@ -30,7 +31,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(lifecycleConfigSchema.shape)
   .extend(probesConfigSchema.shape)
   .extend(controlChecksConfigSchema.shape)
-  .extend(embeddedConfigSchema.shape);
+  .extend(embeddedConfigSchema.shape)
+  .extend(infoLookupsConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

@@ -49,6 +49,10 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'POST /v1/auth/oauth/{provider}/callback': 'none',
   'POST /v1/auth/oauth/2fa': 'none',
   'GET /v1/geo/cities': 'none',
+  'GET /v1/info/ip': 'none',
+  'GET /v1/info/dns': 'none',
+  'GET /v1/info/icp': 'none',
+  'GET /v1/ip/reputation': 'none',
   'GET /v1/nodes/connect': 'none',
   'PUT /v1/nodes/artifacts/{sha256}': 'none',
   'GET /v1/heartbeat/{token}': 'none',
@@ -98,12 +102,14 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'DELETE /v1/account/identities/{id}': 'write',
 
   // Administration (administrators only, besides the scope).
+  'GET /v1/account/lookup-usage': 'read',
   'GET /v1/admin/accounts': 'read',
   'POST /v1/admin/accounts': 'write',
   'PATCH /v1/admin/accounts/{id}': 'write',
   'GET /v1/admin/invites': 'read',
   'POST /v1/admin/invites': 'write',
   'DELETE /v1/admin/invites/{id}': 'write',
+  'POST /v1/admin/icp-records': 'write',
   'GET /v1/admin/nodes': 'read',
   'PATCH /v1/admin/nodes/{id}': 'write',
 
