@@ -36,6 +36,7 @@ import { startHeartbeatJob } from './control-checks/heartbeat-job.js';
 import { startDomainExpiryJob } from './control-checks/domain-expiry-job.js';
 import { loadBootstrap } from './domains/bootstrap.js';
 import { startAlertEngine } from './alerting/engine.js';
+import { startStatusPageJobs } from './status-pages/jobs.js';
 import { lateOutageListener } from './alerting/engine-hook.js';
 
 // Entry point: configuration is read once here and passed down; the secrets key comes from
@@ -155,6 +156,8 @@ const heartbeatJob = startHeartbeatJob({ ...base, events: outbound.events });
 const domainExpiryJob = startDomainExpiryJob({ ...base, events: outbound.events }, { bootstrap: loadBootstrap(config.rdap_bootstrap_file), connector: outbound.connector });
 // Opens, escalates and resolves alert events (steps claimed with SKIP LOCKED: any number of instances).
 const alertEngine = startAlertEngine({ ...base, events: outbound.events });
+// Status page incidents opened and resolved from alert events, and maintenance notices to subscribers (once, any number of instances).
+const statusPageJobs = startStatusPageJobs({ ...base, mail: outbound.mail });
 // Claims due deliveries (SKIP LOCKED with a lease: any number of instances); releases this instance's claims of a previous run first.
 await outbound.start();
 
@@ -189,6 +192,7 @@ async function shutdown(signal: string): Promise<void> {
     heartbeatJob.stop(),
     domainExpiryJob.stop(),
     alertEngine.stop(),
+    statusPageJobs.stop(),
     hub.close().catch((err) => log.error({ err }, 'hub close failed')),
     outbound.close(config.shutdown_grace_ms).catch((err) => log.error({ err }, 'delivery worker close failed')),
   ]);

@@ -15,6 +15,7 @@ import type { Logger } from './log.js';
 import { createEventRelay, type EventRelay } from './webhooks/event-relay.js';
 import { createEventPublisher } from './webhooks/publisher.js';
 import { createWebhookSender } from './webhooks/sender.js';
+import { createSubscriberWebhookSender } from './status-pages/subscriber-sender.js';
 import { createAlertSenders } from './alerting/senders/index.js';
 
 /** Everything that sends messages out of Vantage, built once per process. */
@@ -66,6 +67,7 @@ export function createOutbound(
   const events = createEventPublisher({ sql, log, config, signal });
   const senders = senderRegistry([
     createWebhookSender({ sql, config, http, mail }),
+    createSubscriberWebhookSender({ sql, config, http }),
     ...(transport ? [createEmailSender(transport)] : []),
     ...createAlertSenders({ sql, config, http, transport }),
     ...(opts.extra_senders ?? []),

@@ -53,6 +53,10 @@ import { dnsRecordsRouter } from './lookups/dns-records.routes.js';
 import { ipReputationRouter } from './lookups/ip-reputation.routes.js';
 import { icpAdminRouter, icpRouter } from './lookups/icp.routes.js';
 import { lookupUsageRouter } from './lookups/lookup-usage.routes.js';
+import { statusPagesRouter } from './status-pages/status-pages.routes.js';
+import { customDomainPages, publicStatusPagesRouter } from './status-pages/public.routes.js';
+import { incidentsRouter } from './incidents/incidents.routes.js';
+import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
@@ -64,6 +68,8 @@ import { deprecatedFields } from './http/deprecated-fields.js';
 export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   // Field names of earlier API revisions, renamed before any route validates (docs/api/versioning.md).
   app.use('*', deprecatedFields(app as OpenAPIHono<any>, deps.config));
+  // A status page's custom domain (its Host header) is answered before any other route.
+  app.use('*', customDomainPages(deps));
   app.route(API_DOCS_PATH, apiDocsRouter(deps));
   app.route('/', installRouter(deps));
   app.route('/v1/auth', authRouter(deps));
@@ -123,5 +129,9 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/ip', ipReputationRouter(deps));
   app.route('/v1/admin', icpAdminRouter(deps));
   app.route('/v1/account', lookupUsageRouter(deps));
+  app.route('/v1/status-pages', statusPagesRouter(deps));
+  app.route('/v1/incidents', incidentsRouter(deps));
+  app.route('/', publicStatusPagesRouter(deps));
+  app.route('/', statusPageSubscribersRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

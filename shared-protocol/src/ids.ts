@@ -52,6 +52,13 @@ export const ID_PREFIXES = {
   device_authorization: 'da_',
   /** An e-mail one-time code sent for a login or a sensitive action (docs/api/accounts.md "E-mail codes"). */
   email_otp: 'otp_',
+  /** A status page and one of its components (docs/api/status-pages.md). */
+  status_page: 'sp_',
+  status_page_component: 'spc_',
+  status_page_subscriber: 'sps_',
+  /** An incident and one of its timestamped updates (docs/api/status-pages.md "Incidents"). */
+  incident: 'inc_',
+  incident_update: 'incu_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */

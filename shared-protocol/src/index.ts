@@ -32,6 +32,8 @@ export * from './monitors/index.js';
 export * from './alerting/index.js';
 export * from './teams.js';
 export * from './oncall.js';
+export * from './status-pages.js';
+export * from './incidents.js';
 export * from './passwords.js';
 export * from './two-factor.js';
 export * from './oauth.js';

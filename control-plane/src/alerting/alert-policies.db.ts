@@ -20,6 +20,8 @@ export interface AlertPolicyRow {
   body_template: string | null;
   fire_on_degraded: boolean;
   notify_on_no_data: boolean;
+  /** Status pages an event of the policy opens an incident on (incidents/alert-incidents.ts). */
+  incident_status_page_ids: string[];
   created_at: Date;
   updated_at: Date;
   channel_ids: string[];
@@ -79,8 +81,8 @@ export async function insertPolicy(sql: Sql, owner: { user_id: string; team_id: 
   const id = newId('alert_policy');
   return sql.begin(async (tx) => {
     const [row] = await tx`
-      INSERT INTO alert_policies (id, user_id, team_id, monitor_id, name, enabled, delay_s, recovery_n, mute_start, mute_end, title_template, body_template, fire_on_degraded, notify_on_no_data)
-      VALUES (${id}, ${owner.user_id}, ${owner.team_id}, ${f.monitor_id}, ${f.name}, ${f.enabled}, ${f.delay_s}, ${f.recovery_n}, ${f.mute_start}, ${f.mute_end}, ${f.title_template}, ${f.body_template}, ${f.fire_on_degraded}, ${f.notify_on_no_data})
+      INSERT INTO alert_policies (id, user_id, team_id, monitor_id, name, enabled, delay_s, recovery_n, mute_start, mute_end, title_template, body_template, fire_on_degraded, notify_on_no_data, incident_status_page_ids)
+      VALUES (${id}, ${owner.user_id}, ${owner.team_id}, ${f.monitor_id}, ${f.name}, ${f.enabled}, ${f.delay_s}, ${f.recovery_n}, ${f.mute_start}, ${f.mute_end}, ${f.title_template}, ${f.body_template}, ${f.fire_on_degraded}, ${f.notify_on_no_data}, ${f.incident_status_page_ids}::text[])
       ON CONFLICT DO NOTHING RETURNING id`;
     if (!row) return 'conflict' as const;
     await writeChannels(tx as Tx, id, f);
@@ -100,7 +102,7 @@ export async function updatePolicy(sql: Sql, id: string, f: PolicyFields, team_i
       UPDATE alert_policies SET monitor_id = ${f.monitor_id}, name = ${f.name}, enabled = ${f.enabled}, delay_s = ${f.delay_s},
         recovery_n = ${f.recovery_n}, mute_start = ${f.mute_start}, mute_end = ${f.mute_end},
         title_template = ${f.title_template}, body_template = ${f.body_template}, fire_on_degraded = ${f.fire_on_degraded},
-        notify_on_no_data = ${f.notify_on_no_data}, team_id = ${team_id === undefined ? tx`team_id` : team_id}, updated_at = now()
+        notify_on_no_data = ${f.notify_on_no_data}, incident_status_page_ids = ${f.incident_status_page_ids}::text[], team_id = ${team_id === undefined ? tx`team_id` : team_id}, updated_at = now()
       WHERE id = ${id} RETURNING id`;
     if (!row) return 'missing' as const;
     await writeChannels(tx as Tx, id, f);
@@ -112,6 +114,13 @@ export async function updatePolicy(sql: Sql, id: string, f: PolicyFields, team_i
 export async function deletePolicy(sql: Sql, id: string): Promise<boolean> {
   const rows = await sql`DELETE FROM alert_policies WHERE id = ${id} RETURNING id`;
   return rows.length > 0;
+}
+
+/** Which of `page_ids` are status pages in `scope` (a policy's own owner: route-kit.ts sameOwner). */
+export async function ownedStatusPageIds(sql: Sql, scope: OwnerScope, page_ids: string[]): Promise<Set<string>> {
+  if (page_ids.length === 0) return new Set();
+  const rows = await sql<{ id: string }[]>`SELECT id FROM status_pages WHERE id = ANY(${page_ids}::text[]) AND ${ownedBy(sql, scope)}`;
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Whether `monitor_id` is a monitor in `scope` (a policy's or silence's own owner: route-kit.ts sameOwner). */

@@ -14,7 +14,7 @@ import { requireAuth } from '../middleware/auth.js';
 import { authorize, ownerForNew, ownerScope, type Owner } from '../teams/authorize.js';
 import type { Access } from '../teams/roles.js';
 import { ownedChannelIds } from './alert-channels.db.js';
-import { deletePolicy, getPolicy, insertPolicy, listPolicies, ownsMonitor, updatePolicy, type AlertPolicyRow, type PolicyFields } from './alert-policies.db.js';
+import { deletePolicy, getPolicy, insertPolicy, listPolicies, ownedStatusPageIds, ownsMonitor, updatePolicy, type AlertPolicyRow, type PolicyFields } from './alert-policies.db.js';
 import { ownerOf, sameOwner } from './route-kit.js';
 import { checkPolicyTemplates } from './template-model.js';
 import { teamScheduleIds } from '../oncall/schedules.db.js';
@@ -24,7 +24,7 @@ const read = [requireAuth({ scope: 'read' })];
 const write = [requireAuth({ scope: 'write' })];
 const TAGS = ['alerting'];
 const idParam = z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: 'ap_01jd3k6w9z4q8r2t7v5x1y3b6c' }) });
-const NOT_FOUND = { 404: jsonError('ALERT_RULE_NOT_FOUND (no such policy you can read), MONITOR_NOT_FOUND or ALERT_CHANNEL_NOT_FOUND (not of the policy\'s owner: a team policy uses only that team\'s monitor and channels, a personal one only yours), TEAM_NOT_FOUND (team_id is not a team of yours), ONCALL_SCHEDULE_NOT_FOUND (a schedule_ids entry is not a schedule of the policy\'s team)') };
+const NOT_FOUND = { 404: jsonError('ALERT_RULE_NOT_FOUND (no such policy you can read), MONITOR_NOT_FOUND or ALERT_CHANNEL_NOT_FOUND (not of the policy\'s owner: a team policy uses only that team\'s monitor and channels, a personal one only yours), TEAM_NOT_FOUND (team_id is not a team of yours), ONCALL_SCHEDULE_NOT_FOUND (a schedule_ids entry is not a schedule of the policy\'s team), STATUS_PAGE_NOT_FOUND (an incident_status_page_ids entry is not a status page of the policy\'s owner)') };
 const FORBIDDEN = { 403: jsonError('FORBIDDEN: the credential lacks the required scope, or your role in the team cannot change its policies (a viewer only reads); details team_id, role, required_role') };
 const BAD = { 400: jsonError('VALIDATION_FAILED: a field, an escalation level or a template is invalid') };
 const CONFLICT = { 409: jsonError('ALERT_RULE_CONFLICT: the monitor already has a policy of that name') };
@@ -60,7 +60,7 @@ export function toPolicy(row: AlertPolicyRow): AlertPolicy {
     id: row.id, user_id: row.user_id, team_id: row.team_id, name: row.name, monitor_id: row.monitor_id, channel_ids: row.channel_ids, enabled: row.enabled,
     delay_s: row.delay_s, recovery_n: row.recovery_n, mute_start: row.mute_start, mute_end: row.mute_end,
     title_template: row.title_template, body_template: row.body_template, escalation_levels: row.escalation_levels,
-    fire_on_degraded: row.fire_on_degraded, notify_on_no_data: row.notify_on_no_data, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+    fire_on_degraded: row.fire_on_degraded, notify_on_no_data: row.notify_on_no_data, incident_status_page_ids: row.incident_status_page_ids, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
   };
 }
 
@@ -104,6 +104,11 @@ export function alertPoliciesRouter(deps: AppDeps) {
     if (unknown.length > 0) {
       throw new ApiError('ONCALL_SCHEDULE_NOT_FOUND', `no on-call schedule ${unknown[0]!.id} in the policy's team`, { fields: unknown.map((m) => ({ path: m.path, message: 'not a schedule of the policy\'s team' })) });
     }
+    const pages = await ownedStatusPageIds(deps.sql, sameOwner(owner), f.incident_status_page_ids);
+    const pageMissing = f.incident_status_page_ids.findIndex((id) => !pages.has(id));
+    if (pageMissing >= 0) {
+      throw new ApiError('STATUS_PAGE_NOT_FOUND', `no status page ${f.incident_status_page_ids[pageMissing]}`, { fields: [{ path: `incident_status_page_ids[${pageMissing}]`, message: 'not one of the policy owner\'s status pages' }] });
+    }
     checkPolicyTemplates(f);
   }
 
@@ -137,6 +142,7 @@ export function alertPoliciesRouter(deps: AppDeps) {
       body_template: body.body_template !== undefined ? body.body_template : row.body_template,
       fire_on_degraded: body.fire_on_degraded ?? row.fire_on_degraded,
       notify_on_no_data: body.notify_on_no_data ?? row.notify_on_no_data,
+      incident_status_page_ids: body.incident_status_page_ids ?? row.incident_status_page_ids,
       escalation_levels: body.escalation_levels ?? row.escalation_levels.map(({ level_index, after_seconds, channel_ids, schedule_ids }) => ({ level_index, after_seconds, channel_ids, schedule_ids })),
     };
     const mute = z.object({ mute_start: z.string().nullable(), mute_end: z.string().nullable() }).superRefine(alertPolicyMuteRule).safeParse(merged);

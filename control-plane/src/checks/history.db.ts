@@ -218,3 +218,23 @@ export async function rollupStatsCells(sql: SqlExecutor, grain: 'hour' | 'day', 
     SELECT floor(extract(epoch FROM ${at}) / ${bucket_s})::float8 AS b, series_id, checks, failures, rt_count, rt_min_ms, rt_max_ms, rt_sum_ms, rt_hist
     FROM ${table} WHERE series_id = ANY(${series}::int[]) AND ${at} >= ${from} AND ${at} < ${to}`;
 }
+
+/** One monitor's round_rollups summed over one UTC day (`day` as YYYY-MM-DD). */
+export type RoundRollupDay = Omit<RoundRollupRow, 'hour'> & { monitor_id: string; day: string };
+
+/**
+ * The hourly round_rollups of `monitor_ids` for hours in [from, to), summed per monitor and UTC
+ * day: the uptime bars of status pages (docs/api/status-pages.md "Uptime bars") read these, never
+ * the checks. Days without any row are absent.
+ */
+export async function roundRollupDays(sql: SqlExecutor, monitor_ids: string[], from: Date, to: Date): Promise<RoundRollupDay[]> {
+  if (monitor_ids.length === 0) return [];
+  return sql<RoundRollupDay[]>`
+    SELECT monitor_id, to_char(date_trunc('day', hour AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day,
+      sum(up_s)::float8 AS up_s, sum(degraded_s)::float8 AS degraded_s, sum(down_s)::float8 AS down_s,
+      sum(maintenance_s)::float8 AS maintenance_s, sum(no_data_s)::float8 AS no_data_s,
+      sum(rounds_up)::float8 AS rounds_up, sum(rounds_degraded)::float8 AS rounds_degraded,
+      sum(rounds_down)::float8 AS rounds_down, sum(rounds_no_data)::float8 AS rounds_no_data
+    FROM round_rollups WHERE monitor_id = ANY(${monitor_ids}::text[]) AND hour >= ${from} AND hour < ${to}
+    GROUP BY 1, 2`;
+}

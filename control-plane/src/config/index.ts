@@ -18,6 +18,7 @@ import { planConfigSchema } from './plans.js';
 import { platformConfigSchema } from './platform.js';
 import { probesConfigSchema } from './probes.js';
 import { secretsConfigSchema } from './secrets.js';
+import { statusPagesConfigSchema } from './status-pages.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -32,7 +33,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(probesConfigSchema.shape)
   .extend(controlChecksConfigSchema.shape)
   .extend(embeddedConfigSchema.shape)
-  .extend(infoLookupsConfigSchema.shape);
+  .extend(infoLookupsConfigSchema.shape)
+  .extend(statusPagesConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

@@ -18,8 +18,8 @@ const crud = (base: string, read: AccountKeyScope, write: AccountKeyScope): Reco
  * operation missing from this table (and for a line naming no operation), and docs/api/scopes.md
  * is generated from it. Families: `probe` (run probes) and `probe:read`; `monitor:*` (monitors,
  * groups, their checks and artifacts); `alert:*` (alerting: channels, policies, silences, groups,
- * maintenance, events, noise rules, on-call, webhook endpoints); `status:*` and `billing:*` (no
- * operation yet); everything else (account, keys, teams, nodes, administration) only `read`/`write`.
+ * maintenance, events, noise rules, on-call, webhook endpoints); `status:*` (status pages,
+ * incidents, postmortems); `billing:*` (no operation yet); everything else (account, keys, teams, nodes, administration) only `read`/`write`.
  */
 export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   // Public, or a credential other than an account key.
@@ -63,6 +63,15 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'POST /v1/alert-channels/recipients/confirm': 'none',
   'GET /v1/alert-channels/recipients/unsubscribe': 'none',
   'POST /v1/alert-channels/recipients/unsubscribe': 'none',
+  'GET /status/{slug}': 'none',
+  'POST /status/{slug}': 'none',
+  'GET /status/{slug}/feed.atom': 'none',
+  'GET /v1/public/status-pages/{slug}': 'none',
+  'POST /v1/public/status-pages/{slug}/subscribers': 'none',
+  'GET /status/{slug}/subscribers/confirm': 'none',
+  'POST /status/{slug}/subscribers/confirm': 'none',
+  'GET /status/{slug}/subscribers/unsubscribe': 'none',
+  'POST /status/{slug}/subscribers/unsubscribe': 'none',
 
   // The account itself, its keys and tokens.
   'POST /v1/auth/verify-email/resend': 'write',
@@ -189,4 +198,12 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'GET /v1/webhook-endpoints/{id}/deliveries': 'alert:read',
   'GET /v1/webhook-endpoints/{id}/deliveries/{delivery_id}': 'alert:read',
   'POST /v1/webhook-endpoints/{id}/deliveries/{delivery_id}/redeliver': 'alert:write',
+
+  // Status pages and incidents.
+  ...crud('/v1/status-pages', 'status:read', 'status:write'),
+  'POST /v1/status-pages/{id}/domain-check': 'status:read',
+  ...crud('/v1/incidents', 'status:read', 'status:write'),
+  'POST /v1/incidents/{id}/updates': 'status:write',
+  'GET /v1/incidents/{id}/postmortem': 'status:read',
+  'PUT /v1/incidents/{id}/postmortem': 'status:write',
 };

@@ -8,6 +8,16 @@
 
 /** Routes the rules below would name badly: `METHOD /path` → operationId. */
 const OVERRIDES: Record<string, string> = {
+  'POST /v1/status-pages/{id}/domain-check': 'checkStatusPageDomain',
+  'POST /v1/incidents/{id}/updates': 'createIncidentUpdate',
+  'GET /status/{slug}': 'getStatusPageHtml',
+  'POST /status/{slug}': 'unlockStatusPage',
+  'GET /status/{slug}/feed.atom': 'getStatusPageFeed',
+  'POST /v1/public/status-pages/{slug}/subscribers': 'subscribeToStatusPage',
+  'GET /status/{slug}/subscribers/confirm': 'getStatusPageSubscriptionConfirmation',
+  'POST /status/{slug}/subscribers/confirm': 'confirmStatusPageSubscription',
+  'GET /status/{slug}/subscribers/unsubscribe': 'getStatusPageUnsubscribe',
+  'POST /status/{slug}/subscribers/unsubscribe': 'unsubscribeFromStatusPage',
   'POST /v1/auth/register': 'register',
   'POST /v1/auth/login': 'login',
   'POST /v1/auth/refresh': 'refreshSession',

@@ -63,6 +63,8 @@ const policyFields = {
   escalation_levels: escalationLevelsSchema,
   fire_on_degraded: z.boolean(),
   notify_on_no_data: z.boolean(),
+  // Status pages of the policy's owner (404 STATUS_PAGE_NOT_FOUND otherwise; the route checks).
+  incident_status_page_ids: z.array(z.string().min(1).max(64)).max(20).refine((a) => new Set(a).size === a.length, 'must not repeat an id'),
 };
 
 /** mute_start and mute_end come together (both set or both null) and differ. */
@@ -83,7 +85,9 @@ function muteRule(p: { mute_start?: string | null; mute_end?: string | null }, c
  * "Templates"),
  * `escalation_levels` ([], max 5), `fire_on_degraded` (false: only down rounds fire; true: degraded
  * rounds fire too), `notify_on_no_data` (true: the monitor going to `no_data`, no node reporting
- * two rounds in a row, fires an event of type no_data; false: it does not).
+ * two rounds in a row, fires an event of type no_data; false: it does not), `incident_status_page_ids`
+ * ([]: status pages on which an event of the policy opens an incident, resolved with the event;
+ * docs/api/status-pages.md "Incidents from alerts").
  * @example { "name": "API down", "monitor_id": "m_01jd3k6w9z4q8r2t7v5x1y3b6c", "channel_ids": ["ach_01jd3k6w9z4q8r2t7v5x1y3b6c"], "recovery_n": 2 }
  */
 export const alertPolicyCreateSchema = z.strictObject({
@@ -99,6 +103,7 @@ export const alertPolicyCreateSchema = z.strictObject({
   escalation_levels: policyFields.escalation_levels.default([]),
   fire_on_degraded: policyFields.fire_on_degraded.default(false),
   notify_on_no_data: policyFields.notify_on_no_data.default(true),
+  incident_status_page_ids: policyFields.incident_status_page_ids.default([]),
   team_id: alertTeamIdInput,
 }).superRefine(muteRule);
 export type AlertPolicyCreate = z.infer<typeof alertPolicyCreateSchema>;
@@ -122,6 +127,7 @@ export const alertPolicyPatchSchema = z.strictObject({
   escalation_levels: policyFields.escalation_levels.optional(),
   fire_on_degraded: policyFields.fire_on_degraded.optional(),
   notify_on_no_data: policyFields.notify_on_no_data.optional(),
+  incident_status_page_ids: policyFields.incident_status_page_ids.optional(),
   team_id: alertTeamIdPatch,
 });
 export type AlertPolicyPatch = z.infer<typeof alertPolicyPatchSchema>;
@@ -147,6 +153,7 @@ export const alertPolicySchema = z.object({
   escalation_levels: z.array(escalationLevelSchema),
   fire_on_degraded: z.boolean(),
   notify_on_no_data: z.boolean(),
+  incident_status_page_ids: z.array(z.string()),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });

@@ -96,3 +96,13 @@ export function parseApi(stdout: string): Parsed {
     fig('its latency p50 / p99 / max', `${j.latency_p50_ms} / ${j.latency_p99_ms} / ${j.latency_max_ms} ms`),
   ] };
 }
+
+/** status-page-bench.ts: views/s and p99 from the page cache, against the page built for every view (same run). */
+export function parseStatusPage(stdout: string): Parsed {
+  const j = lastJson(stdout);
+  const ratio = j.built.requests_per_s > 0 ? `${(j.cached.requests_per_s / j.built.requests_per_s).toFixed(1)}x` : '';
+  return { figures: [
+    { figure: `${j.endpoint}: views/s, median of ${j.rounds} x ${j.duration_s} s (${j.connections} connections)`, ours: `${j.cached.requests_per_s}/s (cache)`, peer: `${j.built.requests_per_s}/s (built per view)`, goal: '2000/s', difference: ratio },
+    { figure: 'its latency p99', ours: `${j.cached.latency_p99_ms} ms`, peer: `${j.built.latency_p99_ms} ms`, goal: '< 50 ms', difference: '' },
+  ] };
+}
