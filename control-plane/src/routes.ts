@@ -32,6 +32,7 @@ import { monitorsRouter } from './monitors/monitors.routes.js';
 import { nodesRouter } from './nodes/nodes.routes.js';
 import { adminNodesRouter } from './nodes/admin-nodes.routes.js';
 import { probesRouter } from './probes/probes.routes.js';
+import { diagnoseRouter } from './diagnose/diagnose.routes.js';
 import { registerEventWebhooks } from './webhooks/events-openapi.js';
 import { webhookDeliveriesRouter } from './webhooks/webhook-deliveries.routes.js';
 import { webhookEndpointsRouter } from './webhooks/webhook-endpoints.routes.js';
@@ -100,6 +101,7 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/enrollment-tokens', enrollmentTokensRouter(deps));
   app.route('/v1/geo', geoRouter(deps));
   app.route('/v1/probe', probesRouter(deps));
+  app.route('/v1/diagnose', diagnoseRouter(deps));
   // export/import before monitorsRouter's /{id} routes, so `export` is never read as an id
   app.route('/v1/monitors', monitorTransferRouter(deps));
   app.route('/v1/monitors', monitorsRouter(deps));

@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   request: 'req_',
   monitor: 'm_',
   probe_task: 'pt_',
+  /** A diagnose run: one probe group per scope (docs/api/probes.md "Diagnose"). */
+  diagnose: 'dg_',
   api_key: 'key_',
   enrollment_token_record: 'et_',
   node: 'n_',

@@ -54,6 +54,12 @@ export const LIMITS = {
   /** Traceroute (docs/api/probes.md): max_hops default 30; the upper bound 64 is ours. */
   traceroute_max_hops_default: 30,
   traceroute_max_hops_max: 64,
+  /** mtr (docs/api/probes.md): rounds default 10 (`mtr --report`), max 100. */
+  mtr_count_default: 10,
+  mtr_count_max: 100,
+  /** NTP probe (docs/api/probes.md): samples default 4 (ntpdate's), max 16. */
+  ntp_count_default: 4,
+  ntp_count_max: 16,
   /** Bounds of the probe timeouts (ping, tcp, dns, traceroute). */
   probe_timeout_ms_min: 1000,
   probe_timeout_ms_max: 30000,

@@ -52,6 +52,9 @@ const QUICK_PROBE: Record<string, string[]> = {
   'probe-bench-http-tcp': ['--n', '15', '--seconds', '1'],
   'probe-bench-ping': ['--count', '40', '--seconds', '1'],
   'probe-bench-dns': ['--n', '20', '--seconds', '1'],
+  'probe-bench-speedtest': ['--mb', '20', '--n', '3'],
+  'probe-bench-mtr': ['--n', '1', '--cycles', '5'],
+  'probe-bench-ntp': ['--n', '2'],
   'probe-bench-timing': ['--n', '10', '--busy-n', '10', '--warmup', '1'],
 };
 

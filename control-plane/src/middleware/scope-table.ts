@@ -153,6 +153,13 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'POST /v1/probe/dns': 'probe',
   'POST /v1/probe/tcp': 'probe',
   'POST /v1/probe/traceroute': 'probe',
+  'POST /v1/probe/mtr': 'probe',
+  'POST /v1/probe/smtp': 'probe',
+  'POST /v1/probe/ntp': 'probe',
+  'POST /v1/probe/headers': 'probe',
+  'POST /v1/probe/speedtest': 'probe',
+  'POST /v1/diagnose': 'probe',
+  'GET /v1/diagnose/{id}': 'probe:read',
   'GET /v1/probe/tasks/{task_id}': 'probe:read',
   'GET /v1/probe/tasks/{task_id}/stream': 'probe:read',
 

@@ -46,6 +46,8 @@ const OVERRIDES: Record<string, string> = {
   'GET /install/agent.tar.gz': 'getAgentBundle',
   'GET /install/agent.tar.gz.sha256': 'getAgentBundleChecksum',
   'GET /v1/monitors/export': 'exportMonitors',
+  // A headers analysis is one thing, not many headers.
+  'POST /v1/probe/headers': 'createProbeHeadersAnalysis',
   'POST /v1/monitors/import': 'importMonitors',
   'POST /v1/monitors/{id}/heartbeat/rotate': 'rotateMonitorHeartbeatToken',
   'GET /v1/monitors/{id}/stream': 'streamMonitor',

@@ -11,6 +11,11 @@ t.test('latency_ms per probe type', async (t) => {
     ['traceroute', { hops: [{ hop: 1, address: '198.18.0.1', rtts_ms: [1, 3] }, { hop: 2, address: '198.18.1.10', rtts_ms: [4, null, 6] }] }, 5],
     ['traceroute', { hops: [{ hop: 1, address: '198.18.0.1', rtts_ms: [2] }, { hop: 2, address: null, rtts_ms: [null, null] }] }, 2],
     ['traceroute', { hops: [] }, null],
+    ['mtr', { hops: [{ hop: 1, avg_ms: 1.25 }, { hop: 2, avg_ms: 7.5 }, { hop: 3, avg_ms: null }] }, 7.5],
+    ['smtp', { timing: { total_ms: 42.5 } }, 42.5],
+    ['ntp', { delay_ms: 0.8 }, 0.8],
+    ['headers', { response_ms: 33 }, 33],
+    ['speedtest', { ttfb_ms: 2.5 }, 2.5],
     ['http', { response_ms: null }, null],
     ['ping', null, null],
   ];

@@ -33,7 +33,8 @@ type Output = Record<string, any>;
 /**
  * The headline time of one result in ms (docs/api/probes.md `latency_ms`), per type: http `response_ms`,
  * ping `rtt_avg_ms`, dns `query_ms`, tcp `connect_ms`, traceroute = mean of the answered rtts of
- * the last hop that answered. Null when the output has none.
+ * the last hop that answered; mtr = `avg_ms` of the last hop that answered; smtp `timing.total_ms`;
+ * ntp `delay_ms`; headers `response_ms`; speedtest `ttfb_ms`. Null when the output has none.
  */
 export function latencyMs(type: ProbeType, output: Output | null): number | null {
   if (!output) return null;
@@ -51,6 +52,15 @@ export function latencyMs(type: ProbeType, output: Output | null): number | null
       }
       return null;
     }
+    case 'mtr': {
+      const hops = Array.isArray(output.hops) ? (output.hops as Array<{ avg_ms: number | null }>) : [];
+      for (let i = hops.length - 1; i >= 0; i--) if (typeof hops[i]!.avg_ms === 'number') return pick(hops[i]!.avg_ms);
+      return null;
+    }
+    case 'smtp': return pick((output.timing as Output | undefined)?.total_ms);
+    case 'ntp': return pick(output.delay_ms);
+    case 'headers': return pick(output.response_ms);
+    case 'speedtest': return pick(output.ttfb_ms);
     default: return null;
   }
 }
@@ -115,6 +125,18 @@ export function pollutionDetected(outputs: Output[]): boolean {
 }
 
 /**
+ * The headers-analysis fields of a group (docs/api/probes.md "HTTP headers analysis"): `url`,
+ * `final_url`, `hops`, `headers`, `security`, `analysis` of the first ended result with an output,
+ * a successful one first; none while no node has one.
+ */
+export function headersAnalysis(results: AggResult[]): Partial<ProbeTaskResult> {
+  const pick = results.find((r) => r.success && r.output) ?? results.find((r) => r.output);
+  if (!pick) return {};
+  const o = pick.output as Output;
+  return { url: o.url, final_url: o.final_url, hops: o.hops, headers: o.headers, security: o.security, analysis: o.analysis };
+}
+
+/**
  * One node result of docs/api/probes.md: `node_id`, `node_name`, `node` {asn, city, country, isp} (from
  * `facts`; nulls when the node row is gone), `success`, `error`, `error_class`, `latency_ms`
  * ({@link latencyMs}), `finished_at`, and the type's output fields spread in (http: final_url,
@@ -139,7 +161,8 @@ export function buildNodeResult(type: ProbeType, task: AggTask, result: AggResul
  * one node result per ended task in `task_ids` order (node facts from `nodes`, the type's output
  * fields spread in, latency per {@link latencyMs}), the summary, the group status, `completed_at`
  * (the last task's end) and `updated_at` (creation or the last result stored); DNS groups add
- * `domain`, `type`, `pollution_detected` and `records_by_node` (every node with an output).
+ * `domain`, `type`, `pollution_detected` and `records_by_node` (every node with an output);
+ * headers groups add the analysis fields ({@link headersAnalysis}).
  * @param task_id the id that was polled (any id of the group)
  * @param built node results already built for these result rows (filled in as they are built):
  *   a poll of a large group rebuilds only the results that are new since the last one
@@ -184,5 +207,6 @@ export function aggregateGroup(task_id: string, tasks: AggTask[], results: AggRe
     out.pollution_detected = pollutionDetected(withOutput.filter((e) => e.result.success).map((e) => e.result.output!));
     out.records_by_node = withOutput.map((e) => ({ node_id: e.result.node_id, records: (e.result.output!.answers ?? []) as any[] }));
   }
+  if (type === 'headers') Object.assign(out, headersAnalysis(ended.map((e) => e.result)));
   return out;
 }

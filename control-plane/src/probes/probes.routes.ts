@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
-  isId, probeCreatedSchema, probeRequestSchema, probeTaskResultSchema, PROBE_TYPES, type ProbeType,
+  isId, nodeSelectionSchema, probeCreatedSchema, probeRequestSchema, probeTaskResultSchema, PROBE_TYPES, type ProbeType,
 } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import type { PublicProbesMode } from '../config/probes.js';
@@ -19,7 +19,16 @@ const TARGETS: Record<ProbeType, string> = {
   dns: '`target` is a domain name; `params.server` (host[:port]) is the resolver to ask',
   tcp: '`target` is host:port ([v6]:port), or a host with `params.port`',
   traceroute: '`target` is a host name or an IP address',
+  mtr: '`target` is a host name or an IP address; `count` rounds of probes to every hop (mtr --report)',
+  smtp: '`target` is host[:port] (default 25; 465 is implicit TLS); MAIL FROM and RCPT TO only with `params.mail_from` and `params.rcpt_to`, never DATA',
+  ntp: '`target` is host[:port] (default 123); `count` SNTP samples, the one with the smallest delay reported',
+  speedtest: '`target` is an absolute http:// or https:// URL to download (no redirects followed); `params.upload_bytes` > 0 adds a POST of that many bytes; each direction is cut at the node\'s byte and time caps',
+  headers: '`target` is an absolute http:// or https:// URL; one node (give `node_id`, or `nodes.count` defaults apply) follows the redirects, and the polled result carries `url`, `final_url`, `hops[]`, `headers`, `security` and `analysis`',
 };
+
+/** Types whose automatic pick is smaller than the usual 3 nodes: a headers analysis is one node's fetch (docs/api/probes.md). */
+const ONE_NODE = nodeSelectionSchema.parse({ count: 1 });
+const DEFAULT_NODES: Partial<Record<ProbeType, typeof ONE_NODE>> = { headers: ONE_NODE };
 
 const CREATE_ERRORS = {
   400: jsonError('VALIDATION_FAILED: bad params, malformed target, node without the probe type'),
@@ -75,7 +84,7 @@ function requireTaskId(task_id: string): string {
 }
 
 /**
- * `/v1/probe`: POST /http, /ping, /dns, /tcp, /traceroute (docs/api/probes.md; 202 with
+ * `/v1/probe`: POST /http, /ping, /dns, /tcp, /traceroute, /mtr, /smtp, /ntp, /headers, /speedtest (docs/api/probes.md; 202 with
  * `{task_id, task_ids[], status: 'queued'}`), GET /tasks/{task_id} (polling, docs/api/probes.md) and
  * GET /tasks/{task_id}/stream (SSE). Creation is open to whom VANTAGE_PUBLIC_PROBES says
  * (probes/access.ts); a credential, when sent, adds the caller's own unshared nodes and lets the
@@ -91,6 +100,7 @@ export function probesRouter(deps: AppDeps, opts: Pick<ProbeCreatorDeps, 'resolv
   for (const type of PROBE_TYPES) {
     r.openapi(createProbeRoute(type, deps.config.public_probes), async (c) => {
       const body = c.req.valid('json') as Parameters<typeof create>[1];
+      if (!body.node_ids && !body.node_id && !body.nodes && DEFAULT_NODES[type]) body.nodes = DEFAULT_NODES[type];
       return ok(c, await create(type, body, c.get('principal')), 202);
     });
   }

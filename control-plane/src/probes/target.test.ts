@@ -15,6 +15,13 @@ t.test('parseTarget accepts each type\'s grammar', async (t) => {
     ['ping', 'fd00:7661::10', {}, { hosts: ['fd00:7661::10'], port: null }],
     ['traceroute', '[fd00:7661::10]', {}, { hosts: ['fd00:7661::10'], port: null }],
     ['traceroute', 'host.example.test', {}, { hosts: ['host.example.test'], port: null }],
+    ['mtr', '198.18.1.10', {}, { hosts: ['198.18.1.10'], port: null }],
+    ['smtp', 'mx.example.test', {}, { hosts: ['mx.example.test'], port: 25 }],
+    ['smtp', '[fd00:7661::25]:587', {}, { hosts: ['fd00:7661::25'], port: 587 }],
+    ['ntp', 'ntp.example.test', {}, { hosts: ['ntp.example.test'], port: 123 }],
+    ['ntp', '198.18.1.123:1123', {}, { hosts: ['198.18.1.123'], port: 1123 }],
+    ['headers', 'http://198.18.1.10/', {}, { hosts: ['198.18.1.10'], port: 80 }],
+    ['speedtest', 'https://198.18.1.10/100MB.bin', {}, { hosts: ['198.18.1.10'], port: 443 }],
     ['dns', 'example.test', {}, { hosts: [], port: null }],
     ['dns', '_dmarc.example.test', { server: '198.18.1.53' }, { hosts: ['198.18.1.53'], port: 53 }],
     ['dns', 'example.test', { server: '[fd00:7661::53]:5353' }, { hosts: ['fd00:7661::53'], port: 5353 }],
@@ -134,6 +141,12 @@ t.test('task timeout per type', async (t) => {
   t.equal(taskTimeoutMs('tcp', params('tcp', { timeout_ms: 1000 })), 1000);
   t.equal(taskTimeoutMs('traceroute', params('traceroute', { max_hops: 5, probes_per_hop: 2, timeout_ms: 1000 })), 10_000);
   t.equal(taskTimeoutMs('traceroute', params('traceroute')), 120_000, '30 × 3 × 2000 capped at 120 s');
+  t.equal(taskTimeoutMs('mtr', params('mtr')), 12_000, '10 × 1000 + 1000 + 1000 for reverse DNS');
+  t.equal(taskTimeoutMs('mtr', params('mtr', { count: 100, interval_ms: 2800, timeout_ms: 100 })), 281_100);
+  t.equal(taskTimeoutMs('smtp', params('smtp')), 10_000);
+  t.equal(taskTimeoutMs('ntp', params('ntp')), 11_000, '3 × 1000 + 4 × 2000');
+  t.equal(taskTimeoutMs('headers', params('headers')), 10_000);
+  t.equal(taskTimeoutMs('speedtest', params('speedtest', { upload_bytes: 1 })), 61_000, 'two directions of 30 s + 1 s');
 });
 
 function seeded(seed: number): () => number {

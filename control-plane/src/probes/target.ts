@@ -71,18 +71,31 @@ function parseTcp(target: string, params: ProbeParams['tcp']): ParsedTarget {
   return { hosts: [hp.host], port };
 }
 
+/** host[:port] with a protocol default port (smtp 25, ntp 123). */
+function parseHostPort(target: string, default_port: number): ParsedTarget {
+  const hp = splitHostPort(target);
+  if (!hp) throw new TargetSyntaxError('target', 'target must be host, host:port or [v6]:port');
+  return { hosts: [hp.host], port: hp.port ?? default_port };
+}
+
 /**
- * Parse `target` for probe `type` (docs/api/probes.md): http = absolute http/https URL; ping and traceroute
+ * Parse `target` for probe `type` (docs/api/probes.md): http, headers and speedtest = absolute http/https URL; ping and traceroute
  * = host or IP (IPv6 bare or in brackets); dns = domain name (the contacted host is
  * `params.server` when given, else the node's own resolver); tcp = host:port or host with
- * `params.port` (both given must agree).
+ * `params.port` (both given must agree); mtr = host or IP; smtp = host[:port] (default 25);
+ * ntp = host[:port] (default 123).
  * @throws TargetSyntaxError naming the offending field
  */
 export function parseTarget<T extends ProbeType>(type: T, target: string, params: ProbeParams[T]): ParsedTarget {
   switch (type) {
-    case 'http': return parseHttp(target);
+    case 'http':
+    case 'headers':
+    case 'speedtest': return parseHttp(target);
     case 'ping':
-    case 'traceroute': return parseBareHost(target);
+    case 'traceroute':
+    case 'mtr': return parseBareHost(target);
+    case 'smtp': return parseHostPort(target, 25);
+    case 'ntp': return parseHostPort(target, 123);
     case 'dns': return parseDns(target, params as ProbeParams['dns']);
     case 'tcp': return parseTcp(target, params as ProbeParams['tcp']);
     default: throw new TargetSyntaxError('type', `unknown probe type ${String(type)}`);
@@ -92,7 +105,10 @@ export function parseTarget<T extends ProbeType>(type: T, target: string, params
 /**
  * The bound (ms) a node gets for the whole check, sent as `task.run.timeout_ms`:
  * http = params.timeout_ms; ping = count × interval_ms + timeout_ms; dns and tcp = timeout_ms;
- * traceroute = max_hops × probes_per_hop × timeout_ms capped at 120 000. Always within the
+ * traceroute = max_hops × probes_per_hop × timeout_ms capped at 120 000; mtr = count ×
+ * max(interval_ms, timeout_ms) + timeout_ms + 1000 (reverse DNS); smtp = timeout_ms; ntp =
+ * (count − 1) × interval_ms + count × timeout_ms; speedtest = timeout_ms per direction + 1000.
+ * Always within the
  * protocol's 100..300 000 (shared-protocol taskRunMessageSchema).
  */
 export function taskTimeoutMs<T extends ProbeType>(type: T, params: ProbeParams[T]): number {
@@ -103,6 +119,15 @@ export function taskTimeoutMs<T extends ProbeType>(type: T, params: ProbeParams[
   } else if (type === 'traceroute') {
     const p = params as ProbeParams['traceroute'];
     ms = Math.min(120_000, p.max_hops * p.probes_per_hop * p.timeout_ms);
+  } else if (type === 'mtr') {
+    const p = params as ProbeParams['mtr'];
+    ms = p.count * Math.max(p.interval_ms, p.timeout_ms) + p.timeout_ms + 1000;
+  } else if (type === 'speedtest') {
+    const p = params as ProbeParams['speedtest'];
+    ms = p.timeout_ms * (p.upload_bytes > 0 ? 2 : 1) + 1000;
+  } else if (type === 'ntp') {
+    const p = params as ProbeParams['ntp'];
+    ms = (p.count - 1) * p.interval_ms + p.count * p.timeout_ms;
   } else {
     ms = (params as { timeout_ms: number }).timeout_ms;
   }

@@ -61,6 +61,29 @@ const OUTPUTS: Record<ProbeType, (ms: number) => unknown> = {
   dns: (ms) => ({ server: '198.18.1.53:53', protocol: 'udp', rcode: 'NOERROR', query_ms: ms, truncated: false, answers: [{ name: 'example.test', type: 'A', ttl: 60, value: '198.18.1.10' }], authorities: [] }),
   tcp: (ms) => ({ resolved_address: '198.18.1.10', port: 80, connect_ms: ms, state: 'open' }),
   traceroute: (ms) => ({ resolved_address: '198.18.1.10', protocol: 'icmp', destination_reached: true, hops: [{ hop: 1, address: '198.18.1.10', rtts_ms: [ms] }] }),
+  mtr: (ms) => ({
+    resolved_address: '198.18.1.10', protocol: 'icmp', destination_reached: true, rounds: 1,
+    hops: [{ hop: 1, address: '198.18.1.10', hostname: null, asn: null, loss_pct: 0, sent: 1, received: 1, last_ms: ms, avg_ms: ms, best_ms: ms, worst_ms: ms, stdev_ms: 0 }],
+  }),
+  smtp: (ms) => ({
+    resolved_address: '198.18.1.25', port: 25, tls_mode: 'none', banner: { code: 220, text: 'mx ESMTP' }, ehlo_extensions: ['SIZE 1000'],
+    starttls_offered: false, starttls_negotiated: false, tls: null, certificate: null, mail_from: null, rcpt_to: null,
+    timing: { connect_ms: 1, banner_ms: 1, tls_ms: null, ehlo_ms: 1, mail_ms: null, total_ms: ms },
+  }),
+  ntp: (ms) => ({
+    resolved_address: '198.18.1.123', port: 123, samples_sent: 1, samples_received: 1, offset_ms: 0.5, delay_ms: ms, stratum: 2,
+    reference_id: '198.18.0.1', leap: 'none', root_delay_ms: 1, root_dispersion_ms: 1, version: 4, samples: [{ offset_ms: 0.5, delay_ms: ms }],
+  }),
+  headers: (ms) => ({
+    url: 'http://198.18.1.10/', final_url: 'https://198.18.1.10/', status_code: 200, response_ms: ms, resolved_address: '198.18.1.10',
+    hops: [{ url: 'http://198.18.1.10/', status_code: 301, location: 'https://198.18.1.10/' }],
+    headers: { 'strict-transport-security': 'max-age=300', server: 'nginx' }, security: { hsts: 'max-age=300', server: 'nginx' },
+    analysis: { insecure: false, reasons: ['no_compression', 'no_cdn'] },
+  }),
+  speedtest: (ms) => ({
+    resolved_address: '198.18.1.10', status_code: 200, download_mbps: 800, bytes: 10_000_000, duration_ms: 100, ttfb_ms: ms, capped: null,
+    upload_mbps: null, upload_bytes: 0, upload_duration_ms: null,
+  }),
 };
 
 /**

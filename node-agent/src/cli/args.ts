@@ -43,6 +43,8 @@ options (environment fallback in brackets; flags > env > config file > defaults)
   --browser-executable <path>  Chromium for browser checks [VANTAGE_AGENT_BROWSER_EXECUTABLE] (default /usr/bin/chromium when present)
   --browser-concurrency <n>    browser checks running at once [VANTAGE_AGENT_BROWSER_CONCURRENCY] (default 2)
   --artifact-spool-max-bytes <n>  disk for HAR/screenshot files awaiting upload [VANTAGE_AGENT_ARTIFACT_SPOOL_MAX_BYTES] (default 268435456)
+  --speedtest-max-bytes <n>    bytes a speed test direction may move [VANTAGE_AGENT_SPEEDTEST_MAX_BYTES] (default 134217728)
+  --speedtest-max-duration-ms <n>  time a speed test direction may take [VANTAGE_AGENT_SPEEDTEST_MAX_DURATION_MS] (default 30000)
   --json                       (status) print JSON
 
 exit status: 0 ok; 1 unexpected error; 2 bad command line or configuration; 3 refused by the control plane (no retry)`;
@@ -53,6 +55,7 @@ const STRING_FLAGS: Array<[string, ConfigKey]> = [
   ['outbox-max-age-s', 'outbox_max_age_s'], ['log-level', 'log_level'],
   ['browser-executable', 'browser_executable'], ['browser-concurrency', 'browser_concurrency'],
   ['artifact-spool-max-bytes', 'artifact_spool_max_bytes'],
+  ['speedtest-max-bytes', 'speedtest_max_bytes'], ['speedtest-max-duration-ms', 'speedtest_max_duration_ms'],
 ];
 
 /**

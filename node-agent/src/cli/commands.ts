@@ -37,7 +37,10 @@ async function runAgent({ config, file, sources }: Loaded, mode: 'run' | 'enroll
   const log = createLogger(config.log_level);
   const db = openStateDb(config.state_dir);
   let runCheck: RunCheckFn = async () => { throw new Error('no probe engine in enroll mode'); };
-  if (mode === 'run') runCheck = (await import('../probes/runner.js')).runCheck;
+  if (mode === 'run') {
+    const caps = { max_bytes: config.speedtest_max_bytes, max_duration_ms: config.speedtest_max_duration_ms };
+    runCheck = (await import('../probes/runner.js')).createRunCheck({ speedtest: caps });
+  }
   const agent = createAgent({ config, db, log, runCheck, agent_version: agentVersion(), mode, config_file: file });
   // Settings are read once: say when the file changes under the running agent.
   const watch = mode === 'run' && file ? new ConfigFileWatch({ file, sources, running: config, log: log.child({ module: 'agent.config' }) }) : null;

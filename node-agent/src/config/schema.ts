@@ -15,6 +15,8 @@ export const CONFIG_DEFAULTS = {
   log_level: 'info' as const,
   browser_concurrency: 2,
   artifact_spool_max_bytes: 256 * 1024 * 1024,
+  speedtest_max_bytes: 128 * 1024 * 1024,
+  speedtest_max_duration_ms: 30_000,
 };
 
 const cidr = z.string().refine((c) => {
@@ -68,6 +70,13 @@ export const agentConfigSchema = z.object({
    * they wait for upload, bytes; past it a check's artifact is left out (its URL empty). 0 = keep none.
    */
   artifact_spool_max_bytes: z.number().int().min(0).max(64 * 1024 ** 3).default(CONFIG_DEFAULTS.artifact_spool_max_bytes),
+  /**
+   * Bytes one speed test direction (download, upload) may move at most, whatever the request asks
+   * (docs/api/probes.md "Speed test"); the transfer is cut there and reported `capped: bytes`.
+   */
+  speedtest_max_bytes: z.number().int().min(1024).max(1024 ** 3).default(CONFIG_DEFAULTS.speedtest_max_bytes),
+  /** Time one speed test direction may take at most, ms, whatever the request asks; then `capped: time`. */
+  speedtest_max_duration_ms: z.number().int().min(1000).max(120_000).default(CONFIG_DEFAULTS.speedtest_max_duration_ms),
   /** Test only: record every produced result id in the state DB (outbox/audit.ts; env VANTAGE_AGENT_AUDIT_RESULTS=1). */
   audit_results: z.union([z.boolean(), z.stringbool()]).default(false),
 }).strict();

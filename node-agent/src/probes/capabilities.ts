@@ -1,8 +1,8 @@
 import { PROBE_TYPES, type ProbeType } from '@vantage/shared-protocol';
 import { openRawIcmp } from './icmp/raw.js';
 
-/** Check types that need a raw ICMP socket: echo requests (ping) and reading ICMP errors (traceroute, both modes). */
-const RAW_ICMP_TYPES: readonly ProbeType[] = ['ping', 'traceroute'];
+/** Check types that need a raw ICMP socket: echo requests (ping) and reading ICMP errors (traceroute and mtr, both modes). */
+const RAW_ICMP_TYPES: readonly ProbeType[] = ['ping', 'traceroute', 'mtr'];
 
 /** What this node can run, and why the rest is left out. */
 export interface Capabilities {
@@ -13,7 +13,7 @@ export interface Capabilities {
 
 /**
  * Find out which check types this process can really run, so the node advertises only those in
- * `enroll`/`hello` and the control plane never selects it for the others. ping and traceroute
+ * `enroll`/`hello` and the control plane never selects it for the others. ping, traceroute and mtr
  * need a raw ICMP socket (root or CAP_NET_RAW): one is opened and closed at once to see.
  * @param openRaw the raw socket opener (tests pass one that fails)
  */
@@ -22,7 +22,7 @@ export function detectCapabilities(openRaw: (family: 4) => { close(): unknown } 
   try {
     openRaw(4).close();
   } catch (err) {
-    rawError = `no raw ICMP socket (${(err as Error).message}); ping and traceroute need root or CAP_NET_RAW`;
+    rawError = `no raw ICMP socket (${(err as Error).message}); ping, traceroute and mtr need root or CAP_NET_RAW`;
   }
   const missing = rawError ? RAW_ICMP_TYPES.map((type) => ({ type, reason: rawError })) : [];
   return { capabilities: PROBE_TYPES.filter((type) => !missing.some((m) => m.type === type)), missing };

@@ -1,7 +1,12 @@
 import type { ProbeType } from '@vantage/shared-protocol';
 import { dnsProbe } from './dns.js';
+import { headersProbe } from './headers.js';
 import { httpProbe } from './http.js';
+import { mtrProbe } from './mtr.js';
+import { ntpProbe } from './ntp.js';
 import { pingProbe } from './ping.js';
+import { smtpProbe } from './smtp.js';
+import { speedtestProbe } from './speedtest.js';
 import { tcpProbe } from './tcp.js';
 import { tracerouteProbe } from './traceroute.js';
 import type { Probe } from './types.js';
@@ -13,4 +18,9 @@ export const PROBES: { [T in ProbeType]: Probe<T> } = {
   dns: dnsProbe,
   tcp: tcpProbe,
   traceroute: tracerouteProbe,
+  mtr: mtrProbe,
+  smtp: smtpProbe,
+  ntp: ntpProbe,
+  headers: headersProbe,
+  speedtest: speedtestProbe,
 };

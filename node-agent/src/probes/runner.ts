@@ -1,6 +1,7 @@
 import type { CheckSpec } from '@vantage/shared-protocol';
 import { runCheckWith, type CheckRunOf, type RunOptions } from './check-run.js';
 import { PROBES } from './registry.js';
+import { createSpeedtestProbe, type SpeedtestCaps } from './speedtest.js';
 
 export type { CheckRun, CheckRunOf, RunOptions } from './check-run.js';
 export { ProbeInputError } from './input-error.js';
@@ -14,4 +15,13 @@ export { ProbeInputError } from './input-error.js';
  */
 export function runCheck<C extends CheckSpec>(check: C, opts: RunOptions): Promise<CheckRunOf<C['type']>> {
   return runCheckWith(PROBES, check, opts);
+}
+
+/**
+ * {@link runCheck} with the node's settings applied to the probes that take them: the speed test's
+ * byte and time caps (config `speedtest_max_bytes`, `speedtest_max_duration_ms`).
+ */
+export function createRunCheck(settings: { speedtest: SpeedtestCaps }): <C extends CheckSpec>(check: C, opts: RunOptions) => Promise<CheckRunOf<C['type']>> {
+  const probes = { ...PROBES, speedtest: createSpeedtestProbe(settings.speedtest) };
+  return (check, opts) => runCheckWith(probes, check, opts);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idSchema } from '../ids.js';
 import { LIMITS } from '../limits.js';
-import { PROBE_PARAMS, PROBE_TYPES, type ProbeType } from '../probe/params.js';
+import { BASE_PROBE_TYPES, PROBE_PARAMS, type ProbeType } from '../probe/params.js';
 import { PUBLIC_ONLY, targetPolicySchema } from '../probe/address-policy.js';
 import { PROBE_OUTPUTS, failureClassSchema } from '../probe/outputs.js';
 import { sanitizeStrings } from '../probe/sanitize.js';
@@ -24,6 +24,7 @@ function checkVariant<T extends ProbeType>(type: T) {
 /** A probe check to run, typed per probe type: `{ type, target, params }` with params already defaulted. */
 export const checkSpecSchema = z.discriminatedUnion('type', [
   checkVariant('http'), checkVariant('ping'), checkVariant('dns'), checkVariant('tcp'), checkVariant('traceroute'),
+  checkVariant('mtr'), checkVariant('smtp'), checkVariant('ntp'), checkVariant('headers'), checkVariant('speedtest'),
 ]);
 export type CheckSpec = z.infer<typeof checkSpecSchema>;
 
@@ -36,9 +37,9 @@ const agentInfo = {
   name: z.string().min(1).max(64).optional(),
   /**
    * What the node can run (checks/types.ts NODE_CAPABILITIES): probe types, and `browser` when its
-   * Chromium starts (protocol 3). Absent = every probe type, never `browser`.
+   * Chromium starts (protocol 3). Absent = the probe types of the first releases (BASE_PROBE_TYPES), never `browser`.
    */
-  capabilities: z.array(z.enum(NODE_CAPABILITIES)).max(NODE_CAPABILITIES.length * 2).default([...PROBE_TYPES]),
+  capabilities: z.array(z.enum(NODE_CAPABILITIES)).max(NODE_CAPABILITIES.length * 2).default([...BASE_PROBE_TYPES]),
   outbox: outbox.optional(),
 };
 
@@ -140,6 +141,7 @@ function resultVariant<T extends ProbeType>(type: T) {
 /** The result of an ad-hoc probe task (`task_id` set), typed per probe type. */
 export const taskResultEnvelopeSchema = z.discriminatedUnion('type', [
   resultVariant('http'), resultVariant('ping'), resultVariant('dns'), resultVariant('tcp'), resultVariant('traceroute'),
+  resultVariant('mtr'), resultVariant('smtp'), resultVariant('ntp'), resultVariant('headers'), resultVariant('speedtest'),
 ]);
 export type TaskResultEnvelope = z.infer<typeof taskResultEnvelopeSchema>;
 

@@ -1,5 +1,11 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
+import { MEASURED_MS_MAX, ms, msInt, certificateSchema } from './measures.js';
+import { mtrOutputSchema, type MtrOutput } from './mtr.js';
+import { smtpOutputSchema, type SmtpOutput } from './smtp.js';
+import { ntpOutputSchema, type NtpOutput } from './ntp.js';
+import { headersOutputSchema, type HeadersOutput } from './headers.js';
+import { speedtestOutputSchema, type SpeedtestOutput } from './speedtest.js';
 
 /**
  * What a node measures for one check, per probe type. These travel inside `result.batch` messages
@@ -9,16 +15,7 @@ import { LIMITS } from '../limits.js';
  * or hostile node cannot publish impossible figures: such a result is refused as a whole.
  */
 
-/**
- * Upper bound of any measured duration, ms: 10 minutes, above every check's own bound (a task is
- * cut at 300 s, a ping at 50 packets × 10 s apart).
- */
-export const MEASURED_MS_MAX = 600_000;
-
-/** A measured duration in ms: finite, 0 to {@link MEASURED_MS_MAX}. */
-const ms = () => z.number().min(0).max(MEASURED_MS_MAX);
-/** The same as an integer (the HTTP phases of docs/api/probes.md are integers). */
-const msInt = () => z.number().int().min(0).max(MEASURED_MS_MAX);
+export { MEASURED_MS_MAX, certificateSchema };
 
 /** Why a check failed, classified: the target, the resolver, a timeout, policy or us. */
 export const failureClassSchema = z.enum(['target', 'resolver', 'timeout', 'refused', 'unreachable', 'blocked', 'cancelled', 'rejected', 'internal']);
@@ -39,16 +36,6 @@ export const httpTimingSchema = z.object({
 
 /** Negotiated TLS facts (docs/api/probes.md `tls`). */
 export const httpTlsSchema = z.object({ cipher: z.string(), version: z.string() });
-
-/** Leaf certificate facts users expect beside `tls`: subject CN, issuer CN, expiry and days left. */
-export const certificateSchema = z.object({
-  subject: z.string(),
-  issuer: z.string(),
-  not_before: z.string(),
-  not_after: z.string(),
-  days_left: z.number().int(),
-  san: z.array(z.string()),
-});
 
 /** An HTTP status code as received: three digits (RFC 9110 15). */
 const statusCode = () => z.number().int().min(100).max(999);
@@ -157,6 +144,11 @@ export const PROBE_OUTPUTS = {
   dns: dnsOutputSchema,
   tcp: tcpOutputSchema,
   traceroute: tracerouteOutputSchema,
+  mtr: mtrOutputSchema,
+  smtp: smtpOutputSchema,
+  ntp: ntpOutputSchema,
+  headers: headersOutputSchema,
+  speedtest: speedtestOutputSchema,
 } as const;
 
 export type HttpOutput = z.infer<typeof httpOutputSchema>;
@@ -164,4 +156,5 @@ export type PingOutput = z.infer<typeof pingOutputSchema>;
 export type DnsOutput = z.infer<typeof dnsOutputSchema>;
 export type TcpOutput = z.infer<typeof tcpOutputSchema>;
 export type TracerouteOutput = z.infer<typeof tracerouteOutputSchema>;
-export type ProbeOutputs = { http: HttpOutput; ping: PingOutput; dns: DnsOutput; tcp: TcpOutput; traceroute: TracerouteOutput };
+export type ProbeOutputs = { http: HttpOutput; ping: PingOutput; dns: DnsOutput; tcp: TcpOutput; traceroute: TracerouteOutput;
+  mtr: MtrOutput; smtp: SmtpOutput; ntp: NtpOutput; headers: HeadersOutput; speedtest: SpeedtestOutput };

@@ -1,9 +1,20 @@
 import { z } from 'zod';
 import { LIMITS as L } from '../limits.js';
 import { httpHeadersSchema } from '../http-headers.js';
+import { mtrParamsSchema, type MtrParams } from './mtr.js';
+import { smtpParamsSchema, type SmtpParams } from './smtp.js';
+import { ntpParamsSchema, type NtpParams } from './ntp.js';
+import { headersParamsSchema, type HeadersParams } from './headers.js';
+import { speedtestParamsSchema, type SpeedtestParams } from './speedtest.js';
 
-/** The five ad-hoc probe types of docs/api/probes.md. */
-export const PROBE_TYPES = ['http', 'ping', 'dns', 'tcp', 'traceroute'] as const;
+/** The ad-hoc probe types of docs/api/probes.md. */
+export const PROBE_TYPES = ['http', 'ping', 'dns', 'tcp', 'traceroute', 'mtr', 'smtp', 'ntp', 'headers', 'speedtest'] as const;
+
+/**
+ * The probe types of the first protocol releases: what a node that sends no `capabilities` list is
+ * taken to run (a node that predates mtr, smtp and ntp must not be picked for them).
+ */
+export const BASE_PROBE_TYPES = ['http', 'ping', 'dns', 'tcp', 'traceroute'] as const;
 export const probeTypeSchema = z.enum(PROBE_TYPES);
 export type ProbeType = z.infer<typeof probeTypeSchema>;
 
@@ -75,6 +86,11 @@ export const PROBE_PARAMS = {
   dns: dnsParamsSchema,
   tcp: tcpParamsSchema,
   traceroute: tracerouteParamsSchema,
+  mtr: mtrParamsSchema,
+  smtp: smtpParamsSchema,
+  ntp: ntpParamsSchema,
+  headers: headersParamsSchema,
+  speedtest: speedtestParamsSchema,
 } as const;
 
 export type HttpParams = z.infer<typeof httpParamsSchema>;
@@ -82,4 +98,5 @@ export type PingParams = z.infer<typeof pingParamsSchema>;
 export type DnsParams = z.infer<typeof dnsParamsSchema>;
 export type TcpParams = z.infer<typeof tcpParamsSchema>;
 export type TracerouteParams = z.infer<typeof tracerouteParamsSchema>;
-export type ProbeParams = { http: HttpParams; ping: PingParams; dns: DnsParams; tcp: TcpParams; traceroute: TracerouteParams };
+export type ProbeParams = { http: HttpParams; ping: PingParams; dns: DnsParams; tcp: TcpParams; traceroute: TracerouteParams;
+  mtr: MtrParams; smtp: SmtpParams; ntp: NtpParams; headers: HeadersParams; speedtest: SpeedtestParams };

@@ -40,6 +40,11 @@ export const pingProbeRequestSchema = probeRequestSchema('ping');
 export const dnsProbeRequestSchema = probeRequestSchema('dns');
 export const tcpProbeRequestSchema = probeRequestSchema('tcp');
 export const tracerouteProbeRequestSchema = probeRequestSchema('traceroute');
+export const mtrProbeRequestSchema = probeRequestSchema('mtr');
+export const smtpProbeRequestSchema = probeRequestSchema('smtp');
+export const ntpProbeRequestSchema = probeRequestSchema('ntp');
+export const headersProbeRequestSchema = probeRequestSchema('headers');
+export const speedtestProbeRequestSchema = probeRequestSchema('speedtest');
 
 /** Probe creation response `data` (docs/api/probes.md): `{ task_id, task_ids[], status: 'queued' }`. */
 export const probeCreatedSchema = z.object({

@@ -5,6 +5,12 @@ import {
   dnsOutputSchema, dnsRecordSchema, failureClassSchema, httpOutputSchema, pingOutputSchema,
   tcpOutputSchema, tracerouteOutputSchema,
 } from './outputs.js';
+import { PROBE_TYPES } from './params.js';
+import { mtrOutputSchema } from './mtr.js';
+import { smtpOutputSchema } from './smtp.js';
+import { ntpOutputSchema } from './ntp.js';
+import { headersOutputSchema, headersSecuritySchema, HEADERS_REASONS } from './headers.js';
+import { speedtestOutputSchema } from './speedtest.js';
 
 /** The node facts attached to each node result (docs/api/probes.md): `{ asn, city, country, isp }`. */
 export const nodeFactsSchema = z.object({
@@ -40,6 +46,16 @@ export const dnsNodeResultSchema = nodeResultBase.extend(dnsOutputSchema.shape);
 export const tcpNodeResultSchema = nodeResultBase.extend(tcpOutputSchema.shape);
 /** Traceroute node result: base fields plus per-hop address and rtts. */
 export const tracerouteNodeResultSchema = nodeResultBase.extend(tracerouteOutputSchema.shape);
+/** mtr node result: base fields plus rounds and the per-hop `mtr --report` statistics. */
+export const mtrNodeResultSchema = nodeResultBase.extend(mtrOutputSchema.shape);
+/** SMTP node result: base fields plus greeting, EHLO keywords, STARTTLS and TLS facts, phase timings. */
+export const smtpNodeResultSchema = nodeResultBase.extend(smtpOutputSchema.shape);
+/** NTP node result: base fields plus offset, delay, stratum, reference id, leap and root figures. */
+export const ntpNodeResultSchema = nodeResultBase.extend(ntpOutputSchema.shape);
+/** Headers-analysis node result: base fields plus the analysis of that node's fetch. */
+export const headersNodeResultSchema = nodeResultBase.extend(headersOutputSchema.shape);
+/** Speed test node result: base fields plus throughput, bytes and times of each direction. */
+export const speedtestNodeResultSchema = nodeResultBase.extend(speedtestOutputSchema.shape);
 
 /** Summary of docs/api/probes.md: averages over successful nodes' `latency_ms`; counts over all nodes. */
 export const taskSummarySchema = z.object({
@@ -52,6 +68,7 @@ export const taskSummarySchema = z.object({
 /** A node result of any type (what the polling endpoint returns in `node_results[]`). */
 export const nodeResultSchema = z.union([
   httpNodeResultSchema, pingNodeResultSchema, dnsNodeResultSchema, tcpNodeResultSchema, tracerouteNodeResultSchema,
+  mtrNodeResultSchema, smtpNodeResultSchema, ntpNodeResultSchema, headersNodeResultSchema, speedtestNodeResultSchema,
   // A node that never answered: only the base fields are known.
   nodeResultBase,
 ]);
@@ -65,7 +82,7 @@ export type NodeResult = z.infer<typeof nodeResultSchema>;
 export const probeTaskResultSchema = z.object({
   task_id: idSchema('probe_task'),
   task_ids: z.array(idSchema('probe_task')),
-  probe_type: z.enum(['http', 'ping', 'dns', 'tcp', 'traceroute']),
+  probe_type: z.enum(PROBE_TYPES),
   target: z.string(),
   status: taskStatusSchema,
   created_at: z.iso.datetime(),
@@ -83,5 +100,12 @@ export const probeTaskResultSchema = z.object({
   type: z.string().optional(),
   pollution_detected: z.boolean().optional(),
   records_by_node: z.array(z.object({ node_id: idSchema('node'), records: z.array(dnsRecordSchema) })).optional(),
+  /** Headers analysis (docs/api/probes.md): the fields of the first node result that has them, successful ones first. */
+  url: z.string().optional(),
+  final_url: z.string().nullable().optional(),
+  hops: headersOutputSchema.shape.hops.optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  security: headersSecuritySchema.optional(),
+  analysis: z.object({ insecure: z.boolean(), reasons: z.array(z.enum(HEADERS_REASONS)) }).optional(),
 });
 export type ProbeTaskResult = z.infer<typeof probeTaskResultSchema>;
