@@ -48,6 +48,7 @@ import { alertEventsRouter } from './alerting/alert-events.routes.js';
 import { teamsRouter } from './teams/teams.routes.js';
 import { teamMembersRouter } from './teams/team-members.routes.js';
 import { teamInvitesRouter } from './teams/team-invites.routes.js';
+import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
@@ -111,5 +112,6 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/teams', teamsRouter(deps));
   app.route('/v1/teams', teamMembersRouter(deps));
   app.route('/v1/teams', teamInvitesRouter(deps));
+  app.route('/v1/info', whoisSslRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

@@ -35,3 +35,4 @@ export * from './oncall.js';
 export * from './passwords.js';
 export * from './two-factor.js';
 export * from './oauth.js';
+export * from './lookups/whois-ssl.js';

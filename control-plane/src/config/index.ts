@@ -17,6 +17,7 @@ import { planConfigSchema } from './plans.js';
 import { platformConfigSchema } from './platform.js';
 import { probesConfigSchema } from './probes.js';
 import { secretsConfigSchema } from './secrets.js';
+import { whoisSslConfigSchema } from './whois-ssl.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -30,7 +31,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(lifecycleConfigSchema.shape)
   .extend(probesConfigSchema.shape)
   .extend(controlChecksConfigSchema.shape)
-  .extend(embeddedConfigSchema.shape);
+  .extend(embeddedConfigSchema.shape)
+  .extend(whoisSslConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

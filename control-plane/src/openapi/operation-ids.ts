@@ -8,6 +8,8 @@
 
 /** Routes the rules below would name badly: `METHOD /path` → operationId. */
 const OVERRIDES: Record<string, string> = {
+  'GET /v1/info/whois': 'getWhois',
+  'GET /v1/info/ssl': 'getSslAudit',
   'POST /v1/auth/register': 'register',
   'POST /v1/auth/login': 'login',
   'POST /v1/auth/refresh': 'refreshSession',
