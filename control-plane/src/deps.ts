@@ -1,6 +1,7 @@
 import type { Config } from './config/index.js';
 import type { Sql } from './db/sql.js';
 import type { EventPublisher, Mailer, NodeHub, ResultSink } from './contracts.js';
+import type { OutboundConnector } from './delivery/connector.js';
 import type { Logger } from './log.js';
 
 /**
@@ -24,4 +25,6 @@ export interface AppDeps {
   events: EventPublisher;
   /** E-mail through the delivery engine, or the log without SMTP (delivery/mailer.ts). */
   mail: Mailer;
+  /** The process's outbound connector (outbound.ts): look-ups that connect out (lookups/) use it; absent in tests that build deps by hand. */
+  connector?: OutboundConnector;
 }

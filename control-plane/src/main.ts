@@ -34,7 +34,7 @@ import { ensurePartitions } from './checks/partitions.js';
 import { webhookStateEvents } from './checks/webhook-events.js';
 import { startHeartbeatJob } from './control-checks/heartbeat-job.js';
 import { startDomainExpiryJob } from './control-checks/domain-expiry-job.js';
-import { loadBootstrap } from './domains/bootstrap.js';
+import { loadBootstrap } from './lookups/rdap-bootstrap.js';
 import { startAlertEngine } from './alerting/engine.js';
 import { startStatusPageJobs } from './status-pages/jobs.js';
 import { lateOutageListener } from './alerting/engine-hook.js';
@@ -92,7 +92,7 @@ const verdictWake = createVerdictWake();
 const results = createResultSink({ ...base, checks: withCertificateEvents(createCheckStore({ ...base, wake: verdictWake }), outbound.events) });
 const feed = createAssignmentFeed(base);
 const hub = createHub({ ...base, results, assignments: feed });
-const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail };
+const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector };
 const app = createApp(deps satisfies AppDeps);
 
 // Built first, listening last: node statuses are recovered and LISTEN runs before the first request.

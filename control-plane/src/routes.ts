@@ -58,6 +58,7 @@ import { statusPagesRouter } from './status-pages/status-pages.routes.js';
 import { customDomainPages, publicStatusPagesRouter } from './status-pages/public.routes.js';
 import { incidentsRouter } from './incidents/incidents.routes.js';
 import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.js';
+import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
@@ -135,5 +136,6 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/incidents', incidentsRouter(deps));
   app.route('/', publicStatusPagesRouter(deps));
   app.route('/', statusPageSubscribersRouter(deps));
+  app.route('/v1/info', whoisSslRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

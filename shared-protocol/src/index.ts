@@ -44,3 +44,4 @@ export * from './passwords.js';
 export * from './two-factor.js';
 export * from './oauth.js';
 export * from './info-lookups.js';
+export * from './lookups/whois-ssl.js';

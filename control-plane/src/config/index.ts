@@ -19,6 +19,7 @@ import { platformConfigSchema } from './platform.js';
 import { probesConfigSchema } from './probes.js';
 import { secretsConfigSchema } from './secrets.js';
 import { statusPagesConfigSchema } from './status-pages.js';
+import { whoisSslConfigSchema } from './whois-ssl.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -34,7 +35,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(controlChecksConfigSchema.shape)
   .extend(embeddedConfigSchema.shape)
   .extend(infoLookupsConfigSchema.shape)
-  .extend(statusPagesConfigSchema.shape);
+  .extend(statusPagesConfigSchema.shape)
+  .extend(whoisSslConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

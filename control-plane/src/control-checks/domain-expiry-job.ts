@@ -2,7 +2,7 @@ import { roundPhaseMs, type DomainExpiryCheckOutput } from '@vantage/shared-prot
 import type { EventPublisher } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
-import { lookupDomain, type DomainLookupOptions } from '../domains/lookup.js';
+import { lookupDomain, type DomainLookupOptions } from '../lookups/whois-lookup.js';
 import { claimDomainChecks, scheduleDomainCheck } from './domain-expiry.db.js';
 import { publishDomainExpiring } from './domain-expiry-events.js';
 import { storeControlCheck } from './results.db.js';

@@ -28,6 +28,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'GET /install/agent.tar.gz.sha256': 'none',
   'GET /docs/api/{page}': 'none',
   'GET /v1/openapi.json': 'none',
+  'GET /v1/info/whois': 'none',
+  'GET /v1/info/ssl': 'none',
   'POST /v1/auth/register': 'none',
   'POST /v1/auth/login': 'none',
   'POST /v1/auth/refresh': 'none',

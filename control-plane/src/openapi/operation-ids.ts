@@ -18,6 +18,8 @@ const OVERRIDES: Record<string, string> = {
   'POST /status/{slug}/subscribers/confirm': 'confirmStatusPageSubscription',
   'GET /status/{slug}/subscribers/unsubscribe': 'getStatusPageUnsubscribe',
   'POST /status/{slug}/subscribers/unsubscribe': 'unsubscribeFromStatusPage',
+  'GET /v1/info/whois': 'getWhois',
+  'GET /v1/info/ssl': 'getSslAudit',
   'POST /v1/auth/register': 'register',
   'POST /v1/auth/login': 'login',
   'POST /v1/auth/refresh': 'refreshSession',

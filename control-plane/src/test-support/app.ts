@@ -73,7 +73,7 @@ export async function testApp(
   await feed.start();
   cleanups.unshift(() => feed.stop());
   const hub = (overrides.hub ?? ((b: TestBase & { results: ResultSink }) => createHub({ ...b, assignments: feed })))({ ...base, results });
-  const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail };
+  const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector };
   const app = createApp(deps);
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));

@@ -3,8 +3,8 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import t from 'tap';
 import { createOutboundConnector } from '../delivery/connector.js';
 import { createOutboundPolicy } from '../delivery/outbound-policy.js';
-import { parseBootstrap } from './bootstrap.js';
-import { lookupDomain } from './lookup.js';
+import { parseBootstrap } from './rdap-bootstrap.js';
+import { lookupDomain } from './whois-lookup.js';
 
 /*
  * Registry look-ups obey the outbound address policy at every connection: real RDAP and WHOIS

@@ -5,7 +5,7 @@ import { z } from 'zod';
 /*
  * The RDAP bootstrap registry for domain names (RFC 9224 section 4): which RDAP servers serve
  * which top-level domains. Shipped as rdap-dns.json (IANA's dns.json services, copied from the npm
- * package freewhois by update-bootstrap.ts); an operator refreshes it by pointing
+ * package freewhois by rdap-update-bootstrap.ts); an operator refreshes it by pointing
  * VANTAGE_RDAP_BOOTSTRAP_FILE at a current copy of the IANA file.
  */
 

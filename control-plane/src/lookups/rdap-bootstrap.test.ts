@@ -1,7 +1,7 @@
 import t from 'tap';
-import { loadBootstrap, rdapServersFor } from './bootstrap.js';
+import { loadBootstrap, rdapServersFor } from './rdap-bootstrap.js';
 
-/* The shipped RFC 9224 file (rdap-dns.json, from update-bootstrap.ts) is the whole IANA registry, not a hand-picked subset. */
+/* The shipped RFC 9224 file (rdap-dns.json, from rdap-update-bootstrap.ts) is the whole IANA registry, not a hand-picked subset. */
 
 t.test('the shipped bootstrap file loads and covers the registry', async (t) => {
   const b = loadBootstrap();

@@ -1,8 +1,8 @@
 import type { DomainExpiryCheckOutput } from '@vantage/shared-protocol';
-import { rdapServersFor, type RdapBootstrap } from './bootstrap.js';
+import { rdapServersFor, type RdapBootstrap } from './rdap-bootstrap.js';
 import type { OutboundConnector } from '../delivery/connector.js';
-import { rdapLookup, type DomainRegistration } from './rdap.js';
-import { formatServer, whoisLookup } from './whois.js';
+import { failureKind, rdapLookup, registryError, type DomainRegistration, type RegistryFailureKind } from './rdap.js';
+import { formatServer, whoisLookup } from './whois-port43.js';
 
 /** Where registries are asked. */
 export interface DomainLookupOptions {
@@ -17,6 +17,9 @@ export interface DomainLookupOptions {
 }
 
 const WHOIS_SERVERS: Record<string, string> = { com: 'whois.verisign-grs.com', net: 'whois.verisign-grs.com', org: 'whois.publicinterestregistry.org' };
+
+/** The WHOIS server asked for `tld` when none is configured: the registry's known server (com, net, org), else `whois.nic.<tld>`. */
+export const defaultWhoisServer = (tld: string): string => WHOIS_SERVERS[tld] ?? `whois.nic.${tld}`;
 const DAY_MS = 86_400_000;
 
 /**
@@ -27,7 +30,9 @@ const DAY_MS = 86_400_000;
  * not contacted, and the error says why and which setting opens it.
  * `days_until_expiry` counts whole days from `now` (negative once expired). `signal` ends the
  * exchange under way (the caller drops the result).
- * @throws with both reasons when neither source gave registration data
+ * @throws registryError (rdap.ts) with both reasons when neither source gave registration data;
+ *   its `kind` is `not_found` when a registry said the name does not exist (RDAP 404, or a WHOIS
+ *   answer without registration data), else `timeout` when either source timed out, else `error`
  */
 export async function lookupDomain(domain: string, opts: DomainLookupOptions, now: () => Date = () => new Date(), signal?: AbortSignal): Promise<DomainExpiryCheckOutput> {
   const name = domain.toLowerCase().replace(/\.$/, '');
@@ -41,21 +46,29 @@ export async function lookupDomain(domain: string, opts: DomainLookupOptions, no
   });
   const servers = rdapServersFor(opts.bootstrap, name);
   let rdap_error = servers.length === 0 ? `no RDAP server for .${name.split('.').pop()} in the bootstrap registry` : '';
+  let rdap_kind: RegistryFailureKind | null = null;
   for (const base of servers) {
     try {
       return done('rdap', base, await rdapLookup(opts.connector, base, name, timeout_ms, signal), null);
     } catch (err) {
       rdap_error = (err as Error).message;
+      rdap_kind = failureKind(err);
     }
   }
-  if (signal?.aborted) throw new Error(`${rdap_error}; WHOIS: not asked (stopped)`);
+  if (signal?.aborted) throw registryError(`${rdap_error}; WHOIS: not asked (stopped)`, 'error');
   const tld = name.split('.').pop()!;
-  const server = opts.whois_server?.(tld) ?? WHOIS_SERVERS[tld] ?? `whois.nic.${tld}`;
+  const server = opts.whois_server?.(tld) ?? defaultWhoisServer(tld);
   const [host, port] = server.includes(':') ? [server.slice(0, server.lastIndexOf(':')), Number(server.slice(server.lastIndexOf(':') + 1))] : [server, 43];
   try {
     const found = await whoisLookup(opts.connector, { host: host!, port: port! }, name, timeout_ms, signal);
     return done('whois', formatServer(found.server), found.registration, rdap_error.slice(0, 500));
   } catch (err) {
-    throw new Error(`${rdap_error}; ${(err as Error).message}`);
+    throw registryError(`${rdap_error}; ${(err as Error).message}`, combinedKind(rdap_kind, failureKind(err)));
   }
+}
+
+/** One kind for two failed sources: a registry's "no such name" wins, then a timeout. */
+function combinedKind(rdap: RegistryFailureKind | null, whois: RegistryFailureKind): RegistryFailureKind {
+  if (rdap === 'not_found' || whois === 'not_found') return 'not_found';
+  return rdap === 'timeout' || whois === 'timeout' ? 'timeout' : 'error';
 }

@@ -4,7 +4,7 @@
  * array, refreshed by that package from IANA). The package is only unpacked here, never installed
  * or run: we take its data file, check it has the registry's shape and write our file.
  *
- *   npx tsx control-plane/src/domains/update-bootstrap.ts [--version 1.2.6]
+ *   npx tsx control-plane/src/lookups/rdap-update-bootstrap.ts [--version 1.2.6]
  *
  * An operator with a current dns.json sets VANTAGE_RDAP_BOOTSTRAP_FILE instead (bootstrap.ts).
  */
@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DEFAULT_RDAP_BOOTSTRAP_FILE, parseBootstrap, rdapServersFor } from './bootstrap.js';
+import { DEFAULT_RDAP_BOOTSTRAP_FILE, parseBootstrap, rdapServersFor } from './rdap-bootstrap.js';
 
 const PACKAGE = 'freewhois';
 const args = process.argv.slice(2);
@@ -28,7 +28,7 @@ try {
   const published = (JSON.parse(execFileSync('npm', ['view', `${PACKAGE}@${got}`, 'time', '--json', '--silent'], { encoding: 'utf8' })) as Record<string, string>)[got];
   const doc = {
     description: `RDAP bootstrap service registry for domain name space (RFC 9224): the services of IANA's dns.json as shipped by the npm package ${PACKAGE}@${got}`
-      + `${published ? ` (published ${published.slice(0, 10)})` : ''}, copied by control-plane/src/domains/update-bootstrap.ts. `
+      + `${published ? ` (published ${published.slice(0, 10)})` : ''}, copied by control-plane/src/lookups/rdap-update-bootstrap.ts. `
       + 'For a current registry an operator points VANTAGE_RDAP_BOOTSTRAP_FILE at a copy of https://data.iana.org/rdap/dns.json.',
     version: '1.0',
     services,

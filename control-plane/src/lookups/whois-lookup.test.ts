@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { createOutboundConnector } from '../delivery/connector.js';
 import { createOutboundPolicy } from '../delivery/outbound-policy.js';
-import { parseBootstrap, rdapServersFor } from './bootstrap.js';
-import { lookupDomain } from './lookup.js';
+import { parseBootstrap, rdapServersFor } from './rdap-bootstrap.js';
+import { lookupDomain } from './whois-lookup.js';
 
 /* Registry look-ups against an RDAP server and a WHOIS server on loopback. */
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { splitHostPort } from '@vantage/shared-protocol';
 import { explainFailure, type OutboundConnector } from '../delivery/connector.js';
-import type { DomainRegistration } from './rdap.js';
+import { failureKind, registryError, type DomainRegistration } from './rdap.js';
 
 // whoiser's domain parser (whoiser/src/parsers.js, CommonJS); its own client cannot bound the answer's size.
 const { parseDomainWhois } = createRequire(import.meta.url)('whoiser/src/parsers.js') as {
@@ -58,13 +58,15 @@ export async function whoisQuery(connector: OutboundConnector, server: WhoisServ
   try {
     socket = await connector.connectTcp(server.host, server.port, { timeout_ms });
   } catch (err) {
-    throw new Error(`WHOIS: ${explainFailure(err).text}`);
+    const f = explainFailure(err);
+    throw registryError(`WHOIS: ${f.text}`, f.kind === 'timeout' || / within \d+ ms$/.test(f.text) ? 'timeout' : 'error');
   }
   const remaining_ms = Math.max(1, timeout_ms - Math.round(performance.now() - started));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const timer = setTimeout(() => socket.destroy(new Error(`no complete answer from ${where} within ${timeout_ms} ms`)), remaining_ms);
+    let timed_out = false;
+    const timer = setTimeout(() => { timed_out = true; socket.destroy(new Error(`no complete answer from ${where} within ${timeout_ms} ms`)); }, remaining_ms);
     const abort = () => socket.destroy(new Error('aborted'));
     if (signal?.aborted) abort();
     signal?.addEventListener('abort', abort, { once: true });
@@ -78,7 +80,7 @@ export async function whoisQuery(connector: OutboundConnector, server: WhoisServ
       signal?.removeEventListener('abort', abort);
       resolve(Buffer.concat(chunks).subarray(0, WHOIS_MAX_BYTES).toString('utf8'));
     });
-    socket.on('error', (err) => reject(new Error(`WHOIS: ${err.message}`)));
+    socket.on('error', (err) => reject(registryError(`WHOIS: ${err.message}`, timed_out ? 'timeout' : 'error')));
     socket.write(`${query}\r\n`);
   });
 }
@@ -120,7 +122,7 @@ export async function whoisLookup(connector: OutboundConnector, server: WhoisSer
       text = await whoisQuery(connector, at, domain, timeout_ms, signal);
     } catch (err) {
       if (!previous) throw err;
-      throw new Error(`WHOIS: referral from ${formatServer(previous.server)} to ${formatServer(at)}: ${(err as Error).message.replace(/^WHOIS: /, '')}`);
+      throw registryError(`WHOIS: referral from ${formatServer(previous.server)} to ${formatServer(at)}: ${(err as Error).message.replace(/^WHOIS: /, '')}`, failureKind(err));
     }
     const data = parseDomainWhois(domain, text, true);
     const registration = registrationOf(data);
@@ -128,7 +130,7 @@ export async function whoisLookup(connector: OutboundConnector, server: WhoisSer
     if (!next || hop >= WHOIS_MAX_HOPS || formatServer(next) === formatServer(at)) {
       if (registration.expires_at || registration.registrar) return { server: at, registration };
       if (previous?.registration) return { server: previous.server, registration: previous.registration };
-      throw new Error(`WHOIS: no registration data for ${domain}`);
+      throw registryError(`WHOIS: no registration data for ${domain}`, 'not_found');
     }
     previous = { server: at, registration: registration.registrar ? registration : null };
     at = next;

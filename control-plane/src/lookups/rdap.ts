@@ -17,11 +17,13 @@ export interface DomainRegistration {
 /** Largest RDAP response read, bytes. */
 const RDAP_MAX_BYTES = 1 << 20;
 
-type Json = Record<string, unknown>;
-const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter((x): x is Json => typeof x === 'object' && x !== null) : []);
+/** A JSON object as RDAP servers send it. */
+export type Json = Record<string, unknown>;
+/** The objects of an RDAP array member (anything else dropped). */
+export const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter((x): x is Json => typeof x === 'object' && x !== null) : []);
 
 /** The `fn` (formatted name) of an RFC 7095 jCard, or null. */
-function vcardName(entity: Json): string | null {
+export function vcardName(entity: Json): string | null {
   const card = entity.vcardArray;
   if (!Array.isArray(card) || !Array.isArray(card[1])) return null;
   for (const prop of card[1] as unknown[]) {
@@ -54,21 +56,30 @@ const RDAP_MAX_REDIRECTS = 3;
 /** A one-line reason for a failed exchange with `base`: the policy's refusal, a timeout, or the error's code and message. */
 function failure(err: unknown, base: string, timeout_ms: number): Error {
   const f = explainFailure(err);
-  if (f.kind === 'refused') return new Error(`RDAP: ${f.text}`);
-  if (f.kind === 'timeout' || f.kind === 'aborted') return new Error(`RDAP: no answer from ${base} within ${timeout_ms} ms`);
-  return new Error(`RDAP: ${base}: ${f.text}`);
+  if (f.kind === 'refused') return registryError(`RDAP: ${f.text}`, 'error');
+  if (f.kind === 'timeout' || f.kind === 'aborted') return registryError(`RDAP: no answer from ${base} within ${timeout_ms} ms`, 'timeout');
+  return registryError(`RDAP: ${base}: ${f.text}`, 'error');
 }
 
+/** A failed registry exchange: `not_found` (the server answered 404), `timeout`, or `error` (refused by the policy, HTTP status, bad answer, connection error). */
+export type RegistryFailureKind = 'not_found' | 'timeout' | 'error';
+
+/** An Error whose message is the one-line reason and whose `kind` classifies it. */
+export const registryError = (message: string, kind: RegistryFailureKind): Error & { kind: RegistryFailureKind } => Object.assign(new Error(message), { kind });
+
+/** The kind of a registry error (`error` for an error without one). */
+export const failureKind = (err: unknown): RegistryFailureKind => ((err as { kind?: RegistryFailureKind }).kind ?? 'error');
+
 /**
- * Look `domain` up at the RDAP base URL `base` (`<base>domain/<domain>`) through `connector`
- * (every connection, redirect hops included, under the outbound address policy), within
- * `timeout_ms` (and `signal`), following at most RDAP_MAX_REDIRECTS redirects, reading at most
- * RDAP_MAX_BYTES.
- * @throws with a one-line reason starting `RDAP: `: the policy's refusal, not found (404), HTTP
- *   status, not RDAP JSON, too large, timeout, connection error
+ * GET `<base><path>` from an RDAP server through `connector` (every connection, redirect hops
+ * included, under the outbound address policy), within `timeout_ms` (and `signal`), following at
+ * most RDAP_MAX_REDIRECTS redirects, reading at most RDAP_MAX_BYTES.
+ * @returns the response's JSON object
+ * @throws registryError with a one-line reason starting `RDAP: `: the policy's refusal, not found
+ *   (404, kind `not_found`), HTTP status, not RDAP JSON, too large, timeout (kind `timeout`), connection error
  */
-export async function rdapLookup(connector: OutboundConnector, base: string, domain: string, timeout_ms: number, signal?: AbortSignal): Promise<DomainRegistration> {
-  const url = new URL(`domain/${encodeURIComponent(domain)}`, base.endsWith('/') ? base : `${base}/`);
+export async function rdapFetch(connector: OutboundConnector, base: string, path: string, timeout_ms: number, signal?: AbortSignal): Promise<Json> {
+  const url = new URL(path, base.endsWith('/') ? base : `${base}/`);
   let status: number;
   let text: string;
   try {
@@ -85,7 +96,7 @@ export async function rdapLookup(connector: OutboundConnector, base: string, dom
       size += chunk.length;
       if (size > RDAP_MAX_BYTES) {
         res.body.destroy();
-        throw new Error(`RDAP: response from ${base} over ${RDAP_MAX_BYTES} bytes`);
+        throw registryError(`RDAP: response from ${base} over ${RDAP_MAX_BYTES} bytes`, 'error');
       }
       chunks.push(chunk);
     }
@@ -94,10 +105,21 @@ export async function rdapLookup(connector: OutboundConnector, base: string, dom
     if (err instanceof Error && err.message.startsWith('RDAP: ')) throw err;
     throw failure(err, base, timeout_ms);
   }
-  if (status === 404) throw new Error(`RDAP: ${domain} not found at ${base}`);
-  if (status < 200 || status > 299) throw new Error(`RDAP: HTTP ${status} from ${base}`);
+  const what = decodeURIComponent(path.slice(path.indexOf('/') + 1));
+  if (status === 404) throw registryError(`RDAP: ${what} not found at ${base}`, 'not_found');
+  if (status < 200 || status > 299) throw registryError(`RDAP: HTTP ${status} from ${base}`, 'error');
   let doc: unknown;
-  try { doc = JSON.parse(text); } catch { throw new Error(`RDAP: not JSON from ${base}`); }
-  if (typeof doc !== 'object' || doc === null || (doc as Json).objectClassName !== 'domain') throw new Error(`RDAP: not a domain object from ${base}`);
-  return parseRdapDomain(doc as Json);
+  try { doc = JSON.parse(text); } catch { throw registryError(`RDAP: not JSON from ${base}`, 'error'); }
+  if (typeof doc !== 'object' || doc === null) throw registryError(`RDAP: not an RDAP object from ${base}`, 'error');
+  return doc as Json;
+}
+
+/**
+ * Look `domain` up at the RDAP base URL `base` (`<base>domain/<domain>`, RFC 9082 3.1.3) with
+ * rdapFetch. @throws as rdapFetch, and when the answer is not a domain object
+ */
+export async function rdapLookup(connector: OutboundConnector, base: string, domain: string, timeout_ms: number, signal?: AbortSignal): Promise<DomainRegistration> {
+  const doc = await rdapFetch(connector, base, `domain/${encodeURIComponent(domain)}`, timeout_ms, signal);
+  if (doc.objectClassName !== 'domain') throw registryError(`RDAP: not a domain object from ${base}`, 'error');
+  return parseRdapDomain(doc);
 }
