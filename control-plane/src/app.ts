@@ -3,7 +3,7 @@ import type { AppDeps } from './deps.js';
 import type { AppEnv } from './env.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { limitBody } from './middleware/body-limit.js';
-import { loadShedding } from './middleware/load-shed.js';
+import { DELAY_WINDOWS, LoadMonitor, loadShedding } from './middleware/load-shed.js';
 import { cleanInput } from './middleware/clean-input.js';
 import { identify } from './accounts/identify.js';
 import { exceptArtifactUploads } from './artifacts/upload-exemption.js';
@@ -36,7 +36,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     },
   });
   app.use('*', requestContext(deps.log));
-  app.use('*', loadShedding(deps.config));
+  app.use('*', loadShedding(deps.config, new LoadMonitor(DELAY_WINDOWS, () => deps.sql`SELECT 1`)));
   // Node artifact uploads carry a node credential and their own size bound (artifacts/upload.routes.ts);
   // heartbeat check-ins count whatever their body and keep a sanitised prefix of it (control-checks/heartbeat-checkin-body.ts).
   app.use('*', exceptArtifactUploads(exceptHeartbeatCheckins(limitBody())));

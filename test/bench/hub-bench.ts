@@ -2,24 +2,30 @@
  * Benchmark (not a test) of the node hub at scale: `--instances` control-plane processes (the real
  * control-plane/src/main.ts, default 1) on one scratch database on the real Postgres at
  * TEST_DATABASE_URL (dropped afterwards), `--nodes` simulated nodes (test/bench/lib/hub-sim-nodes.ts,
- * another process: real protocol, every task answered at once) spread over 9 countries and 40
+ * another process: what the agent does on the wire, every task answered at once) spread over 9 countries and 40
  * ASNs and over the instances, and API clients over real HTTP (test/bench/lib/hub-load.ts).
  * Prints a sweep table and one table of figures, each beside its goal:
  *
  *  - probe groups/s before latency degrades: tcp probes on 3 nodes picked automatically, created
- *    at a fixed rate (`--rates`, `--step-s` seconds each) and polled every 100 ms by their client;
- *    latency = POST sent → `completed_at`; the knee is the highest rate with p99 < 200 ms, nothing
+ *    at a fixed rate (`--rates`, `--step-s` seconds each) and polled every `--poll-ms` (10) ms by
+ *    their client; latency = POST sent → `completed_at` (the last result stored); the knee is the highest rate with p99 < 200 ms, nothing
  *    shed and every group ended. The sweep stops after a step whose p50 passes 2 s;
  *  - POST of a 3-node probe at 5 groups/s (its p50 / p99, from the first step);
  *  - 1,000-node fan-out (`nodes: {count: 1000}`), POST → completed, `--fanouts` sequential probes;
  *  - one GET of a finished 1,000-node group, 30 times;
  *  - GET /v1/nodes?page_size=200 at random pages, 4 clients, 300 requests;
  *  - 503 UNAVAILABLE answers (load shedding) in the sweep, and the enrolment time and the first
- *    instance's RSS per connected node.
+ *    instance's RSS per connected node;
+ *  - CPU of the instances and of the Postgres backends of the scratch database: idle with every
+ *    node connected (`--idle-s`), and per group in the sweep, net of idle;
+ *  - every node's link cut and all reconnecting at once → all online again (welcomed and
+ *    `online` in the database); then kill -9 of the first instance and a restart on its port →
+ *    ready, and all online, the nodes reconnecting on the agent's schedule; frames the nodes
+ *    received before `welcome` (an agent drops them) are counted.
  * Targets are 198.18.0.10 (allow-listed test range); no probe traffic is sent.
  *
  *   node --import tsx test/bench/hub-bench.ts [--nodes 1000] [--instances 1] [--step-s 5]
- *     [--rates 5,10,20,40,80,120,160,200,250,320] [--fanouts 20] [--profile]
+ *     [--rates 5,10,20,40,80,120,160,200,250,320] [--fanouts 20] [--poll-ms 10] [--idle-s 20] [--profile]
  *
  * `--profile` runs the instances with `node --cpu-prof` (profiles in bench/out/profiles/).
  */
@@ -32,6 +38,7 @@ import { testDatabase } from '../../control-plane/src/test-support/db.js';
 import { secretHash } from '../../control-plane/src/nodes/secrets.js';
 import { cpuMs, rssBytes, startInstance, type Instance } from './lib/hub-instances.js';
 import { Client, rateStep, runGroup, timedGets, type Step } from './lib/hub-load.js';
+import { herd, pgCpuMeter, pgTransactions, simStats, untilAllOnline } from './lib/hub-phases.js';
 import { fmt, quantile } from './lib/stats.js';
 
 const { values } = parseArgs({
@@ -39,8 +46,13 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '1000' }, instances: { type: 'string', default: '1' },
     'step-s': { type: 'string', default: '5' }, rates: { type: 'string', default: '5,10,20,40,80,120,160,200,250,320' },
     fanouts: { type: 'string', default: '20' }, profile: { type: 'boolean', default: false },
+    'poll-ms': { type: 'string', default: '10' }, 'idle-s': { type: 'string', default: '20' },
+    // Without the herd and kill -9 phases (a killed instance writes no --cpu-prof profile).
+    'no-reconnects': { type: 'boolean', default: false },
   },
 });
+const poll_ms = Number(values['poll-ms']);
+const idle_s = Number(values['idle-s']);
 const n_nodes = Number(values.nodes);
 const n_instances = Number(values.instances);
 const step_s = Number(values['step-s']);
@@ -49,7 +61,7 @@ const fanouts = Number(values.fanouts);
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = join(REPO, 'bench', 'out');
 const COUNTRIES = ['US', 'DE', 'JP', 'GB', 'SG', 'FR', 'BR', 'IN', 'CN'];
-const POLL = { poll_ms: 100, deadline_ms: 30_000 };
+const POLL = { poll_ms: poll_ms, deadline_ms: 30_000 };
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 const teardowns: Array<() => unknown> = [];
@@ -57,6 +69,7 @@ let sim: ReturnType<typeof fork> | undefined;
 let client: Client | undefined;
 try {
   const { sql, url: database_url } = await testDatabase({ teardown: (fn) => void teardowns.unshift(fn) });
+  const database = new URL(database_url).pathname.slice(1);
   // Tokens in bulk, one declared country each (round-robin), for one owner.
   const user_id = newId('user');
   const tokens = Array.from({ length: n_nodes }, () => newSecret('enrollment_token'));
@@ -79,8 +92,9 @@ try {
   };
   const node_flags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(OUT, 'profiles')}`] : [];
   const instances: Instance[] = [];
+  const start = (i: number, port?: number) => startInstance({ repo: REPO, database_url, instance_id: `bench-${i + 1}`, env, log_dir: join(OUT, 'hub-logs'), node_flags, port });
   for (let i = 0; i < n_instances; i++) {
-    instances.push(await startInstance({ repo: REPO, database_url, instance_id: `bench-${i + 1}`, env, log_dir: join(OUT, 'hub-logs'), node_flags }));
+    instances.push(await start(i));
     teardowns.unshift(() => instances[i]!.stop());
   }
   const rss0 = await rssBytes(instances[0]!.pid);
@@ -101,18 +115,30 @@ try {
   const rss1 = await rssBytes(instances[0]!.pid);
   client = new Client(instances.map((x) => x.url));
 
-  // The instances' CPU with every node connected and no probe: heartbeats and periodic jobs.
+  // The instances' and their Postgres backends' CPU with every node connected and no probe:
+  // heartbeats, pings, outbox.stats and periodic jobs.
   const instancesCpu = async () => (await Promise.all(instances.map((x) => cpuMs(x.pid)))).reduce((a, b) => a + b, 0);
+  log(`idle for ${idle_s} s…`);
   const idle0 = await instancesCpu();
-  await new Promise((r) => setTimeout(r, 5000));
-  const idle_ms_per_s = ((await instancesCpu()) - idle0) / 5;
+  const pg_idle = await pgCpuMeter(sql, database);
+  await new Promise((r) => setTimeout(r, idle_s * 1000));
+  const idle_ms_per_s = ((await instancesCpu()) - idle0) / idle_s;
+  const pg_idle_ms_per_s = (await pg_idle()) / idle_s;
   log('warm-up…');
   for (let i = 0; i < 20; i++) await runGroup(client, {}, POLL);
 
   const steps: Step[] = [];
+  const pg_ms_per_group = new Map<Step, number>();
+  const xacts_per_group = new Map<Step, number>();
   for (const rate of rates) {
     log(`sweep: ${rate} groups/s for ${step_s} s…`);
+    const pg = await pgCpuMeter(sql, database);
+    const xacts0 = await pgTransactions(sql, database);
     const step = await rateStep(client, rate, step_s, {}, { ...POLL, cpu_ms: instancesCpu });
+    pg_ms_per_group.set(step, ((await pg()) - (pg_idle_ms_per_s * step.elapsed_ms) / 1000) / step.groups);
+    // Reported by the backends within a second or so.
+    await new Promise((r) => setTimeout(r, 1500));
+    xacts_per_group.set(step, ((await pgTransactions(sql, database)) - xacts0) / step.groups);
     steps.push(step);
     if (!(step.p50_ms <= 2000) && !(step.shed > step.groups / 2)) break;
     await new Promise((r) => setTimeout(r, 1000));
@@ -154,10 +180,27 @@ try {
   const pages = Math.max(1, Math.ceil(n_nodes / 200));
   const listing = await timedGets(client, 300, 4, () => `/v1/nodes?page_size=200&page=${1 + Math.floor(Math.random() * pages)}`);
 
+  const reconnects = values['no-reconnects'] ? null : await reconnectPhases();
+  async function reconnectPhases() {
+    log('every node reconnecting at once…');
+    const herd_ms = await herd(sql, sim!, n_nodes, 120_000);
+    const dropped_herd = (await simStats(sim!)).dropped_before_welcome;
+    log('kill -9 of the first instance and restart on its port…');
+    const port = Number(new URL(instances[0]!.url).port);
+    const gone = new Promise((r) => instances[0]!.child.once('exit', r));
+    const t_kill = performance.now();
+    instances[0]!.child.kill('SIGKILL');
+    await gone;
+    instances[0] = await start(0, port);
+    const ready_ms = performance.now() - t_kill;
+    const restart_ms = await untilAllOnline(sql, sim!, n_nodes, t_kill, 120_000);
+    return { herd_ms, dropped_herd, ready_ms, restart_ms, after: await simStats(sim!) };
+  }
+
   // ── output ──
   const where = `${n_nodes.toLocaleString('en')} nodes, ${n_instances} instance${n_instances > 1 ? 's' : ''}`;
   const net = (s: Step) => s.cpu_ms_per_group - (idle_ms_per_s * s.elapsed_ms) / 1000 / s.groups;
-  console.log(`\nHub benchmark: ${where} (node ${process.version}); sweep: ${step_s} s per rate, 3-node tcp probes, automatic selection, polled every 100 ms\n`);
+  console.log(`\nHub benchmark: ${where} (node ${process.version}); sweep: ${step_s} s per rate, 3-node tcp probes, automatic selection, polled every ${poll_ms} ms\n`);
   console.log('| groups/s | created | ended | shed (503) | other errors | p50 / p99 POST → completed (ms) | p50 POST → seen by poll (ms) | POST p50 / p99 (ms) | control-plane CPU per group, net of idle / this client (ms) | completed_at 1970/null |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const s of steps) {
@@ -176,10 +219,13 @@ try {
   const verdict = (ok: boolean) => (ok ? 'meets goal' : 'misses goal');
   const rows: Array<[string, string, string, string]> = [
     [`${where}: simulated nodes enrolled`, `${n_nodes} in ${enroll_s.toFixed(1)} s`, '', ''],
-    [`${where}: control-plane CPU with every node connected, no probes (heartbeats, periodic jobs)`, `${fmt(idle_ms_per_s / 10, 1)} % of a core`, '', ''],
-    [`${where}: control-plane CPU per 3-node group, net of idle (at ${cpu_step?.rate ?? '—'} groups/s)`, cpu_step ? `${fmt(net(cpu_step), 2)} ms` : '—', '', 'flat in node count'],
+    [`${where}: CPU with every node connected, no probes (heartbeats, pings, outbox.stats, periodic jobs; ${idle_s} s), control plane + its Postgres backends`, `${fmt(idle_ms_per_s / 10, 1)} % + ${fmt(pg_idle_ms_per_s / 10, 1)} % of a core`, verdict(idle_ms_per_s / 10 < 15), 'control plane < 15 %'],
+    [`${where}: control-plane CPU per 3-node group, net of idle (at ${cpu_step?.rate ?? '—'} groups/s)`, cpu_step ? `${fmt(net(cpu_step), 2)} ms` : '—', verdict(!!cpu_step && net(cpu_step) <= 2), '≤ 2 ms'],
+    [`${where}: Postgres CPU per 3-node group, net of idle (its backends, at ${cpu_step?.rate ?? '—'} groups/s)`, cpu_step ? `${fmt(pg_ms_per_group.get(cpu_step)!, 2)} ms` : '—', verdict(!!cpu_step && pg_ms_per_group.get(cpu_step)! <= 3), '≤ 3 ms'],
+    ...(reconnects ? reconnectRows(reconnects) : []),
+    [`${where}: database transactions per 3-node group, polls included (pg_stat_database; at ${cpu_step?.rate ?? '—'} groups/s)`, cpu_step ? fmt(xacts_per_group.get(cpu_step)!, 1) : '—', '', ''],
     [`${where}: RSS per connected node (first instance)`, `${fmt((rss1 - rss0) / Math.max(1, Math.ceil(n_nodes / n_instances)) / 1024, 1)} KiB`, '', ''],
-    [`${where}: probe groups/s before latency degrades (3 nodes, polled every 100 ms)`, kneeText, verdict((knee?.rate ?? 0) >= 200), '≥ 200/s at p99 < 200 ms'],
+    [`${where}: probe groups/s before latency degrades (3 nodes, polled every ${poll_ms} ms)`, kneeText, verdict((knee?.rate ?? 0) >= 200), '≥ 200/s at p99 < 200 ms'],
     [`${where}: POST of a 3-node probe at ${first?.rate ?? '—'} groups/s, p50 / p99`, first ? `${fmt(first.post_p50_ms, 1)} / ${fmt(first.post_p99_ms, 1)} ms` : '—', verdict((first?.post_p50_ms ?? Infinity) < 10), 'p50 < 10 ms'],
     [`${where}: ${Math.min(1000, n_nodes)}-node fan-out, POST → completed, p50 / p99 (${fan.length} probes, ${fan_failed} failed)`, `${fmt(quantile(fan, 0.5), 0)} / ${fmt(quantile(fan, 0.99), 0)} ms`, verdict(quantile(fan, 0.99) < 500), 'p99 < 500 ms'],
     [`${where}: one GET of a finished ${Math.min(1000, n_nodes)}-node group (${group_get ? Math.round(group_get.bytes / 1024) : '—'} KB), p50 / p99`, group_get ? `${fmt(quantile(group_get.ms, 0.5), 1)} / ${fmt(quantile(group_get.ms, 0.99), 1)} ms` : '—', verdict(!!group_get && quantile(group_get.ms, 0.99) < 50), '< 50 ms'],
@@ -187,6 +233,15 @@ try {
     [`${where}: 503 UNAVAILABLE (load shed) answers in the sweep`, `${shed_total}${first_shed ? ` (from ${first_shed.rate}/s, Retry-After sent)` : ''}`, '', 'shed before latency collapses'],
     [`${where}: polls that read an ended group without a valid completed_at`, String(steps.reduce((a, s) => a + s.bad_completed_at, 0)), '', '0'],
   ];
+  function reconnectRows(r: NonNullable<typeof reconnects>): Array<[string, string, string, string]> {
+    const s = (ms: number | null) => (ms === null ? 'not within 120 s' : `${fmt(ms / 1000, 1)} s`);
+    return [
+      [`${where}: every node reconnecting at once to a running instance → all online`, s(r.herd_ms), verdict(r.herd_ms !== null && r.herd_ms < 5000), '< 5 s'],
+      [`${where}: kill -9 of the first instance, restart on its port → all online (ready after)`, `${s(r.restart_ms)} (${s(r.ready_ms)})`, verdict(r.restart_ms !== null && r.restart_ms < 10_000), '< 10 s'],
+      [`${where}: frames the nodes dropped because they came before welcome (herd / herd + restart)`,
+        `${JSON.stringify(r.dropped_herd)} / ${JSON.stringify(r.after.dropped_before_welcome)}; ${r.after.failed_attempts} failed attempts ${JSON.stringify(r.after.failures)}`, '', '0'],
+    ];
+  }
   console.log('\n| figure | ours | peer | difference | goal |\n|---|---|---|---|---|');
   for (const [figure, ours, difference, goal] of rows) console.log(`| ${figure} | ${ours} |  | ${difference} | ${goal} |`);
 } finally {

@@ -95,7 +95,7 @@ async function benches(): Promise<Bench[]> {
       ['hub-bench-10k-2i', ['--nodes', '10000', '--instances', '2'], ['--nodes', '600', '--instances', '2']],
     ] as const).map(([name, args, quick]): Bench => ({
       name, area: 'Node hub', file: 'hub-bench.ts', args: [...args], timeout_s: 1200, parse: parseProbeTables,
-      quick_args: [...quick, '--rates', '5,40', '--step-s', '2', '--fanouts', '3'],
+      quick_args: [...quick, '--rates', '5,40', '--step-s', '2', '--fanouts', '3', '--idle-s', '2'],
     })),
     // Node liveness: connection storm, idle cost, close wave and restarts with real agent connections.
     ...([

@@ -20,6 +20,13 @@ export const loadShedConfigSchema = z.object({
    * it), so one late second of start-up work or a burst is never a reason. 0 disables.
    */
   shed_event_loop_delay_ms: z.coerce.number().int().min(0).max(60_000).default(250),
+  /**
+   * Database round trip, ms, beyond which probe creations are refused: the database (or the
+   * pool's connections) is the bottleneck. Timed with a `SELECT 1` through the pool every 200 ms
+   * while probes are created; it must be sustained (the slowest of each of the last five 1 s
+   * windows passes it). 0 disables.
+   */
+  shed_db_latency_ms: z.coerce.number().int().min(0).max(60_000).default(150),
   /** Retry-After of a shed request, whole seconds. */
   shed_retry_after_s: z.coerce.number().int().min(1).max(3600).default(1),
 });

@@ -1,5 +1,4 @@
 import { CLOCK_SKEW_MAX_MS, type HeartbeatMessage } from '@vantage/shared-protocol';
-import { recordClockOffset } from '../nodes/nodes.db.js';
 import type { Conn, HubCore } from './core.js';
 
 /** A reported offset is written again when it moved by at least this much, ms (jitter is not news). */
@@ -15,7 +14,7 @@ const recorded = new WeakMap<Conn, { offset_ms: number; at: number }>();
  * `clock_skewed` beyond CLOCK_SKEW_MAX_MS). Written on the first report of a connection, when it
  * moved by CHANGE_MS, crossed the skew bound, or every REFRESH_MS: not at every heartbeat.
  */
-export async function noteClockOffset(core: HubCore, conn: Conn, node_id: string, msg: HeartbeatMessage): Promise<void> {
+export function noteClockOffset(core: HubCore, conn: Conn, node_id: string, msg: HeartbeatMessage): void {
   const offset_ms = msg.clock_offset_ms;
   if (offset_ms === undefined) return;
   const last = recorded.get(conn);
@@ -24,5 +23,6 @@ export async function noteClockOffset(core: HubCore, conn: Conn, node_id: string
   if (last && Math.abs(last.offset_ms - offset_ms) < CHANGE_MS && skewed(last.offset_ms) === skewed(offset_ms) && now - last.at < REFRESH_MS) return;
   recorded.set(conn, { offset_ms, at: now });
   if (skewed(offset_ms) && (!last || !skewed(last.offset_ms))) core.log.warn({ node_id, clock_offset_ms: offset_ms, rtt_ms: msg.rtt_ms }, 'node clock is off');
-  await recordClockOffset(core.sql, node_id, offset_ms).catch((err: unknown) => core.log.warn({ err, node_id }, 'recording the clock offset failed'));
+  // Written behind with other nodes' offsets (node-reports.ts).
+  core.reports.clock.note({ id: node_id, offset_ms: Math.round(offset_ms) });
 }

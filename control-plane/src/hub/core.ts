@@ -6,6 +6,7 @@ import type { GeoLocator } from '../nodes/geo/geoip.js';
 import type { NodeHello, NodeRow } from '../nodes/nodes.db.js';
 import type { Logger } from '../log.js';
 import type { AssignmentFeed, ResultSink } from '../contracts.js';
+import type { NodeReports } from './node-reports.js';
 import type { UpgradeAuth } from './upgrade.js';
 
 /** One node WebSocket, from upgrade to close. `node_id` is set once enroll/hello succeeded. */
@@ -24,6 +25,12 @@ export interface Conn {
   /** Frames of one connection are handled in arrival order. */
   chain: Promise<void>;
   hello_timer: NodeJS.Timeout | null;
+  /**
+   * Frames for the node held back until its `welcome` is sent (null once it was): an agent drops
+   * whatever arrives before `welcome`, and a hello registers the link before its online mark is
+   * written, so a task.run routed to it meanwhile must wait, not be lost.
+   */
+  before_welcome: ServerMessage[] | null;
 }
 
 /** What the hub knows of a link's health between frames (hub/liveness.ts). */
@@ -57,6 +64,8 @@ export interface HubCore {
   unregister(conn: Conn): void;
   /** Record the node online on this instance (nodes.db.ts markNodeOnline, batched: online-marks.ts); null when it may not be. */
   markOnline(hello: NodeHello): Promise<NodeRow | null>;
+  /** Write-behind of outbox.stats and clock offsets (node-reports.ts). */
+  reports: NodeReports;
 }
 
 /** Consecutive invalid frames after which the link is closed with protocol_error. */
@@ -65,10 +74,25 @@ export const BAD_FRAMES_MAX = 100;
 /** Send one server message if the socket is open. @returns whether it was handed to the socket */
 export function sendFrame(conn: Conn, message: ServerMessage): boolean {
   if (conn.ws.readyState !== conn.ws.OPEN) return false;
+  if (conn.before_welcome && message.type !== 'welcome' && message.type !== 'error') {
+    conn.before_welcome.push(message);
+    return true;
+  }
   conn.ws.send(JSON.stringify(message));
   // An agent acks a task.run at once: nothing back from the node soon after is a sign (liveness.ts).
   if (message.type === 'task.run' && !conn.live.task_sent_at) conn.live.task_sent_at = Date.now();
   return true;
+}
+
+/**
+ * Send `welcome`, then the frames held back while the handshake ran (Conn.before_welcome), in
+ * the order they were sent.
+ */
+export function sendWelcome(conn: Conn, welcome: Extract<ServerMessage, { type: 'welcome' }>): void {
+  const held = conn.before_welcome ?? [];
+  conn.before_welcome = null;
+  sendFrame(conn, welcome);
+  for (const m of held) sendFrame(conn, m);
 }
 
 /** Send an `error` frame (the link stays up; shared-protocol errorMessageSchema). */

@@ -1,5 +1,5 @@
 import { describeIssues, fieldIssues, isId, parseNodeMessage, resultEnvelopeSchema, type ResultBatchMessage, type ResultEnvelope } from '@vantage/shared-protocol';
-import { countRejectedResults, recordOutboxStats } from '../nodes/nodes.db.js';
+import { countRejectedResults } from '../nodes/nodes.db.js';
 import { BAD_FRAMES_MAX, closeWith, sendError, sendFrame, type Conn, type HubCore } from './core.js';
 import { noteClockOffset } from './clock-offset.js';
 import { confirmEnrollment } from './handshake.js';
@@ -38,8 +38,10 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
     case 'outbox.stats':
       core.log.debug({ node_id, pending: msg.pending, dropped_total: msg.dropped_total }, 'node outbox');
       if (msg.dropped_total > 0) core.log.warn({ node_id, dropped_total: msg.dropped_total }, 'node dropped results from its outbox');
-      // Kept on the node record: its owner sees what the node buffers and what it had to drop.
-      return recordOutboxStats(core.sql, node_id, msg);
+      // Kept on the node record (written behind, coalesced: node-reports.ts): its owner sees
+      // what the node buffers and what it had to drop.
+      core.reports.outbox.note({ id: node_id, pending: msg.pending, dropped_total: msg.dropped_total, oldest_pending_at: msg.oldest_pending_at });
+      return;
     case 'assignments.ack':
       core.log.debug({ node_id, version: msg.version }, 'assignments acked');
       return core.assignments?.acked(node_id, msg.version);

@@ -7,7 +7,7 @@ import { confirmNodeCredential, insertNode, markNodeOffline, reissueUnconfirmedC
 import { cityById } from '../nodes/geo/cities.js';
 import type { GeoFacts } from '../nodes/geo/geoip.js';
 import { providerOf } from '../nodes/geo/provider.js';
-import { closeWith, sendError, sendFrame, type Conn, type HubCore } from './core.js';
+import { closeWith, sendError, sendFrame, sendWelcome, type Conn, type HubCore } from './core.js';
 import { secretHash } from '../nodes/secrets.js';
 
 const NO_GEO: GeoFacts = { country: null, region: null, city: null, asn: null, isp: null };
@@ -154,16 +154,20 @@ async function hello(core: HubCore, conn: Conn, msg: HelloMessage): Promise<void
   const missed = await core.results.pendingTasks(node.id);
   // Closed meanwhile: its close event found no node to mark offline, so it must not be held now.
   if (conn.ws.readyState !== conn.ws.OPEN) return;
+  // Registered before the online mark is written, so a task routed to the node meanwhile reaches
+  // this link; frames sent to it until `welcome` are held back (the agent would drop them).
+  conn.before_welcome = [];
   core.register(conn, node.id);
   const row = await core.markOnline({
     id: node.id, instance_id: core.instance_id, ip_address: conn.ip, agent_version: msg.agent_version, capabilities: msg.capabilities,
   });
   if (!row) {
     core.unregister(conn);
+    conn.before_welcome = null;
     return closeWith(conn, 'node_disabled');
   }
   core.log.info({ node_id: node.id, agent_version: msg.agent_version }, 'node connected');
-  sendFrame(conn, welcome(core, row.id, row.name, msg.protocol_version, null));
+  sendWelcome(conn, welcome(core, row.id, row.name, msg.protocol_version, null));
   // Tasks it had accepted and no longer holds were lost in a restart: fail them now, not at their deadline.
   if (msg.tasks_held && core.results.nodeReturned) await core.results.nodeReturned(node.id, msg.tasks_held);
   for (const task of missed) sendFrame(conn, task);

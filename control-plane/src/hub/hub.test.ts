@@ -266,6 +266,33 @@ t.test('no first frame: closed with hello_timeout', async (t) => {
   t.equal((await node.closed).code, CLOSE_CODES.hello_timeout.code);
 });
 
+t.test('a task sent while the hello is written waits for welcome (an agent drops frames before it)', async (t) => {
+  const { node: first, node_id, credential } = await enrollNode(base, await makeToken(sql));
+  first.close();
+  await waitFor(async () => (await nodeRow(node_id)).status === 'offline');
+  // The hello's online mark waits on this lock: the link is registered, welcome not sent yet.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  let locked!: () => void;
+  const lock_taken = new Promise<void>((resolve) => { locked = resolve; });
+  const tx = sql.begin(async (tx) => {
+    await tx`SELECT id FROM nodes WHERE id = ${node_id} FOR UPDATE`;
+    locked();
+    await held;
+  });
+  await lock_taken;
+  const node = await TestNode.connect(base, credential);
+  t.teardown(() => node.close());
+  node.send({ type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: '0.1.0', node_id });
+  await waitFor(async () => hub.localNodeIds().includes(node_id));
+  const task_id = newId('probe_task');
+  t.equal(await hub.sendTask(node_id, run(task_id)), 'sent', 'routed to the registered link');
+  release();
+  await tx;
+  t.equal((await node.next()).type, 'welcome', 'welcome is the first frame the node gets');
+  t.equal((await node.next('task.run')).task_id, task_id, 'then the task held back for it');
+});
+
 function run(task_id: string) {
   return taskRunMessageSchema.parse({ type: 'task.run', task_id, timeout_ms: 5000, check: { type: 'tcp', target: '198.18.0.10:443', params: {} } });
 }

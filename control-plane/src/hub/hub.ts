@@ -18,6 +18,7 @@ import { handleFrame } from './frames.js';
 import { handshake } from './handshake.js';
 import { leaseStaleMs, startLease } from './lease.js';
 import { noteLife, startLiveness, type LivenessLimits } from './liveness.js';
+import { nodeReports } from './node-reports.js';
 import { onlineMarker } from './online-marks.js';
 import { startRelay, type Relay } from './relay.js';
 import { createUpgradeHandler } from './upgrade.js';
@@ -77,9 +78,27 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
    * Per-node status writes of one link, in order and after the frames before them (a close
    * during the hello's UPDATE must not be overtaken by it), errors logged.
    */
-  const writeAfter = (conn: Conn, node_id: string, what: string, write: () => Promise<unknown>): void => {
+  const writeAfter = (conn: Conn, node_id: string, what: string, write: () => Promise<unknown>): Promise<void> => {
     conn.chain = conn.chain.then(write).then(() => {}, (err: unknown) => log.error({ err, node_id }, `${what} failed`));
+    return conn.chain;
   };
+  /**
+   * Offline marks of closed links not yet written, by node. A node that reconnects at once (every
+   * node after a network blip) says hello on a new link while its old link's mark may still wait
+   * in the pool's queue: written after the new online mark, it showed a connected node offline
+   * (and out of every pick). A hello's online mark waits for it; the mark itself is skipped when
+   * a newer link of the node is registered by then (that link's own mark decides).
+   */
+  const offlineWrites = new Map<string, Promise<void>>();
+  const markOffline = (conn: Conn, node_id: string): void => {
+    const done = writeAfter(conn, node_id, 'mark offline', async () => {
+      if (registry.has(node_id)) return;
+      await markNodeOffline(sql, node_id, instance_id);
+    });
+    offlineWrites.set(node_id, done);
+    void done.then(() => { if (offlineWrites.get(node_id) === done) offlineWrites.delete(node_id); });
+  };
+  const onlineMark = onlineMarker(sql, log);
 
   const deliverLocal = (node_id: string, message: ServerMessage): boolean => {
     const conn = registry.get(node_id);
@@ -111,7 +130,11 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
       if (conn.node_id && registry.get(conn.node_id) === conn) registry.delete(conn.node_id);
       conn.node_id = null;
     },
-    markOnline: onlineMarker(sql, log),
+    async markOnline(hello) {
+      await offlineWrites.get(hello.id);
+      return onlineMark(hello);
+    },
+    reports: nodeReports(sql, log),
   };
 
   const started = (async () => {
@@ -160,7 +183,7 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
       registry.delete(node_id);
       deps.assignments?.disconnected(node_id);
       log.info({ node_id, code }, 'node disconnected');
-      if (!closing) writeAfter(conn, node_id, 'mark offline', () => markNodeOffline(sql, node_id, instance_id));
+      if (!closing) markOffline(conn, node_id);
     });
   };
 
@@ -171,7 +194,7 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     accept(req: IncomingMessage, socket: Duplex, head: Buffer, auth: Conn['auth'], ip: string | null) {
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, {
         ws, auth, ip, node_id: null, live: newLinkState(Date.now(), interval_ms),
-        last_frame_at: Date.now(), bad_frames: 0, chain: Promise.resolve(), hello_timer: null,
+        last_frame_at: Date.now(), bad_frames: 0, chain: Promise.resolve(), hello_timer: null, before_welcome: null,
       }));
     },
   };
@@ -233,6 +256,8 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
       registry.clear();
       await started.catch(() => {});
       await relay?.stop().catch(() => {});
+      await core.reports.outbox.close();
+      await core.reports.clock.close();
       await releaseInstanceNodes(sql, instance_id).catch((err: unknown) => log.warn({ err }, 'release on close failed'));
       wss.close();
     },

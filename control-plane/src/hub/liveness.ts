@@ -70,7 +70,8 @@ export function startLiveness(deps: LivenessDeps): { stop(): void; limits: Liven
       conn.ws.ping();
       deps.onSuspect(conn);
     }
-    if (now >= live.next_beat_at) {
+    // Not before `welcome` (core.ts Conn.before_welcome): the agent would drop it.
+    if (now >= live.next_beat_at && !conn.before_welcome) {
       live.next_beat_at = now + deps.interval_ms;
       conn.ws.send(beat, { binary: false });
     }

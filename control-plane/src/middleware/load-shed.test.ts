@@ -7,6 +7,7 @@ import { createLogger } from '../log.js';
 import { LoadMonitor, loadShedding, shedReason, type LoadShedOptions } from './load-shed.js';
 import { testApp } from '../test-support/app.js';
 import { recordingHub } from '../probes/test-support.js';
+import { testDatabase } from '../test-support/db.js';
 
 const limits: LoadShedOptions = { shed_max_inflight_creations: 2, shed_max_inflight_requests: 4, shed_event_loop_delay_ms: 200, shed_retry_after_s: 3 };
 
@@ -18,6 +19,9 @@ t.test('which signal sheds which request', async (t) => {
   t.match(shedReason(load(4, 0), false, limits), { signal: 'inflight_requests', limit: 4, value: 4 }, 'past the request limit everything waits');
   t.match(shedReason(load(0, 0, 250), true, limits), { signal: 'event_loop_delay', limit: 200, value: 250 });
   t.equal(shedReason(load(0, 0, 250), false, limits), null);
+  t.match(shedReason({ ...load(0, 0), db_ms: () => 400 }, true, { ...limits, shed_db_latency_ms: 300 }), { signal: 'db_latency', limit: 300, value: 400 });
+  t.equal(shedReason({ ...load(0, 0), db_ms: () => 400 }, false, { ...limits, shed_db_latency_ms: 300 }), null, 'polls go on');
+  t.equal(shedReason({ ...load(0, 0), db_ms: () => 400 }, true, { ...limits, shed_db_latency_ms: 0 }), null, 'database signal off');
   t.equal(shedReason(load(99, 99, 9999), true, { ...limits, shed_max_inflight_creations: 0, shed_max_inflight_requests: 0, shed_event_loop_delay_ms: 0 }), null, '0 disables');
 });
 
@@ -135,4 +139,29 @@ t.test('an event-loop delay sustained over every window sheds probe creation unt
 t.test('bad delay windows are refused when the monitor is built', async (t) => {
   t.throws(() => new LoadMonitor({ window_ms: 0, windows: 3 }), /bad delay windows/);
   t.throws(() => new LoadMonitor({ window_ms: 100, windows: 0 }), /bad delay windows/);
+});
+
+t.test('a database round trip slow over every window sheds probe creation, polls go on, and it passes', async (t) => {
+  const { sql } = await testDatabase(t);
+  let slow = true;
+  // A real query on a real server: slow while `slow` (pg_sleep stands for a saturated database).
+  const monitor = new LoadMonitor({ window_ms: 100, windows: 3 }, () => (slow ? sql`SELECT pg_sleep(0.4)` : sql`SELECT 1`));
+  t.teardown(() => monitor.close());
+  const db_limits = { ...limits, shed_event_loop_delay_ms: 0, shed_db_latency_ms: 150 };
+  const app = new Hono<AppEnv>();
+  app.use('*', requestContext(createLogger('silent')));
+  app.use('*', loadShedding(db_limits, monitor));
+  app.post('/v1/probe/ping', (c) => c.json({ ok: true }, 202));
+  app.get('/v1/probe/tasks/x', (c) => c.json({ ok: true }));
+  app.onError(onError);
+  t.equal((await app.request('/v1/probe/ping', { method: 'POST' })).status, 202, 'nothing timed yet: admitted (the first creation starts the timing)');
+  await until(() => monitor.dbLatencyMs() >= 150, 60_000, 'a sustained database latency');
+  const res = await app.request('/v1/probe/ping', { method: 'POST' });
+  t.equal(res.status, 503);
+  t.equal(res.headers.get('retry-after'), '3');
+  t.match(((await res.json()) as any).error, { code: 'UNAVAILABLE', details: { signal: 'db_latency', limit: 150 } });
+  t.equal((await app.request('/v1/probe/tasks/x')).status, 200, 'a poll is admitted');
+  slow = false;
+  await until(() => monitor.dbLatencyMs() < 150, 60_000, 'the database to answer quickly again');
+  t.equal((await app.request('/v1/probe/ping', { method: 'POST' })).status, 202);
 });

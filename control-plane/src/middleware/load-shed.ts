@@ -5,10 +5,11 @@ import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 
 /** Limits of {@link loadShedding} (config/load-shed.ts); 0 disables a limit. */
-export type LoadShedOptions = Pick<Config, 'shed_max_inflight_creations' | 'shed_max_inflight_requests' | 'shed_event_loop_delay_ms' | 'shed_retry_after_s'>;
+export type LoadShedOptions = Pick<Config, 'shed_max_inflight_creations' | 'shed_max_inflight_requests' | 'shed_event_loop_delay_ms' | 'shed_retry_after_s'>
+  & Partial<Pick<Config, 'shed_db_latency_ms'>>;
 
 /** Why a request was shed: the signal, its limit and the value that passed it. */
-export interface ShedReason { signal: 'inflight_creations' | 'inflight_requests' | 'event_loop_delay'; limit: number; value: number }
+export interface ShedReason { signal: 'inflight_creations' | 'inflight_requests' | 'event_loop_delay' | 'db_latency'; limit: number; value: number }
 
 /**
  * How the event-loop delay is judged: the 99th percentile of each `window_ms` window, and the
@@ -42,10 +43,16 @@ export class LoadMonitor {
   readonly #delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   readonly #p99_ms: number[] = [];
   readonly #timer: NodeJS.Timeout;
+  readonly #db: DbLatency | null;
 
-  constructor(readonly windows: DelayWindows = DELAY_WINDOWS) {
+  /**
+   * @param db_probe one cheap round trip through the application's database pool (`SELECT 1`):
+   *   timed while probe creations arrive, it is the database signal ({@link dbLatencyMs})
+   */
+  constructor(readonly windows: DelayWindows = DELAY_WINDOWS, db_probe?: () => Promise<unknown>) {
     if (!(windows.window_ms > 0 && Number.isInteger(windows.windows) && windows.windows >= 1)) throw new Error(`LoadMonitor: bad delay windows ${JSON.stringify(windows)}`);
     this.#delay.enable();
+    this.#db = db_probe ? new DbLatency(db_probe, windows) : null;
     this.#timer = setInterval(() => this.#endWindow(), windows.window_ms).unref();
   }
 
@@ -55,6 +62,17 @@ export class LoadMonitor {
     this.#delay.reset();
     this.#p99_ms.push(Math.max(0, p99_ms - RESOLUTION_MS));
     if (this.#p99_ms.length > this.windows.windows) this.#p99_ms.shift();
+    this.#db?.endWindow();
+  }
+
+  /**
+   * The database round trip sustained over the last `windows` windows, ms: per window the
+   * slowest probe (one still unanswered counts for its age), the lowest of the windows. 0 without
+   * a probe, and until that many windows were timed. Timing starts on the first call (the first
+   * probe creation), so an instance nobody creates probes on sends no probe queries.
+   */
+  dbLatencyMs(): number {
+    return this.#db?.sustainedMs() ?? 0;
   }
 
   /**
@@ -69,16 +87,80 @@ export class LoadMonitor {
   close(): void {
     clearInterval(this.#timer);
     this.#delay.disable();
+    this.#db?.stop();
+  }
+}
+
+/** Pause between two database probes, ms (one in flight at a time). */
+const DB_PROBE_GAP_MS = 200;
+/** Probing stops when no probe creation asked for the signal this long, ms (and starts afresh on the next). */
+const DB_PROBE_IDLE_MS = 30_000;
+
+/**
+ * Timing of a database probe query: how long a query waits for a pooled connection plus its round
+ * trip, which is what every request and result write of this instance waits too. Probes run one
+ * at a time, DB_PROBE_GAP_MS apart, from the first {@link sustainedMs} call until none came for
+ * DB_PROBE_IDLE_MS (an instance nobody creates probes on sends no probe queries).
+ */
+class DbLatency {
+  #started = false;
+  #asked_at = 0;
+  #stopped = false;
+  #in_flight_since = 0;
+  #window_max_ms = 0;
+  readonly #max_ms: number[] = [];
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly probe: () => Promise<unknown>, private readonly windows: DelayWindows) {}
+
+  #run(): void {
+    if (this.#stopped) return;
+    const t0 = performance.now();
+    this.#in_flight_since = t0;
+    this.probe().then(() => {}, () => {}).finally(() => {
+      this.#in_flight_since = 0;
+      this.#window_max_ms = Math.max(this.#window_max_ms, performance.now() - t0);
+      if (performance.now() - this.#asked_at > DB_PROBE_IDLE_MS) {
+        this.#started = false;
+        this.#max_ms.length = 0;
+        this.#window_max_ms = 0;
+        return;
+      }
+      if (!this.#stopped) this.#timer = setTimeout(() => this.#run(), DB_PROBE_GAP_MS).unref();
+    });
+  }
+
+  endWindow(): void {
+    if (!this.#started) return;
+    const waiting = this.#in_flight_since ? performance.now() - this.#in_flight_since : 0;
+    this.#max_ms.push(Math.max(this.#window_max_ms, waiting));
+    this.#window_max_ms = 0;
+    if (this.#max_ms.length > this.windows.windows) this.#max_ms.shift();
+  }
+
+  sustainedMs(): number {
+    this.#asked_at = performance.now();
+    if (!this.#started) {
+      this.#started = true;
+      this.#run();
+    }
+    return this.#max_ms.length < this.windows.windows ? 0 : Math.min(...this.#max_ms);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
   }
 }
 
 /**
  * Why the request `creates` (work for nodes or not) must be refused now, or null to admit it:
  * any request once `shed_max_inflight_requests` are in flight; a probe creation once
- * `shed_max_inflight_creations` creations are in flight or the event-loop delay, sustained
- * ({@link LoadMonitor.eventLoopDelayMs}), passed `shed_event_loop_delay_ms`.
+ * `shed_max_inflight_creations` creations are in flight, the event-loop delay, sustained
+ * ({@link LoadMonitor.eventLoopDelayMs}), passed `shed_event_loop_delay_ms`, or the database
+ * round trip, sustained ({@link LoadMonitor.dbLatencyMs}), passed `shed_db_latency_ms`.
  */
-export function shedReason(load: { inflight: number; creations: number; delay_ms: () => number }, creates: boolean, o: LoadShedOptions): ShedReason | null {
+export function shedReason(load: { inflight: number; creations: number; delay_ms: () => number; db_ms?: () => number }, creates: boolean, o: LoadShedOptions): ShedReason | null {
   if (o.shed_max_inflight_requests > 0 && load.inflight >= o.shed_max_inflight_requests) {
     return { signal: 'inflight_requests', limit: o.shed_max_inflight_requests, value: load.inflight };
   }
@@ -90,12 +172,16 @@ export function shedReason(load: { inflight: number; creations: number; delay_ms
   if (o.shed_event_loop_delay_ms > 0 && delay_ms >= o.shed_event_loop_delay_ms) {
     return { signal: 'event_loop_delay', limit: o.shed_event_loop_delay_ms, value: Math.round(delay_ms) };
   }
+  const db_limit = o.shed_db_latency_ms ?? 0;
+  const db_ms = db_limit > 0 && load.db_ms ? load.db_ms() : 0;
+  if (db_limit > 0 && db_ms >= db_limit) return { signal: 'db_latency', limit: db_limit, value: Math.round(db_ms) };
   return null;
 }
 
 /**
  * Admission control (docs/architecture/control-plane.md "Load shedding"): past the instance's
- * capacity a request is answered at once with 503 UNAVAILABLE, `Retry-After:
+ * capacity, or its database's (a probe query through the pool slow for seconds: the database is
+ * the bottleneck while this process has CPU to spare, so the event loop stays on time), a request is answered at once with 503 UNAVAILABLE, `Retry-After:
  * shed_retry_after_s` and `details {signal, limit, value}`, before it costs a database query,
  * instead of joining a queue whose latency climbs to seconds. Probe creation is shed first (it is
  * what brings more work: tasks, node results, polls); polls of probes already accepted go on so
@@ -105,9 +191,10 @@ export function shedReason(load: { inflight: number; creations: number; delay_ms
  */
 export function loadShedding(opts: LoadShedOptions, monitor = new LoadMonitor()): MiddlewareHandler<AppEnv> {
   const delay_ms = () => monitor.eventLoopDelayMs();
+  const db_ms = () => monitor.dbLatencyMs();
   return async function loadSheddingMiddleware(c, next) {
     const creates = createsWork(c);
-    const reason = shedReason({ inflight: monitor.inflight, creations: monitor.creations, delay_ms }, creates, opts);
+    const reason = shedReason({ inflight: monitor.inflight, creations: monitor.creations, delay_ms, db_ms }, creates, opts);
     if (reason) {
       c.get('log')?.debug({ shed: reason }, 'request shed');
       throw new ApiError('UNAVAILABLE', `the control plane is at capacity (${reason.signal.replace(/_/g, ' ')} ${reason.value}, limit ${reason.limit}); retry after ${opts.shed_retry_after_s} s`,

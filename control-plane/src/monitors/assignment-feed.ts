@@ -10,7 +10,7 @@ import { openedConfig } from './header-secrets.js';
 import { createAssignmentCheck } from './assignment-check.js';
 import { onAssignmentsChanged } from './assignment-signals.js';
 import {
-  assignmentIndex, assignmentRows, assignmentSets, assignmentVersions, recordAssignmentsAck, type AssignmentRow, type AssignmentSet,
+  assignmentIndex, assignmentRows, assignmentSets, assignmentVersions, recordAssignmentsAck, recordAssignmentsAcks, type AssignmentRow, type AssignmentSet,
 } from './assignments.db.js';
 import { monitorSecretHeaders } from './placement-status.js';
 
@@ -94,6 +94,13 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
   const box = secretBoxOf(config);
   const refusedByNodes = createAssignmentCheck();
   // Every node says hello at once after a restart: their full sets are read in a few statements.
+  // Acks of many nodes in one statement and commit (all nodes ack their full sets after a restart);
+  // a batch that fails as a whole is written again one node at a time.
+  const ackBatch = batchCalls<{ node_id: string; version: number }, void>(async (acks) => {
+    await recordAssignmentsAcks(sql, acks);
+    return acks.map(() => undefined);
+  }, { max: 1000 });
+  const recordAck = (ack: { node_id: string; version: number }) => ackBatch(ack).catch(() => recordAssignmentsAck(sql, ack.node_id, ack.version));
   const fullSet = batchCalls<string, AssignmentSet>(async (node_ids) => {
     const sets = await assignmentSets(sql, node_ids);
     return node_ids.map((id) => sets.get(id)!);
@@ -250,7 +257,7 @@ export function createAssignmentFeed(deps: { sql: Sql; log: Logger; config: Pick
       }
       if (version > link.acked_recorded) {
         link.acked_recorded = version;
-        await recordAssignmentsAck(sql, node_id, version);
+        await recordAck({ node_id, version });
       }
     },
     disconnected(node_id) {

@@ -90,7 +90,25 @@ export async function assignmentVersions(sql: Sql, node_ids: string[]): Promise<
   return new Map(rows.map((r) => [r.node_id, Number(r.version)]));
 }
 
-/** Record that the node confirmed holding `version` (assignments.ack); older acks never overwrite newer ones. */
+/**
+ * Record that nodes confirmed holding their `version` (assignments.ack), in one statement for
+ * many (every node acks its full set right after a restart's hellos); older acks never overwrite
+ * newer ones. Rows are written in node id order.
+ */
+export async function recordAssignmentsAcks(sql: Sql, acks: Array<{ node_id: string; version: number }>): Promise<void> {
+  // One row per node (an upsert may not touch a row twice): its highest version.
+  const top = new Map<string, number>();
+  for (const a of acks) top.set(a.node_id, Math.max(a.version, top.get(a.node_id) ?? -Infinity));
+  if (top.size === 0) return;
+  const rows = [...top].sort(([a], [b]) => (a < b ? -1 : 1)).map(([node_id, version]) => ({ node_id, version }));
+  await sql`
+    INSERT INTO node_assignments (node_id, version, acked_version, acked_at)
+    SELECT node_id, version, version, now() FROM jsonb_to_recordset(${sql.json(rows as never)}) AS a(node_id text, version bigint)
+    ON CONFLICT (node_id) DO UPDATE SET acked_version = EXCLUDED.acked_version, acked_at = now()
+    WHERE node_assignments.acked_version IS NULL OR node_assignments.acked_version < EXCLUDED.acked_version`;
+}
+
+/** Record one node's ack ({@link recordAssignmentsAcks} for one). */
 export async function recordAssignmentsAck(sql: Sql, node_id: string, version: number): Promise<void> {
   await sql`
     INSERT INTO node_assignments (node_id, version, acked_version, acked_at) VALUES (${node_id}, ${version}, ${version}, now())

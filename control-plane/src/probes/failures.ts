@@ -39,11 +39,12 @@ export async function failTask(sql: Sql, task_id: string, error: string, error_c
  * holds, neither running nor with a result in its outbox, was lost when the agent restarted. Each
  * ends failed now with "node restarted" (class internal) instead of at its deadline; like every
  * failure the control plane records, a result the node does send later replaces it.
+ * @param notHeld reads those tasks (default: one statement for this node; the sink batches hellos)
  * @returns how many tasks this call ended
  */
-export async function failLostTasks(sql: Sql, node_id: string, tasks_held: string[]): Promise<number> {
+export async function failLostTasks(sql: Sql, node_id: string, tasks_held: string[], notHeld: (node_id: string, held: string[]) => Promise<string[]> = (id, held) => runningTasksNotHeld(sql, id, held)): Promise<number> {
   let n = 0;
-  for (const task_id of await runningTasksNotHeld(sql, node_id, tasks_held)) {
+  for (const task_id of await notHeld(node_id, tasks_held)) {
     const error = 'node restarted: the task was lost (the node came back neither running it nor holding its result)';
     if (await failTask(sql, task_id, error, 'internal', { node_id })) n++;
   }

@@ -1,7 +1,7 @@
 import { sanitizeStrings, type MonitorResultEnvelope, type ResultEnvelope, type TaskAckMessage } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
-import { dropServerFailure, lockTask, unackedTasksOf, storedResultIds, storeTaskResult, type TaskRow } from './tasks.db.js';
+import { dropServerFailure, lockTask, runningTasksNotHeldMany, unackedTasksOf, storedResultIds, storeTaskResult, type TaskRow } from './tasks.db.js';
 import { batchCalls } from '../db/batch.js';
 import { firstResultWriter } from './first-results.js';
 import { createAckWriter } from './task-acks.js';
@@ -213,8 +213,14 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
     });
   }
 
+  // The same for the tasks each returning node no longer holds.
+  const notHeld = batchCalls<{ node_id: string; held: string[] }, string[]>(async (nodes) => {
+    const by_node = await runningTasksNotHeldMany(sql, nodes);
+    return nodes.map((n) => by_node.get(n.node_id) ?? []);
+  }, { max: PENDING_BATCH_NODES });
+
   async function nodeReturned(node_id: string, tasks_held: string[]) {
-    const n = await failLostTasks(sql, node_id, tasks_held);
+    const n = await failLostTasks(sql, node_id, tasks_held, (id, held) => notHeld({ node_id: id, held }));
     if (n > 0) log.warn({ node_id, failed: n }, 'tasks lost in a node restart failed');
     return n;
   }

@@ -190,7 +190,24 @@ export async function unackedTasksOf(sql: Executor, node_ids: string[]): Promise
     ORDER BY t.node_id, t.created_at`;
 }
 
-/** Ids of `node_id`'s tasks the node accepted (running) that are not in `held`. */
+/**
+ * For each node, the ids of its tasks it accepted (running) that are not in its `held`, in one
+ * statement for many nodes (every node saying hello after a restart). @returns node id → task ids
+ */
+export async function runningTasksNotHeldMany(sql: Executor, nodes: Array<{ node_id: string; held: string[] }>): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(nodes.map((n) => [n.node_id, []]));
+  if (nodes.length === 0) return out;
+  const rows = await sql<{ id: string; node_id: string }[]>`
+    WITH h AS (SELECT * FROM jsonb_to_recordset(${sql.json(nodes as never)}) AS h(node_id text, held text[]))
+    SELECT t.id, t.node_id FROM h JOIN probe_tasks t ON t.node_id = h.node_id AND t.status = 'running' AND NOT (t.id = ANY(h.held))`;
+  for (const r of rows) {
+    const ids = out.get(r.node_id);
+    if (ids && !ids.includes(r.id)) ids.push(r.id);
+  }
+  return out;
+}
+
+/** The tasks `node_id` runs by our records that it does not list in `held` (one node of {@link runningTasksNotHeldMany}). */
 export async function runningTasksNotHeld(sql: Executor, node_id: string, held: string[]): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`
     SELECT id FROM probe_tasks WHERE node_id = ${node_id} AND status = 'running' AND NOT (id = ANY(${held}::text[]))`;

@@ -53,10 +53,12 @@ export async function cpuMs(pid: number): Promise<number> {
  */
 export async function startInstance(opts: {
   repo: string; database_url: string; instance_id: string; env: Record<string, string>; log_dir: string; node_flags?: string[];
+  /** Listen on this port (a restart in place); default: a free one. */
+  port?: number;
 }): Promise<Instance> {
-  const port = await freePort();
+  const port = opts.port ?? await freePort();
   await mkdir(opts.log_dir, { recursive: true });
-  const log = createWriteStream(join(opts.log_dir, `${opts.instance_id}.log`));
+  const log = createWriteStream(join(opts.log_dir, `${opts.instance_id}.log`), { flags: 'a' });
   const { NODE_OPTIONS: _dropped, ...parent } = process.env;
   const child = spawn(process.execPath, [...(opts.node_flags ?? []), '--import', TSX, join(opts.repo, 'control-plane/src/main.ts')], {
     cwd: opts.repo,

@@ -44,7 +44,8 @@ export class Client {
         });
         res.on('error', () => resolve({ status: 0, body: null, bytes: 0, ms: performance.now() - t0, retry_after: null }));
       });
-      req.on('error', () => resolve({ status: 0, body: null, bytes: 0, ms: performance.now() - t0, retry_after: null }));
+      // A network error is status 0; its code is the body (ECONNRESET: a kept-alive socket the server closed as it was reused).
+      req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: 0, body: err.code ?? err.message, bytes: 0, ms: performance.now() - t0, retry_after: null }));
       req.end(payload);
     });
   }
