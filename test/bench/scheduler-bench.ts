@@ -2,9 +2,9 @@
  * Benchmark (not a test): how late a node starts its monitor rounds when it holds 10,000
  * assignments (node-agent/src/assignments/scheduler.ts; docs/api/monitors.md "Rounds").
  *
- *   npx tsx test/bench/scheduler-bench.ts [--assignments 10000] [--interval-s 60] [--agent-s 150] [--alone-s 60]
+ *   npx tsx test/bench/scheduler-bench.ts [--assignments 10000] [--interval-s 60] [--agent-s 150] [--alone-s 60] [--blackbox-s 60]
  *
- * Two measurements, one after the other:
+ * Three measurements, one after the other:
  * 1. The real agent: `node-agent run` as a child process (through the tsx loader, as in
  *    development), connected to an in-process control-plane stub that speaks the real protocol
  *    and acks results (node-agent/src/connection/test-support/control-plane-stub.ts). Its state DB
@@ -18,6 +18,11 @@
  * 2. The scheduler alone, in this process: the same assignments in an AssignmentScheduler whose
  *    `fire` only notes the time (sub-millisecond clock), for `alone-s` seconds: the timers' own
  *    lateness, without checks or I/O.
+ * 3. The anchor (test/bench/lib/blackbox.ts): Prometheus blackbox_exporter (Debian package
+ *    prometheus-blackbox-exporter, installed by apt-get when missing and run as root; skipped
+ *    with a message otherwise; `--blackbox-s 0` skips it) probing the same target for the same
+ *    assignments at the same phases for `blackbox-s` seconds through its /probe endpoint
+ *    (tcp_connect): probes/s and CPU per probe beside the agent's.
  *
  * Prints a Markdown table (measure | real agent | scheduler alone | difference | goal) and a
  * JSON line with every figure.
@@ -35,17 +40,19 @@ import { ControlPlaneStub } from '../../node-agent/src/connection/test-support/c
 import { openStateDb } from '../../node-agent/src/state/db.js';
 import { saveIdentity } from '../../node-agent/src/state/identity.js';
 import { Secret } from '../../node-agent/src/secret.js';
+import { blackboxAnchor } from './lib/blackbox.js';
 import { procStats } from './lib/proc-stats.js';
 import { fmt, quantile } from './lib/stats.js';
 
 const { values } = parseArgs({ options: {
   assignments: { type: 'string', default: '10000' }, 'interval-s': { type: 'string', default: '60' },
-  'agent-s': { type: 'string', default: '150' }, 'alone-s': { type: 'string', default: '60' },
+  'agent-s': { type: 'string', default: '150' }, 'alone-s': { type: 'string', default: '60' }, 'blackbox-s': { type: 'string', default: '60' },
 } });
 const N = Number(values.assignments);
 const INTERVAL_S = Number(values['interval-s']);
 const AGENT_S = Number(values['agent-s']);
 const ALONE_S = Number(values['alone-s']);
+const BLACKBOX_S = Number(values['blackbox-s']);
 const BIN = path.resolve('node-agent/bin/node-agent.mjs');
 const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
 
@@ -157,6 +164,12 @@ async function main(): Promise<void> {
     log(`real agent: ${agent.received}/${agent.expected} rounds, p50 ${agent.p50_ms} p99 ${agent.p99_ms} ms`);
     log(`scheduler alone: ${N} assignments for ${ALONE_S} s`);
     const alone = await schedulerAlone(assignments);
+    const target_addr = `127.0.0.1:${(target.address() as AddressInfo).port}`;
+    if (BLACKBOX_S > 0) log(`blackbox_exporter: the same ${N} targets at ${INTERVAL_S} s for ${BLACKBOX_S} s`);
+    const blackbox = BLACKBOX_S > 0 ? await blackboxAnchor(assignments.map((a) => ({ target: target_addr, phase_ms: a.phase_ms! })), INTERVAL_S, BLACKBOX_S, tmp, log) : null;
+    // The agent's probes/s and CPU per probe over its window (every round it ran, with its outbox and sender).
+    const agent_probes_per_s = agent.received / AGENT_S;
+    const agent_cpu_us_per_probe = ((agent.cpu_pct / 100) * 1e6) / Math.max(agent_probes_per_s, 1e-9);
     const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
     const row = (measure: string, ours: string, peer: string, diff: string, goal = '') => `| ${measure} | ${ours} | ${peer} | ${diff} | ${goal} |`;
     const ms = (x: number, d = 1) => `${fmt(x, d)} ms`;
@@ -170,8 +183,19 @@ async function main(): Promise<void> {
       row('round start lateness max', ms(agent.max_ms), ms(alone.max_ms, 2), ''),
       row(`rounds run / expected from the schedule (duplicates; skipped by the agent: queue full or previous run still going)`, `${agent.received} / ${agent.expected} (${agent.duplicates}; ${agent.skipped} skipped)`, '', ''),
       row('agent CPU while running them / RSS', `${fmt(agent.cpu_pct)} % of a core / ${fmt(agent.rss_mb, 0)} MB`, '', ''),
+      '',
+      `Anchor: the same ${N} TCP probes every ${INTERVAL_S} s by Prometheus blackbox_exporter${blackbox ? ` (${blackbox.version})` : ''} through /probe, same run`,
+      '',
+      '| measure | real agent (checks, outbox, sender) | blackbox_exporter (probe only) | ratio | goal |',
+      '|---|---|---|---|---|',
+      ...(blackbox ? [
+        row('probes/s (failed)', `${fmt(agent_probes_per_s)} (${agent.failed})`, `${fmt(blackbox.probes_per_s)} (${blackbox.failed})`, ''),
+        row('CPU per probe', `${fmt(agent_cpu_us_per_probe, 0)} µs`, `${fmt(blackbox.cpu_us_per_probe, 0)} µs`, `${fmt(agent_cpu_us_per_probe / blackbox.cpu_us_per_probe, 2)}x`),
+        row('CPU / RSS', `${fmt(agent.cpu_pct)} % / ${fmt(agent.rss_mb, 0)} MB`, `${fmt(blackbox.cpu_pct)} % / ${fmt(blackbox.rss_mb, 0)} MB`, ''),
+      ] : [row('(blackbox_exporter not measured: see the log)', '', '', '')]),
     ].join('\n'));
-    console.log(JSON.stringify({ assignments: N, interval_s: INTERVAL_S, agent_s: AGENT_S, alone_s: ALONE_S, load_average: os.loadavg(), agent, alone }));
+    console.log(JSON.stringify({ assignments: N, interval_s: INTERVAL_S, agent_s: AGENT_S, alone_s: ALONE_S, load_average: os.loadavg(), agent, alone,
+      agent_probes_per_s, agent_cpu_us_per_probe, blackbox_s: BLACKBOX_S, blackbox }));
   } finally {
     target.close();
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -271,21 +271,34 @@ export interface RollupDelta extends RoundRollupRow {
   monitor_id: string;
 }
 
-/** Add `deltas` (already summed per monitor and hour) to round_rollups. */
+/** The counters of round_rollups and round_rollups_daily (0025_checks.sql, 0043, 0063). */
+const ROLLUP_COUNTERS = ['up_s', 'degraded_s', 'down_s', 'maintenance_s', 'rounds_up', 'rounds_degraded', 'rounds_down', 'no_data_s', 'rounds_no_data'] as const;
+
+/**
+ * Add `deltas` (already summed per monitor and hour) to round_rollups, and the same differences
+ * summed per monitor and UTC day to round_rollups_daily (0063_round_rollups_daily.sql), in one
+ * statement: a day's row always equals the sum of its hours' rows. Rows in key order.
+ */
 export async function addRollupDeltas(tx: SqlExecutor, deltas: RollupDelta[]): Promise<void> {
   if (deltas.length === 0) return;
-  const col = <K extends keyof RollupDelta>(k: K) => deltas.map((d) => d[k]);
+  const list = (f: (c: (typeof ROLLUP_COUNTERS)[number]) => ReturnType<SqlExecutor>) => ROLLUP_COUNTERS.map(f).reduce((a, b) => tx`${a}, ${b}`);
+  const cols = list((c) => tx`${tx(c)}`);
+  const added = list((c) => tx`${tx(c)} = r.${tx(c)} + EXCLUDED.${tx(c)}`);
+  const arrays = list((c) => tx`${deltas.map((d) => d[c])}::int[]`);
   await tx`
-    INSERT INTO round_rollups AS r (monitor_id, hour, up_s, degraded_s, down_s, maintenance_s, rounds_up, rounds_degraded, rounds_down, no_data_s, rounds_no_data)
-    SELECT * FROM unnest(${col('monitor_id')}::text[], ${deltas.map((d) => d.hour.toISOString())}::timestamptz[], ${col('up_s')}::int[],
-      ${col('degraded_s')}::int[], ${col('down_s')}::int[], ${col('maintenance_s')}::int[], ${col('rounds_up')}::int[],
-      ${col('rounds_degraded')}::int[], ${col('rounds_down')}::int[], ${col('no_data_s')}::int[], ${col('rounds_no_data')}::int[])
-    ORDER BY 1, 2
-    ON CONFLICT (monitor_id, hour) DO UPDATE SET
-      up_s = r.up_s + EXCLUDED.up_s, degraded_s = r.degraded_s + EXCLUDED.degraded_s, down_s = r.down_s + EXCLUDED.down_s,
-      maintenance_s = r.maintenance_s + EXCLUDED.maintenance_s, rounds_up = r.rounds_up + EXCLUDED.rounds_up,
-      rounds_degraded = r.rounds_degraded + EXCLUDED.rounds_degraded, rounds_down = r.rounds_down + EXCLUDED.rounds_down,
-      no_data_s = r.no_data_s + EXCLUDED.no_data_s, rounds_no_data = r.rounds_no_data + EXCLUDED.rounds_no_data`;
+    WITH d AS MATERIALIZED (
+      SELECT * FROM unnest(${deltas.map((d) => d.monitor_id)}::text[], ${deltas.map((d) => d.hour.toISOString())}::timestamptz[], ${arrays})
+        AS u(monitor_id, hour, ${cols})
+    ),
+    hours AS (
+      INSERT INTO round_rollups AS r (monitor_id, hour, ${cols})
+      SELECT * FROM d ORDER BY 1, 2
+      ON CONFLICT (monitor_id, hour) DO UPDATE SET ${added}
+    )
+    INSERT INTO round_rollups_daily AS r (monitor_id, day, ${cols})
+    SELECT monitor_id, date_trunc('day', hour, 'UTC'), ${list((c) => tx`sum(${tx(c)})`)}
+    FROM d GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (monitor_id, day) DO UPDATE SET ${added}`;
 }
 
 /** A monitor's new state (`changed_at` null: unchanged) and the start of its latest judged round. */

@@ -138,14 +138,26 @@ export interface RoundRollupRow {
   rounds_no_data: number;
 }
 
-/** The monitor's uptime rows for hours starting in [from, to), summed (zeros without any). */
-export async function roundRollupSums(sql: SqlExecutor, monitor_id: string, from: Date, to: Date): Promise<Omit<RoundRollupRow, 'hour'>> {
+/**
+ * The monitor's uptime rows summed (zeros without any): its days (round_rollups_daily) starting in
+ * `days` [from, to) and its hours (round_rollups) starting in each of `hours` [from, to); empty
+ * ranges read nothing. One statement, each range read by the primary key.
+ */
+export async function roundRollupSums(sql: SqlExecutor, monitor_id: string, days: [Date, Date] | null, hours: Array<[Date, Date]>): Promise<Omit<RoundRollupRow, 'hour'>> {
+  const parts = [
+    ...(days ? [sql`SELECT up_s, degraded_s, down_s, maintenance_s, no_data_s, rounds_up, rounds_degraded, rounds_down, rounds_no_data
+      FROM round_rollups_daily WHERE monitor_id = ${monitor_id} AND day >= ${days[0]} AND day < ${days[1]}`] : []),
+    ...hours.map(([from, to]) => sql`SELECT up_s, degraded_s, down_s, maintenance_s, no_data_s, rounds_up, rounds_degraded, rounds_down, rounds_no_data
+      FROM round_rollups WHERE monitor_id = ${monitor_id} AND hour >= ${from} AND hour < ${to}`),
+  ];
+  if (parts.length === 0) return { up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, no_data_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0, rounds_no_data: 0 };
+  const union = parts.reduce((a, b) => sql`${a} UNION ALL ${b}`);
   const [row] = await sql<Omit<RoundRollupRow, 'hour'>[]>`
     SELECT coalesce(sum(up_s), 0)::float8 AS up_s, coalesce(sum(degraded_s), 0)::float8 AS degraded_s, coalesce(sum(down_s), 0)::float8 AS down_s,
       coalesce(sum(maintenance_s), 0)::float8 AS maintenance_s, coalesce(sum(rounds_up), 0)::float8 AS rounds_up,
       coalesce(sum(rounds_degraded), 0)::float8 AS rounds_degraded, coalesce(sum(rounds_down), 0)::float8 AS rounds_down,
       coalesce(sum(no_data_s), 0)::float8 AS no_data_s, coalesce(sum(rounds_no_data), 0)::float8 AS rounds_no_data
-    FROM round_rollups WHERE monitor_id = ${monitor_id} AND hour >= ${from} AND hour < ${to}`;
+    FROM (${union}) x`;
   return row!;
 }
 
@@ -181,42 +193,48 @@ export interface StatsCell {
   hist_n: number[];
 }
 
-/**
- * Raw checks of `series` in [from, to), totalled per time bucket (`bucket_s`, aligned to the epoch)
- * and series in SQL: one row per bucket and series, whatever the number of checks.
- */
-export async function rawStatsCells(sql: SqlExecutor, series: number[], from: Date, to: Date, bucket_s: number): Promise<StatsCell[]> {
-  if (series.length === 0 || from.getTime() >= to.getTime()) return [];
-  return sql<StatsCell[]>`
-    WITH c AS (
-      SELECT floor(extract(epoch FROM scheduled_at) / ${bucket_s})::float8 AS b, series_id, check_rt_bucket(response_ms) AS rb,
-        count(*)::int AS n, count(*) FILTER (WHERE NOT success)::int AS f, count(response_ms)::int AS rn,
-        min(response_ms) AS mn, max(response_ms) AS mx, coalesce(sum(response_ms::float8), 0) AS sm
-      FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to}
-      GROUP BY 1, 2, 3)
-    SELECT b, series_id, sum(n)::int AS checks, sum(f)::int AS failures, sum(rn)::int AS rt_count, min(mn) AS rt_min_ms, max(mx) AS rt_max_ms,
-      sum(sm)::float8 AS rt_sum_ms,
-      coalesce(array_agg(rb ORDER BY rb) FILTER (WHERE rb IS NOT NULL AND rn > 0), '{}') AS hist_idx,
-      coalesce(array_agg(rn ORDER BY rb) FILTER (WHERE rb IS NOT NULL AND rn > 0), '{}') AS hist_n
-    FROM c GROUP BY b, series_id`;
+/** One part of a stats read: raw checks, or hourly or daily rollups, over [from, to). */
+export interface StatsPart {
+  source: 'raw' | 'hour' | 'day';
+  from: Date;
+  to: Date;
 }
 
-/** One rollup row (an hour or a day of one series) with its time bucket; its histogram still packed (checks/histogram.ts). */
-export type RollupCell = Omit<StatsCell, 'hist_idx' | 'hist_n'> & { rt_hist: number[] };
+/** A stats cell as read: a raw cell's histogram as parallel arrays (`rt_hist` null), a rollup row's packed (`hist_idx`/`hist_n` null). */
+export type StatsCellRow = Omit<StatsCell, 'hist_idx' | 'hist_n'> & { hist_idx: number[] | null; hist_n: number[] | null; rt_hist: number[] | null };
 
 /**
- * Rollups of `series` (`grain` hour: check_rollups; day: check_rollups_daily) starting in
- * [from, to), each with its time bucket (`bucket_s`, aligned to the epoch). Not totalled here: a
- * long range reads a few hundred rows (90 days of 3 series in day rows: 270), which the caller
- * merges faster than Postgres unnesting and re-aggregating their histograms.
+ * Every part of a stats read in ONE statement (UNION ALL: one round trip, not one per part).
+ * Raw checks of `series` in a part are totalled per time bucket (`bucket_s`, aligned to the epoch)
+ * and series in SQL: one row per bucket and series, whatever the number of checks. Rollups
+ * (`hour`: check_rollups; `day`: check_rollups_daily) are not totalled here: a long range reads a
+ * few hundred rows (90 days of 3 series in day rows: 270), which the caller merges faster than
+ * Postgres unnesting and re-aggregating their histograms (checks/histogram.ts packing).
  */
-export async function rollupStatsCells(sql: SqlExecutor, grain: 'hour' | 'day', series: number[], from: Date, to: Date, bucket_s: number): Promise<RollupCell[]> {
-  if (series.length === 0 || from.getTime() >= to.getTime()) return [];
-  const table = sql(grain === 'hour' ? 'check_rollups' : 'check_rollups_daily');
-  const at = sql(grain);
-  return sql<RollupCell[]>`
-    SELECT floor(extract(epoch FROM ${at}) / ${bucket_s})::float8 AS b, series_id, checks, failures, rt_count, rt_min_ms, rt_max_ms, rt_sum_ms, rt_hist
-    FROM ${table} WHERE series_id = ANY(${series}::int[]) AND ${at} >= ${from} AND ${at} < ${to}`;
+export async function statsCells(sql: SqlExecutor, parts: StatsPart[], series: number[], bucket_s: number): Promise<StatsCellRow[]> {
+  const live = parts.filter((p) => p.from.getTime() < p.to.getTime());
+  if (series.length === 0 || live.length === 0) return [];
+  const selects = live.map((p) => {
+    if (p.source === 'raw') {
+      return sql`(WITH c AS (
+          SELECT floor(extract(epoch FROM scheduled_at) / ${bucket_s})::float8 AS b, series_id, check_rt_bucket(response_ms) AS rb,
+            count(*)::int AS n, count(*) FILTER (WHERE NOT success)::int AS f, count(response_ms)::int AS rn,
+            min(response_ms) AS mn, max(response_ms) AS mx, coalesce(sum(response_ms::float8), 0) AS sm
+          FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${p.from} AND scheduled_at < ${p.to}
+          GROUP BY 1, 2, 3)
+        SELECT b, series_id, sum(n)::int AS checks, sum(f)::int AS failures, sum(rn)::int AS rt_count, min(mn) AS rt_min_ms, max(mx) AS rt_max_ms,
+          sum(sm)::float8 AS rt_sum_ms,
+          coalesce(array_agg(rb ORDER BY rb) FILTER (WHERE rb IS NOT NULL AND rn > 0), '{}') AS hist_idx,
+          coalesce(array_agg(rn ORDER BY rb) FILTER (WHERE rb IS NOT NULL AND rn > 0), '{}') AS hist_n, NULL::int[] AS rt_hist
+        FROM c GROUP BY b, series_id)`;
+    }
+    const table = sql(p.source === 'hour' ? 'check_rollups' : 'check_rollups_daily');
+    const at = sql(p.source);
+    return sql`(SELECT floor(extract(epoch FROM ${at}) / ${bucket_s})::float8 AS b, series_id, checks, failures, rt_count, rt_min_ms, rt_max_ms,
+        rt_sum_ms, NULL::int[] AS hist_idx, NULL::int[] AS hist_n, rt_hist
+      FROM ${table} WHERE series_id = ANY(${series}::int[]) AND ${at} >= ${p.from} AND ${at} < ${p.to})`;
+  });
+  return sql<StatsCellRow[]>`${selects.reduce((a, b) => sql`${a} UNION ALL ${b}`)}`;
 }
 
 /** One monitor's round_rollups summed over one UTC day (`day` as YYYY-MM-DD). */

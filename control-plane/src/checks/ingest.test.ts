@@ -131,3 +131,22 @@ t.test('success and error always agree as stored: a successful tcp check has no 
     t.equal(r.success, o.error_class === null);
   }
 });
+
+t.test('series ids are remembered only as committed: one made in a transaction that rolls back is read again', async (t) => {
+  const { sql, count } = await setup(t);
+  const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 120_000 });
+  const store = createCheckStore({ config });
+  const m = await seedMonitor(sql, { nodes: 1 });
+  const node = m.node_ids[0]!;
+  // The second batch reads the series the first made (same transaction, not committed); then all of it rolls back.
+  await t.rejects(sql.begin(async (tx) => {
+    t.equal((await store.store(tx, node, [httpResult(m.monitor_id, roundAt(m, -3))])).stored.length, 1);
+    t.equal((await store.store(tx, node, [httpResult(m.monitor_id, roundAt(m, -2))])).stored.length, 1);
+    throw new Error('roll back');
+  }), /roll back/);
+  t.equal(await count(m.monitor_id), 0, 'nothing kept');
+  // Outside a transaction: the series is made again, then remembered, and later batches use it.
+  for (const k of [-2, -1, 0]) t.equal((await store.store(sql, node, [httpResult(m.monitor_id, roundAt(m, k))])).stored.length, 1, `round ${k} stored`);
+  t.equal(await count(m.monitor_id), 3);
+  t.equal((await sql`SELECT count(*)::int AS n FROM check_series WHERE monitor_id = ${m.monitor_id}`)[0]!.n, 1, 'one series');
+});

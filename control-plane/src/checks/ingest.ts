@@ -84,6 +84,10 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
   // monitor id → what its revision fixes (every change of a monitor bumps it: 0020_monitors.sql):
   // its round deadline offset (ms after the round's start) and its schedule spans.
   const known = new Map<string, Fixed>();
+  // `node_id/monitor_id` → series id, as read committed (outside any transaction: a series created
+  // in a transaction that then rolls back is never remembered). A series is deleted only with its
+  // monitor, and then the read finds no monitor: a remembered id is always current.
+  const series_ids = new Map<string, number>();
 
   /** What `m`'s revision fixes: as read now when its revision moved (remembered), else as `held` (the batch's view, same revision). */
   function fixedOf(m: IngestMonitorRow, held: Fixed | undefined): Fixed {
@@ -111,10 +115,14 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     const now = Date.now();
     const ids = [...new Set(results.map((r) => r.monitor_id))];
     if (known.size > 100_000) known.clear();
+    if (series_ids.size > 200_000) series_ids.clear();
+    const committed = !('savepoint' in tx);
     // This batch's view of what it remembers: the read brings config and schedule of every monitor
     // whose revision is not the one held here, so the rest is always in `held`.
     const held = new Map(ids.map((id) => [id, known.get(id)]));
-    const rows = await ingestMonitors(tx, node_id, ids, ids.map((id) => held.get(id)?.revision ?? -1), PLACEMENT_HISTORY_MS);
+    const rows = await ingestMonitors(tx, node_id, ids, ids.map((id) => held.get(id)?.revision ?? -1), PLACEMENT_HISTORY_MS,
+      ids.map((id) => series_ids.get(`${node_id}/${id}`) ?? null));
+    if (committed) for (const row of rows) if (row.series_id !== null) series_ids.set(`${node_id}/${row.id}`, row.series_id);
     const monitors = new Map(rows.map((row): [string, Read] => {
       const fixed = fixedOf(row, held.get(row.id));
       return [row.id, { row, fixed, history: { id: row.id, created_ms: row.created_ms, placed_spans: row.placed_spans, schedule_spans: fixed.schedule_spans } }];

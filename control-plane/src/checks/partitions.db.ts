@@ -12,6 +12,7 @@ export const PARTITIONED = {
   check_rollups: { key: 'hour', unit: 'month' },
   check_rollups_daily: { key: 'day', unit: 'month' },
   round_rollups: { key: 'hour', unit: 'month' },
+  round_rollups_daily: { key: 'day', unit: 'month' },
 } as const;
 export type PartitionedTable = keyof typeof PARTITIONED;
 

@@ -1,7 +1,7 @@
 import { STATS_BUCKET_STEPS_S, type Stats, type StatsBucket, type StatsSummary } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import { addToHistogram, histogramQuantile, mergeHistogram, unpackHistogram, type Histogram } from './histogram.js';
-import { rawStatsCells, rollupStatsCells, type SeriesRow } from './history.db.js';
+import { statsCells, type SeriesRow } from './history.db.js';
 import type { RollupMarks } from './jobs.db.js';
 
 const HOUR_MS = 3_600_000;
@@ -100,7 +100,8 @@ export function statsSources(from: Date, to: Date, bucket_s: number, marks: Roll
  * Response-time and failure statistics of a monitor's checks in [from, to) per time bucket
  * (docs/api/monitors.md "Stats"), overall and, with `group_by`, per node or per country.
  * Buckets are aligned to the epoch (a day bucket starts at 00:00 UTC). Rollups are read where
- * statsSources says (daily and hourly, up to the rollup job's `marks`), raw checks for the rest.
+ * statsSources says (daily and hourly, up to the rollup job's `marks`), raw checks for the rest,
+ * all in one statement (history.db.ts statsCells).
  */
 export async function monitorStats(
   sql: SqlExecutor, series: SeriesRow[], from: Date, to: Date, bucket_s: number, group_by: 'node' | 'country' | undefined, marks: RollupMarks,
@@ -108,14 +109,11 @@ export async function monitorStats(
   const ids = series.map((s) => s.id);
   const grid: Grid = new Map();
   const sources = statsSources(from, to, bucket_s, marks);
-  const parts = await Promise.all(sources.map((p) => (p.source === 'raw'
-    ? rawStatsCells(sql, ids, p.from, p.to, bucket_s)
-    : rollupStatsCells(sql, p.source, ids, p.from, p.to, bucket_s))));
-  for (const c of parts.flat()) {
+  for (const c of await statsCells(sql, sources, ids, bucket_s)) {
     const acc = cell(grid, c.series_id, c.b);
     acc.add(c.checks, c.failures, c.rt_count, c.rt_sum_ms, c.rt_min_ms, c.rt_max_ms);
-    if ('rt_hist' in c) unpackHistogram(c.rt_hist, acc.hist);
-    else c.hist_idx.forEach((idx, i) => addToHistogram(acc.hist, idx, c.hist_n[i]!));
+    if (c.rt_hist) unpackHistogram(c.rt_hist, acc.hist);
+    else c.hist_idx?.forEach((idx, i) => addToHistogram(acc.hist, idx, c.hist_n![i]!));
   }
 
   const first_b = Math.floor(from.getTime() / 1000 / bucket_s);

@@ -5,9 +5,10 @@ import { findMonitor, listMonitors } from '../monitors/monitors.db.js';
 import { createResultSink } from '../probes/sink.js';
 import { testDatabase } from '../test-support/db.js';
 import { decidePass } from './decide.js';
+import { addRollupDeltas, type RollupDelta } from './decide.db.js';
 import { createCheckStore } from './ingest.js';
 import { expireRounds, httpResult, roundAt, seedMonitor } from './test-support.js';
-import { downSpells, monitorUptime } from './uptime.js';
+import { downSpells, monitorUptime, rollupRanges } from './uptime.js';
 
 const at = (s: number) => new Date(s * 1000);
 
@@ -80,4 +81,55 @@ t.test('uptime figures agree with each other when a round is still running (the 
   t.match(u, { up_s: 62, downtime_s: 60, monitored_s: 122, incidents: 1, rounds: { up: 2, down: 1 } });
   t.equal(u.monitored_s, u.up_s + u.degraded_s + u.downtime_s, 'monitored is the sum of the seconds shown');
   t.equal(u.uptime_percent, Math.round(((u.up_s + u.degraded_s) / u.monitored_s) * 1e5) / 1e3, `${u.uptime_percent} % is ${u.up_s} of ${u.monitored_s} s`);
+});
+
+t.test('whole days are read from the daily rollups, the hours around them from the hourly ones', async (t) => {
+  const H = 3_600_000;
+  const D = 24 * H;
+  t.same(rollupRanges(5 * H, 20 * H), { days: null, hours: [[5 * H, 20 * H]] }, 'no whole day: hours only');
+  t.same(rollupRanges(5 * H, D + 3 * H), { days: null, hours: [[5 * H, D + 3 * H]] }, 'crossing midnight without a whole day');
+  t.same(rollupRanges(5 * H, 3 * D + 2 * H), { days: [D, 3 * D], hours: [[5 * H, D], [3 * D, 3 * D + 2 * H]] });
+  t.same(rollupRanges(D, 3 * D), { days: [D, 3 * D], hours: [] }, 'day-aligned: days only');
+  t.same(rollupRanges(4 * H, 4 * H), { days: null, hours: [] }, 'empty');
+
+  const { sql } = await testDatabase(t);
+  const m = await seedMonitor(sql, { nodes: 1, interval_s: 60 });
+  const day0 = Math.floor(Date.now() / D) * D - 5 * D;
+  // Four days of hours with varied figures, added in two passes (the second changes some hours, as
+  // a re-judged round does, with negative differences too): the daily rows must follow each change.
+  const hours = new Map<number, { up_s: number; down_s: number; rounds_up: number; rounds_down: number }>();
+  const pass = async (k: number) => {
+    const deltas: RollupDelta[] = [];
+    for (let h = 0; h < 4 * 24; h += k + 1) {
+      const hour = day0 + h * H;
+      const down = k === 0 ? h % 7 * 60 : (h % 5 === 0 ? 60 : -((h % 7) * 60));
+      const was = hours.get(hour) ?? { up_s: 0, down_s: 0, rounds_up: 0, rounds_down: 0 };
+      const d = { up_s: k === 0 ? 3600 - down : -down, down_s: down, rounds_up: k === 0 ? 60 - down / 60 : -down / 60, rounds_down: down / 60 };
+      hours.set(hour, { up_s: was.up_s + d.up_s, down_s: was.down_s + d.down_s, rounds_up: was.rounds_up + d.rounds_up, rounds_down: was.rounds_down + d.rounds_down });
+      deltas.push({ monitor_id: m.monitor_id, hour: new Date(hour), degraded_s: 0, maintenance_s: 0, no_data_s: 0, rounds_degraded: 0, rounds_no_data: 0, ...d });
+    }
+    await sql.begin((tx) => addRollupDeltas(tx, deltas));
+  };
+  await pass(0);
+  await pass(1);
+  const mismatched = await sql`
+    SELECT d.day FROM round_rollups_daily d
+    JOIN (SELECT date_trunc('day', hour, 'UTC') AS day, sum(up_s) AS up_s, sum(down_s) AS down_s, sum(rounds_up) AS rounds_up, sum(rounds_down) AS rounds_down
+          FROM round_rollups WHERE monitor_id = ${m.monitor_id} GROUP BY 1) h ON h.day = d.day
+    WHERE d.monitor_id = ${m.monitor_id} AND (d.up_s, d.down_s, d.rounds_up, d.rounds_down) IS DISTINCT FROM (h.up_s, h.down_s, h.rounds_up, h.rounds_down)`;
+  t.same(mismatched, [], 'each day is the sum of its hours');
+  t.equal((await sql`SELECT count(*)::int AS n FROM round_rollups_daily WHERE monitor_id = ${m.monitor_id}`)[0]!.n, 4);
+
+  // A range from 05:30 on the first day to 07:15 on the fourth (edges past the rounds retention:
+  // their hours count in proportion), against the same sums made from the hours alone.
+  const f = day0 + 5.5 * H;
+  const to = day0 + 3 * D + 7.25 * H;
+  const want = { up_s: 0, down_s: 0, rounds_up: 0, rounds_down: 0 };
+  for (const [hour, r] of hours) {
+    const share = Math.max(0, Math.min(hour + H, to) - Math.max(hour, f)) / H;
+    for (const k of Object.keys(want) as Array<keyof typeof want>) want[k] += r[k] * share;
+  }
+  const u = await monitorUptime(sql, m.monitor_id, new Date(f), new Date(to), null, new Date(Date.now() + H));
+  t.match(u, { up_s: Math.round(want.up_s), downtime_s: Math.round(want.down_s), rounds: { up: Math.round(want.rounds_up), down: Math.round(want.rounds_down) } });
+  t.ok(u.monitored_s > 2 * 86_400, `${u.monitored_s} s monitored`);
 });

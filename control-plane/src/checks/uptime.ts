@@ -3,8 +3,20 @@ import type { SqlExecutor } from '../contracts.js';
 import { judgedRounds, roundRollupHours, roundRollupSums, stateTimeline, type RoundRollupRow } from './history.db.js';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 const floorHour = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 const ceilHour = (ms: number) => Math.ceil(ms / HOUR_MS) * HOUR_MS;
+
+/**
+ * Where the whole hours [from, to) (epoch ms, hour-aligned) are read: the whole UTC days among
+ * them from the daily rows, the hours before and after those from the hourly rows.
+ */
+export function rollupRanges(from: number, to: number): { days: [number, number] | null; hours: Array<[number, number]> } {
+  const day_from = Math.ceil(from / DAY_MS) * DAY_MS;
+  const day_to = Math.floor(to / DAY_MS) * DAY_MS;
+  if (day_from >= day_to) return { days: null, hours: from < to ? [[from, to]] : [] };
+  return { days: [day_from, day_to], hours: ([[from, day_from], [day_to, to]] as Array<[number, number]>).filter(([a, b]) => a < b) };
+}
 
 type Totals = Omit<RoundRollupRow, 'hour'>;
 const zero = (): Totals => ({ up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, no_data_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0, rounds_no_data: 0 });
@@ -36,8 +48,9 @@ export function downSpells(before: { to_state: MonitorState; changed_at: Date } 
 }
 
 /**
- * A monitor's uptime over [from, to) (docs/api/monitors.md "Uptime"): whole hours from its
- * round_rollups, the partial hours at either end from its judged rounds (each counts the part of
+ * A monitor's uptime over [from, to) (docs/api/monitors.md "Uptime"): whole UTC days from its
+ * round_rollups_daily, the other whole hours from its round_rollups ({@link rollupRanges}; one
+ * statement), the partial hours at either end from its judged rounds (each counts the part of
  * its interval inside the range); when those rounds are past the rounds retention (`raw_from`), the
  * edge hour's rollup counts in proportion to its overlap. Incidents and time to recovery come
  * from the state changes (uptime.ts downSpells). Rounds no node reported count in `no_data_s`
@@ -55,7 +68,11 @@ export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: 
   const rawEdges = edges.filter(([a, b]) => b > a && floorHour(a) >= raw_from.getTime());
   // Every read at once: one round trip's wait, not one per read.
   const [sums, timeline, edgeRows, edgeRounds] = await Promise.all([
-    roundRollupSums(sql, monitor_id, new Date(inner.from), new Date(inner.to)),
+    (() => {
+      const r = rollupRanges(inner.from, inner.to);
+      const dates = ([a, b]: [number, number]): [Date, Date] => [new Date(a), new Date(b)];
+      return roundRollupSums(sql, monitor_id, r.days && dates(r.days), r.hours.map(dates));
+    })(),
     stateTimeline(sql, monitor_id, from, to),
     roundRollupHours(sql, monitor_id, edges.filter(([a]) => floorHour(a) < raw_from.getTime()).map(([a]) => new Date(floorHour(a)))),
     Promise.all(rawEdges.map(([a, b]) => judgedRounds(sql, monitor_id, new Date(a), new Date(b)))),

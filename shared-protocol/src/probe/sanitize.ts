@@ -36,15 +36,22 @@ function walk(value: unknown): unknown {
     return copy ?? value;
   }
   if (value !== null && typeof value === 'object') {
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
+    // The copy is made only from the first key or value that changes (most results have none):
+    // building one per object was most of what ingest allocated per result.
+    const keys = Object.keys(value);
+    const src = value as Record<string, unknown>;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const k = sanitizeText(key);
-      const v = walk(item);
-      if (k !== key || v !== item) changed = true;
+      const v = walk(src[key]);
+      if (k === key && v === src[key]) continue;
+      const out: Record<string, unknown> = {};
+      for (let j = 0; j < i; j++) out[keys[j]!] = src[keys[j]!];
       out[k] = v;
+      for (let j = i + 1; j < keys.length; j++) out[sanitizeText(keys[j]!)] = walk(src[keys[j]!]);
+      return out;
     }
-    return changed ? out : value;
+    return value;
   }
   return value;
 }

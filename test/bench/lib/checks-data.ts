@@ -49,7 +49,7 @@ export async function pastPartitions(sql: Sql, days: number): Promise<void> {
       }
     }
     for (let mo = 1; mo <= 3; mo++) {
-      for (const table of ['check_rollups', 'check_rollups_daily', 'round_rollups'] as const) {
+      for (const table of ['check_rollups', 'check_rollups_daily', 'round_rollups', 'round_rollups_daily'] as const) {
         const p = partitionFor(table, new Date(Date.now() - mo * 30 * DAY_MS));
         const [exists] = await tx`SELECT to_regclass(${p.name}) IS NOT NULL AS ok`;
         if (!exists!.ok) await createPartition(tx, table, p);
@@ -101,6 +101,7 @@ export async function monitorHistory(sql: Sql, monitor_id: string, node_ids: str
       count(*) FILTER (WHERE verdict = 'up'), count(*) FILTER (WHERE verdict = 'down')
     FROM check_rounds WHERE monitor_id = ${monitor_id} GROUP BY 1, 2
     ON CONFLICT (monitor_id, hour) DO UPDATE SET up_s = EXCLUDED.up_s, down_s = EXCLUDED.down_s, rounds_up = EXCLUDED.rounds_up, rounds_down = EXCLUDED.rounds_down`;
+  await dailyUptime(sql, [monitor_id]);
   const hours_until = Math.floor(end / HOUR_MS) * HOUR_MS - HOUR_MS;
   for (let h = Math.floor(start / HOUR_MS) * HOUR_MS; h < hours_until; h += HOUR_MS) await rollUpHour(sql, new Date(h));
   const days_from = Math.floor(start / DAY_MS) * DAY_MS;
@@ -128,4 +129,15 @@ export async function otherRollups(sql: Sql, user_id: string, node_ids: string[]
     INSERT INTO round_rollups (monitor_id, hour, up_s, rounds_up)
     SELECT m, h, 3600, 60 FROM unnest(${ids}::text[]) AS m
     CROSS JOIN generate_series(date_trunc('hour', now()) - make_interval(days => ${days}), date_trunc('hour', now()), interval '1 hour') AS h`;
+  await dailyUptime(sql, ids);
+}
+
+/** The daily uptime rows of `ids` summed from their hourly ones, as the verdict job keeps them (checks/decide.db.ts addRollupDeltas). */
+async function dailyUptime(sql: Sql, ids: string[]): Promise<void> {
+  await sql`DELETE FROM round_rollups_daily WHERE monitor_id = ANY(${ids}::text[])`;
+  await sql`
+    INSERT INTO round_rollups_daily (day, monitor_id, up_s, degraded_s, down_s, maintenance_s, rounds_up, rounds_degraded, rounds_down, no_data_s, rounds_no_data)
+    SELECT date_trunc('day', hour, 'UTC'), monitor_id, sum(up_s), sum(degraded_s), sum(down_s), sum(maintenance_s), sum(rounds_up), sum(rounds_degraded),
+      sum(rounds_down), sum(no_data_s), sum(rounds_no_data)
+    FROM round_rollups WHERE monitor_id = ANY(${ids}::text[]) GROUP BY 1, 2`;
 }
