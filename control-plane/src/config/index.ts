@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accountsConfigSchema } from './accounts.js';
 import { artifactsConfigSchema } from './artifacts.js';
 import { checksConfigSchema } from './checks.js';
+import { consoleConfigSchema } from './console.js';
 import { controlChecksConfigSchema } from './control-checks.js';
 import { deliveryConfigSchema } from './delivery.js';
 import { embeddedConfigSchema } from './embedded.js';
@@ -30,7 +31,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(lifecycleConfigSchema.shape)
   .extend(probesConfigSchema.shape)
   .extend(controlChecksConfigSchema.shape)
-  .extend(embeddedConfigSchema.shape);
+  .extend(embeddedConfigSchema.shape)
+  .extend(consoleConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**
