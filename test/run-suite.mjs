@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The whole test suite: the test environment (test/env/provision.sh: Debian packages and a Postgres
 // server on 127.0.0.1:5432, installed as root when missing; skip with VANTAGE_TEST_PROVISION=0),
-// the type check over every package, then every tap test file.
+// the web console build (it type-checks the console), the type check over every package, then
+// every tap test file.
 //
 // The files run in two streams at once: the network stream (the files
 // in NETWORK_FILES: each builds a routed test network with installed agents, its own control plane
@@ -94,6 +95,13 @@ async function tapStream(name, tapArgs, jobs = 1) {
 }
 
 mkdirSync('.tap', { recursive: true });
+// The web console is built before the tests (its browser tests drive the build the control plane
+// serves); a failed build is one failure, and the tests still run (the API does not need it).
+console.log('▶ web console build (pnpm --filter @vantage/console build)');
+const consoleLines = [];
+const consoleCode = await run('pnpm', ['--filter', '@vantage/console', 'build'], (line) => consoleLines.push(line));
+if (consoleCode === 0) { passed++; console.log(`ok - web console build (${seconds()} s)`); }
+else { failed++; console.log(consoleLines.join('\n')); console.log('not ok - web console build'); }
 // tap rebuilds its plugin set on first use after a configuration change (package.json "tap":
 // plugins); two streams starting at once would both rebuild it, so it is built here first.
 const buildCode = await run('node_modules/.bin/tap', ['build'], (line) => console.log(line));

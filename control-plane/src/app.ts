@@ -12,6 +12,7 @@ import { failedAuthLimit, rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { mountOpenApi } from './openapi/document.js';
 import { mountRoutes } from './routes.js';
+import { consoleAssets } from './console/console-serve.js';
 import { validationError } from './http/router.js';
 import type { ZodError } from 'zod';
 
@@ -22,7 +23,8 @@ import type { ZodError } from 'zod';
  * their own; heartbeat check-ins keep a prefix of any body), clean input (NUL, lone surrogates,
  * malformed percent-encoding and JSON nested past LIMITS.json_depth_max refused with 400 on
  * every route but heartbeat check-ins, whose body
- * is sanitised instead), invalid-credential limit per source IP (counts identify's 401s; 429 past it),
+ * is sanitised instead), the web console's files and pages (console/console-serve.ts: GET and HEAD
+ * outside the API paths), invalid-credential limit per source IP (counts identify's 401s; 429 past it),
  * identify (principal or null; bad credentials 401; not on node artifact uploads, which check
  * the node credential), rate limit; then every router (`mountRoutes`), GET
  * /v1/openapi.json, and the one notFound (404/405) and onError (error envelope, docs/api/conventions.md).
@@ -41,6 +43,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // heartbeat check-ins count whatever their body and keep a sanitised prefix of it (control-checks/heartbeat-checkin-body.ts).
   app.use('*', exceptArtifactUploads(exceptHeartbeatCheckins(limitBody())));
   app.use('*', exceptHeartbeatCheckins(cleanInput(app)));
+  // The web console's files and pages (outside /v1): static, so before credentials and rate limits.
+  app.use('*', consoleAssets(deps.config));
   app.use('*', failedAuthLimit(deps));
   app.use('*', exceptArtifactUploads(identify(deps)));
   app.use('*', rateLimit(deps));

@@ -9,6 +9,7 @@ import { accountExportRouter } from './accounts/account-export.routes.js';
 import { adminAccountsRouter } from './accounts/admin-accounts.routes.js';
 import { apiKeysRouter } from './accounts/api-keys.routes.js';
 import { authRouter } from './accounts/auth.routes.js';
+import { sessionCookieRouter } from './accounts/session-cookie.routes.js';
 import { emailVerificationRouter } from './accounts/email-verification.routes.js';
 import { passkeyLoginRouter } from './accounts/passkey-login.routes.js';
 import { passkeysRouter } from './accounts/passkeys.routes.js';
@@ -75,6 +76,7 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route(API_DOCS_PATH, apiDocsRouter(deps));
   app.route('/', installRouter(deps));
   app.route('/v1/auth', authRouter(deps));
+  app.route('/v1/auth', sessionCookieRouter(deps));
   app.route('/v1/auth', emailVerificationRouter(deps));
   app.route('/v1/account', accountRouter(deps));
   // Account lifecycle (docs/api/accounts.md "Account lifecycle"): phone binding, deletion, restore.

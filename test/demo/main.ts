@@ -16,7 +16,7 @@
  * State lives in `.data/demo/` and is wiped at each start: this is a demo, not a deployment. Its empty
  * embedded database is copied from `.data/cache/`, where initdb ran once (database.ts).
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -137,7 +137,8 @@ async function main(): Promise<void> {
 
   const api = new Api(base_url);
   const email = `demo-${Date.now()}@vantage.local`;
-  const auth = await api.call<{ access_token: string }>('POST', '/v1/auth/register', { email, password: `demo-${Math.random().toString(36).slice(2)}-pw` });
+  const password = `demo-${Math.random().toString(36).slice(2)}-pw`;
+  const auth = await api.call<{ access_token: string }>('POST', '/v1/auth/register', { email, password });
   api.authorize(auth.access_token);
 
   for (let i = 0; i < node_count; i++) {
@@ -203,6 +204,8 @@ async function main(): Promise<void> {
   const auth_header = `-H 'Authorization: Bearer ${key}'`;
   say(`\nThe API is up at ${base_url} (OpenAPI: ${base_url}/v1/openapi.json); the monitors keep running.`);
   say(`An API key for the demo account (read and write, 1 day): ${key}`);
+  const console_built = existsSync(join(ROOT, 'control-plane/console/dist/index.html'));
+  say(`The web console (docs/console.md): ${base_url}/ (log in as ${email}, password ${password})${console_built ? '' : '; not built yet: pnpm --filter @vantage/console build'}`);
   say('Try:');
   say(`  curl -s ${auth_header} ${base_url}/v1/monitors`);
   say(`  curl -s ${auth_header} '${base_url}/v1/monitors/${monitoring.monitor_ids[0]}/checks?from=-5m'`);

@@ -14,12 +14,13 @@ import { precheckRegistration, registerAccount } from './registration.js';
 import { revokeSession } from './sessions.db.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
+import { CLEARED_REFRESH_COOKIE, cookieMode, sessionModeHeaders, tokensToCookie } from './session-cookie.js';
 import { requireAuth } from '../middleware/auth.js';
 import { createRouter } from '../http/router.js';
 
 const register = createRoute({
-  method: 'post', path: '/register', tags: ['auth'], summary: 'Create an account (as VANTAGE_REGISTRATION allows)',
-  request: { body: jsonBody(registerRequestSchema) },
+  method: 'post', path: '/register', tags: ['auth'], summary: 'Create an account (as VANTAGE_REGISTRATION allows); `X-Vantage-Session: cookie` puts the refresh token in a cookie',
+  request: { body: jsonBody(registerRequestSchema), headers: sessionModeHeaders() },
   responses: {
     201: jsonOk(tokenResponseSchema, 'account created; token response; `meta.verification_email`: queued (SMTP), logged (no SMTP configured) or failed; `meta.is_admin`: true for the first account of the deployment'),
     400: jsonError('validation failed; AUTH_PASSWORD_WEAK (`details {score, min_score, warning, suggestions}`)'),
@@ -28,8 +29,8 @@ const register = createRoute({
   },
 });
 const login = createRoute({
-  method: 'post', path: '/login', tags: ['auth'], summary: 'Log in with email (or username), password and optional TOTP',
-  request: { body: jsonBody(loginRequestSchema) },
+  method: 'post', path: '/login', tags: ['auth'], summary: 'Log in with email (or username), password and optional TOTP; `X-Vantage-Session: cookie` puts the refresh token in a cookie',
+  request: { body: jsonBody(loginRequestSchema), headers: sessionModeHeaders() },
   responses: { 200: jsonOk(tokenResponseSchema, 'token response'), 401: jsonError('AUTH_CREDENTIALS_INVALID, AUTH_2FA_REQUIRED, AUTH_2FA_INVALID (wrong TOTP or recovery code)'), 403: jsonError('AUTH_ACCOUNT_DISABLED'), 410: jsonError('ACCOUNT_DELETED: scheduled for deletion (`details.purge_at`); restore with POST /v1/auth/account/restore') },
 });
 const refresh = createRoute({
@@ -39,14 +40,16 @@ const refresh = createRoute({
 });
 const logout = createRoute({
   method: 'post', path: '/logout', tags: ['auth'], summary: 'Revoke the current session', security: BEARER,
-  middleware: [requireAuth()],
-  responses: { 200: jsonOk(z.null(), 'session revoked'), ...AUTH_ERRORS },
+  middleware: [requireAuth()], request: { headers: sessionModeHeaders() },
+  responses: { 200: jsonOk(z.null(), 'session revoked; in cookie mode the vantage_refresh cookie is cleared'), ...AUTH_ERRORS },
 });
 
 /**
  * `/v1/auth`: register (as VANTAGE_REGISTRATION allows: accounts/registration.ts), login (TOTP when 2FA is on), refresh, logout (docs/api/accounts.md, docs/api/conventions.md).
  * Register answers 201 with the token response; a wrong email and a wrong password give the same
- * AUTH_CREDENTIALS_INVALID after the same argon2id work (accounts/password-login.ts).
+ * AUTH_CREDENTIALS_INVALID after the same argon2id work (accounts/password-login.ts). With
+ * `X-Vantage-Session: cookie` register and login put the refresh token in the HttpOnly cookie and
+ * logout clears it (accounts/session-cookie.ts; docs/api/accounts.md "Cookie sessions").
  */
 export function authRouter(deps: AppDeps) {
   const r = createRouter();
@@ -54,6 +57,7 @@ export function authRouter(deps: AppDeps) {
 
   r.openapi(register, async (c) => {
     const body = c.req.valid('json');
+    const cookie = cookieMode(c);
     // A refusal known before the hashing work costs none of it.
     await precheckRegistration(deps, body.invite_token);
     assertStrongPassword(deps.config, body.password, { email: body.email });
@@ -65,11 +69,13 @@ export function authRouter(deps: AppDeps) {
     });
     const verification_email = verification && 'sent' in verification ? verification.sent : 'failed';
     log.info({ user_id: user.id, verification_email, is_admin: user.is_admin }, user.is_admin ? 'first account registered: it is the administrator' : 'account registered');
-    return c.json({ data: await openSession(deps, user.id), request_id: c.get('request_id'), meta: { verification_email, is_admin: user.is_admin } }, 201);
+    const tokens = await openSession(deps, user.id);
+    return c.json({ data: cookie ? tokensToCookie(c, deps, tokens) : tokens, request_id: c.get('request_id'), meta: { verification_email, is_admin: user.is_admin } }, 201);
   });
 
   r.openapi(login, async (c) => {
     const body = c.req.valid('json');
+    const cookie = cookieMode(c);
     // `email` may also be a username (docs/api/accounts.md "Username").
     const user = await findUserForLogin(deps.sql, body.email);
     const valid = await verifyLoginPassword(deps, user, body.password);
@@ -77,7 +83,8 @@ export function authRouter(deps: AppDeps) {
     refuseInactiveAccount(user);
     // With TOTP on: the TOTP code or a recovery code (accounts/recovery-codes.ts).
     await checkLoginSecondFactor(deps, user, body);
-    return ok(c, await openSession(deps, user.id), 200);
+    const tokens = await openSession(deps, user.id);
+    return ok(c, cookie ? tokensToCookie(c, deps, tokens) : tokens, 200);
   });
 
   r.openapi(refresh, async (c) => ok(c, await refreshSession(deps, c.req.valid('json').refresh_token), 200));
@@ -85,7 +92,9 @@ export function authRouter(deps: AppDeps) {
   r.openapi(logout, async (c) => {
     const principal = c.get('principal')!;
     if (principal.kind !== 'session') throw new ApiError('FORBIDDEN', 'logout ends a session; revoke API keys and tokens with DELETE instead');
+    const cookie = cookieMode(c);
     await revokeSession(deps.sql, principal.credential_id);
+    if (cookie) c.header('Set-Cookie', CLEARED_REFRESH_COOKIE);
     return ok(c, null, 200);
   });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accountsConfigSchema } from './accounts.js';
 import { artifactsConfigSchema } from './artifacts.js';
 import { checksConfigSchema } from './checks.js';
+import { consoleConfigSchema } from './console.js';
 import { controlChecksConfigSchema } from './control-checks.js';
 import { deliveryConfigSchema } from './delivery.js';
 import { embeddedConfigSchema } from './embedded.js';
@@ -36,7 +37,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(embeddedConfigSchema.shape)
   .extend(infoLookupsConfigSchema.shape)
   .extend(statusPagesConfigSchema.shape)
-  .extend(whoisSslConfigSchema.shape);
+  .extend(whoisSslConfigSchema.shape)
+  .extend(consoleConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

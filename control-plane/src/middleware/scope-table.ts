@@ -33,6 +33,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'POST /v1/auth/register': 'none',
   'POST /v1/auth/login': 'none',
   'POST /v1/auth/refresh': 'none',
+  'POST /v1/auth/session/refresh': 'none',
   'POST /v1/auth/logout': 'none',
   'GET /v1/auth/verify-email': 'none',
   'POST /v1/auth/verify-email': 'none',

@@ -23,6 +23,7 @@ const OVERRIDES: Record<string, string> = {
   'POST /v1/auth/register': 'register',
   'POST /v1/auth/login': 'login',
   'POST /v1/auth/refresh': 'refreshSession',
+  'POST /v1/auth/session/refresh': 'refreshCookieSession',
   'POST /v1/auth/logout': 'logout',
   'POST /v1/account/password': 'changePassword',
   'POST /v1/auth/password/forgot': 'requestPasswordReset',

@@ -1,0 +1,52 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ComponentType } from 'preact';
+
+/** A page module: its default export renders the page with the route's parameters. */
+export type PageModule = { default: ComponentType<{ params: Record<string, string> }> };
+
+/** One route: a path pattern (`/monitors/:id`), the lazily loaded page, and whether it needs a session. */
+export interface Route { path: string; load: () => Promise<PageModule>; session: boolean }
+
+/** Every page of the console: each is its own chunk, loaded on first visit. */
+export const ROUTES: Route[] = [
+  { path: '/login', load: () => import('./pages/login/LoginPage.js'), session: false },
+  { path: '/register', load: () => import('./pages/register/RegisterPage.js'), session: false },
+  { path: '/monitors', load: () => import('./pages/monitors/MonitorsPage.js'), session: true },
+  { path: '/monitors/new', load: () => import('./pages/monitor-form/MonitorFormPage.js'), session: true },
+  { path: '/monitors/:id', load: () => import('./pages/monitor-detail/MonitorDetailPage.js'), session: true },
+  { path: '/monitors/:id/edit', load: () => import('./pages/monitor-form/MonitorFormPage.js'), session: true },
+  { path: '/probes', load: () => import('./pages/probe-new/ProbeFormPage.js'), session: true },
+  { path: '/probes/:id', load: () => import('./pages/probe-result/ProbeResultPage.js'), session: true },
+  { path: '/nodes', load: () => import('./pages/nodes/NodesPage.js'), session: true },
+  { path: '/api-keys', load: () => import('./pages/api-keys/ApiKeysPage.js'), session: true },
+  { path: '/profile', load: () => import('./pages/profile/ProfilePage.js'), session: true },
+];
+
+/** The route matching `path` and its parameters, or null. */
+export function match(path: string): { route: Route; params: Record<string, string> } | null {
+  const segs = path.replace(/\/+$/, '').split('/');
+  for (const route of ROUTES) {
+    const pattern = route.path.split('/');
+    if (pattern.length !== segs.length) continue;
+    const params: Record<string, string> = {};
+    if (pattern.every((p, i) => (p.startsWith(':') ? ((params[p.slice(1)] = decodeURIComponent(segs[i]!)), true) : p === segs[i]))) return { route, params };
+  }
+  return null;
+}
+
+/** Go to `url` (path and query) without reloading; `replace` keeps the history entry count. */
+export function navigate(url: string, replace = false): void {
+  if (replace) history.replaceState(null, '', url); else history.pushState(null, '', url);
+  dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/** The current location (`pathname` and `search`), re-rendering on every navigation. */
+export function useLocation(): { path: string; query: URLSearchParams } {
+  const [, bump] = useState(0);
+  useEffect(() => {
+    const on = () => bump((n) => n + 1);
+    addEventListener('popstate', on);
+    return () => removeEventListener('popstate', on);
+  }, []);
+  return { path: location.pathname, query: new URLSearchParams(location.search) };
+}

@@ -1,0 +1,43 @@
+import type { ComponentChildren } from 'preact';
+import { Link } from '../components/Link.js';
+import { t, type MessageKey } from '../i18n/i18n.js';
+import { closeSession } from '../api/client.js';
+import { navigate } from '../router.js';
+
+/** The signed-in navigation: one entry per page group; later features add theirs here. */
+const NAV: Array<{ href: string; label: MessageKey }> = [
+  { href: '/monitors', label: 'nav.monitors' },
+  { href: '/probes', label: 'nav.probes' },
+  { href: '/nodes', label: 'nav.nodes' },
+  { href: '/api-keys', label: 'nav.api_keys' },
+  { href: '/profile', label: 'nav.profile' },
+];
+
+/** The page frame: skip link, header (name, preferences, navigation when signed in) and the main region. */
+export function Shell({ path, signedIn, prefs, children }: { path: string; signedIn: boolean; prefs: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <>
+      <a class="skip" href="#content">{t('app.skip')}</a>
+      <header class="top">
+        <Link href={signedIn ? '/monitors' : '/login'} class="brand">{t('app.name')}</Link>
+        {prefs}
+      </header>
+      <div class={signedIn ? 'layout' : 'layout public'}>
+        {signedIn && (
+          <nav aria-label={t('nav.label')}>
+            <ul>
+              {NAV.map((n) => (
+                <li key={n.href}><Link href={n.href} aria-current={path === n.href || path.startsWith(`${n.href}/`) ? 'page' : undefined}>{t(n.label)}</Link></li>
+              ))}
+              <li>
+                <button type="button" class="link" onClick={() => { void closeSession().finally(() => navigate('/login')); }}>{t('nav.logout')}</button>
+              </li>
+            </ul>
+            <p class="hint">{t('nav.later')}</p>
+          </nav>
+        )}
+        <main id="content" tabIndex={-1}>{children}</main>
+      </div>
+    </>
+  );
+}

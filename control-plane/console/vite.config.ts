@@ -1,0 +1,17 @@
+import { defineConfig } from 'vite';
+import preact from '@preact/preset-vite';
+
+// The console build (docs/console.md): dist/index.html plus content-hashed files under dist/assets/.
+// No inline script anywhere (the control plane serves a CSP without 'unsafe-inline'), so Vite's
+// module-preload polyfill, which it would inline, is off; every page is its own lazy chunk.
+export default defineConfig({
+  plugins: [preact()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+    target: 'es2022',
+    reportCompressedSize: false,
+  },
+});
