@@ -26,7 +26,7 @@ export const loadShedConfigSchema = z.object({
    * while probes are created; it must be sustained (the slowest of each of the last five 1 s
    * windows passes it). 0 disables.
    */
-  shed_db_latency_ms: z.coerce.number().int().min(0).max(60_000).default(150),
+  shed_db_latency_ms: z.coerce.number().int().min(0).max(60_000).default(400),
   /** Retry-After of a shed request, whole seconds. */
   shed_retry_after_s: z.coerce.number().int().min(1).max(3600).default(1),
 });
