@@ -2,15 +2,18 @@ import type { NodeResult, ProbeTaskResult } from '@vantage/shared-protocol';
 import { Empty } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 
-/** The type's own column: HTTP status, ping loss, DNS answers, TCP address, traceroute hops. */
+/** The type's own column: HTTP status, ping loss, DNS answers, TCP address, hops, SMTP TLS mode, NTP offset, download rate. */
 function detail(type: ProbeTaskResult['probe_type'], r: NodeResult): string {
   const x = r as Record<string, unknown>;
   switch (type) {
-    case 'http': return x.status_code == null ? '' : String(x.status_code);
+    case 'http': case 'headers': return x.status_code == null ? '' : String(x.status_code);
     case 'ping': return x.packet_loss == null ? '' : `${String(x.packet_loss)} %`;
     case 'dns': return Array.isArray(x.answers) ? String(x.answers.length) : '';
     case 'tcp': return typeof x.address === 'string' ? x.address : '';
-    case 'traceroute': return Array.isArray(x.hops) ? String(x.hops.length) : '';
+    case 'traceroute': case 'mtr': return Array.isArray(x.hops) ? String(x.hops.length) : '';
+    case 'speedtest': return typeof x.download_mbps === 'number' ? x.download_mbps.toFixed(1) : '';
+    case 'smtp': return typeof x.tls_mode === 'string' ? x.tls_mode : '';
+    case 'ntp': return typeof x.offset_ms === 'number' ? x.offset_ms.toFixed(3) : '';
   }
 }
 
