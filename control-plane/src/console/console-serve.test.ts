@@ -45,10 +45,10 @@ t.test('a built console: files, page fallback, cache headers, CSP; API paths unt
   const notHtml = await app.request('/monitors/m_123', { headers: { accept: 'application/json' } });
   t.equal(notHtml.status, 404);
 
-  for (const path of ['/v1/nothing-here', '/docs/nothing-here', '/status/some-page']) {
-    const res = await app.request(path, { headers: { accept: 'text/html' } });
+  for (const [path, code] of [['/v1/nothing-here', 'NOT_FOUND'], ['/docs/nothing-here', 'NOT_FOUND'], ['/status/some-page', 'STATUS_PAGE_NOT_FOUND']]) {
+    const res = await app.request(path!, { headers: { accept: 'text/html' } });
     t.equal(res.status, 404, `${path} is not the console's`);
-    t.equal(((await res.json()) as { error: { code: string } }).error.code, 'NOT_FOUND');
+    t.equal(((await res.json()) as { error: { code: string } }).error.code, code);
   }
   const api = await app.request('/v1/openapi.json', { headers: { accept: 'text/html' } });
   t.equal(api.status, 200);
