@@ -136,6 +136,30 @@ t.test('traceroute: r1, then r2, then the target (IPv4 and IPv6)', async (t) => 
   }
 });
 
+t.test('mtr: ICMP, UDP and TCP modes through the installed agents, r1, r2 and the target', async (t) => {
+  const params = { count: 3, interval_ms: 200, timeout_ms: 1000, max_hops: 6, hostnames: false };
+  const cases = [
+    { protocol: 'icmp', family: 'v4' },
+    { protocol: 'udp', family: 'v4' },
+    { protocol: 'tcp', family: 'v4', port: 7000 }, // open: the target answers SYN-ACK
+    { protocol: 'tcp', family: 'v6', port: 7001 }, // closed: the target answers RST
+  ] as const;
+  const tasks = await Promise.all(cases.map((c) => runProbe(api, 'mtr', {
+    target: net.targets[c.family], params: { ...params, protocol: c.protocol, ...('port' in c ? { port: c.port } : {}) }, ...all,
+  })));
+  cases.forEach((c, i) => {
+    const task = tasks[i]!;
+    t.equal(task.status, 'completed', `${c.protocol} ${c.family}`);
+    const results = byNode(task.node_results as Array<{ node_id: string; protocol: string; rounds: number; hops: Array<{ hop: number; address: string | null; asn: number | null; received: number }> }>);
+    for (const node of net.nodes) {
+      const r = results.get(node.id);
+      t.match(r, { protocol: c.protocol, rounds: 3 }, `${node.name}: ${c.protocol} ${c.family}`);
+      t.same(r?.hops.map((h) => [h.hop, h.address, h.asn]), [[1, node.gateway[c.family], null], [2, net.targets.r2[c.family], null], [3, net.targets[c.family], null]], `${node.name}: its gateway, r2, the target (test addresses have no ASN)`);
+      t.equal(r?.hops.at(-1)?.received, 3, `${node.name}: the target answered every round`);
+    }
+  });
+});
+
 t.test('node selection', async (t) => {
   const [de, two] = await Promise.all([
     runProbe(api, 'tcp', { target: net.targets.tcp_open, nodes: { countries: ['DE'] } }),

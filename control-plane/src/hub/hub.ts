@@ -10,7 +10,7 @@ import type { Config } from '../config/index.js';
 import { nodeHolder, refreshInstanceLease, releaseInstanceNodes } from '../nodes/instances.db.js';
 import { markNodeOffline, setNodeReachable } from '../nodes/nodes.db.js';
 import type { Sql } from '../db/sql.js';
-import { createGeoLocator, type GeoLocator } from '../nodes/geo/geoip.js';
+import { sharedGeoLocator, type GeoLocator } from '../nodes/geo/geoip.js';
 import type { Logger } from '../log.js';
 import type { AssignmentFeed, DropReason, NodeDisconnector, NodeHub, ResultSink } from '../contracts.js';
 import { closeWith, newLinkState, sendFrame, type Conn, type HubCore } from './core.js';
@@ -115,7 +115,7 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
 
   const core: HubCore = {
     sql, log, config, results, instance_id, assignments: deps.assignments,
-    geo: deps.geo ?? createGeoLocator({ city_dir: config.geoip_city_dir, asn_dir: config.geoip_asn_dir, log }),
+    geo: deps.geo ?? sharedGeoLocator(config, log),
     register(conn, node_id) {
       const old = registry.get(node_id);
       conn.node_id = node_id;

@@ -1,23 +1,15 @@
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
-import { createGeoLocator, type GeoLocator } from '../nodes/geo/geoip.js';
-
-const locators = new Map<string, GeoLocator>();
+import { sharedGeoLocator, type GeoLocator } from '../nodes/geo/geoip.js';
 
 /**
  * The offline GeoLite2 city + ASN locator (nodes/geo/geoip.ts) for the configured data folders,
- * one per process and folder pair, so every lookup route shares the loaded tables (≈45 MB of
- * mmdb buffers, loaded on first use).
+ * the one the process shares (sharedGeoLocator), so every lookup route uses the loaded tables
+ * (≈45 MB of mmdb buffers, loaded on first use).
  */
 export function lookupGeo(config: Pick<Config, 'geoip_city_dir' | 'geoip_asn_dir'>, log?: Logger): GeoLocator {
-  const key = `${config.geoip_city_dir ?? ''}\n${config.geoip_asn_dir ?? ''}`;
-  let geo = locators.get(key);
-  if (!geo) {
-    geo = createGeoLocator({ city_dir: config.geoip_city_dir, asn_dir: config.geoip_asn_dir, log });
-    locators.set(key, geo);
-  }
-  return geo;
+  return sharedGeoLocator(config, log);
 }
 
 const REGION_NAMES = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });

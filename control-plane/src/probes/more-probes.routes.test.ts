@@ -23,7 +23,8 @@ t.test('bad mtr, smtp and ntp requests: 400 naming the field, private targets 42
   const cases: Array<[string, string, unknown, number, string, string?]> = [
     ['mtr count 101', 'mtr', { target: '1.1.1.1', params: { count: 101 } }, 400, 'VALIDATION_FAILED', 'params.count'],
     ['mtr run too long', 'mtr', { target: '1.1.1.1', params: { count: 100, interval_ms: 5000 } }, 400, 'VALIDATION_FAILED', 'params.count'],
-    ['mtr tcp mode', 'mtr', { target: '1.1.1.1', params: { protocol: 'tcp' } }, 400, 'VALIDATION_FAILED', 'params.protocol'],
+    ['mtr sctp mode', 'mtr', { target: '1.1.1.1', params: { protocol: 'sctp' } }, 400, 'VALIDATION_FAILED', 'params.protocol'],
+    ['mtr port without tcp', 'mtr', { target: '1.1.1.1', params: { port: 443 } }, 400, 'VALIDATION_FAILED', 'params.port'],
     ['mtr with a port', 'mtr', { target: '1.1.1.1:80' }, 400, 'VALIDATION_FAILED', 'target'],
     ['smtp mail_from alone', 'smtp', { target: '1.1.1.1', params: { mail_from: 'a@example.com' } }, 400, 'VALIDATION_FAILED', 'params.rcpt_to'],
     ['smtp bad mailbox', 'smtp', { target: '1.1.1.1', params: { mail_from: 'a b@x', rcpt_to: 'c@d.e' } }, 400, 'VALIDATION_FAILED', 'params.mail_from'],
@@ -76,6 +77,32 @@ t.test('only nodes advertising the type are picked; the task carries the default
     t.equal(poll.node_results[0].latency_ms, 7.5, `${type}: headline latency`);
     t.same(poll.summary, { avg_response_ms: 7.5, p95_response_ms: 7.5, success_count: 1, fail_count: 0 });
   }
+});
+
+t.test('mtr TCP mode is accepted; hop ASNs come from the offline ASN data, private hops stay null', async (t) => {
+  const { app, sql, hub, deps } = await setup(t);
+  const node = await addNode(sql, { country: 'DE', capabilities: ['mtr'] });
+  const created = await post(app, 'mtr', { target: '8.8.8.8', params: { protocol: 'tcp', port: 443, count: 2 } });
+  t.equal(created.status, 202, JSON.stringify(created.body.error ?? ''));
+  t.match(hub.sent.at(-1)!.message.check, { type: 'mtr', params: { protocol: 'tcp', port: 443, count: 2 } });
+  const task_id = created.body.data.task_id;
+  const hop = (n: number, address: string | null, asn: number | null) => ({
+    hop: n, address, hostname: null, asn, loss_pct: address ? 0 : 100, sent: 2, received: address ? 2 : 0,
+    ...(address ? { last_ms: 5, avg_ms: 5, best_ms: 5, worst_ms: 5, stdev_ms: 0 } : { last_ms: null, avg_ms: null, best_ms: null, worst_ms: null, stdev_ms: null }),
+  });
+  const result = nodeResult(task_id, 'mtr', 5);
+  result.output = {
+    resolved_address: '8.8.8.8', protocol: 'tcp', destination_reached: true, rounds: 2,
+    // What the node says about asn is not trusted: 64512 on a private hop is dropped, 1 on Google's address corrected.
+    hops: [hop(1, '192.168.1.1', 64512), hop(2, '10.20.0.1', null), hop(3, null, null), hop(4, '2001:4860:4860::8888', null), hop(5, '8.8.8.8', 1)],
+  };
+  t.same(await deps.results.ingest(node, [result]), { stored: [result.result_id], rejected: [] });
+  const poll = (await (await app.request(`/v1/probe/tasks/${task_id}`)).json() as any).data;
+  t.ok(probeTaskResultSchema.safeParse(poll).success, 'the poll matches probeTaskResultSchema');
+  t.equal(poll.node_results[0].protocol, 'tcp');
+  t.same(poll.node_results[0].hops.map((h: { address: string | null; asn: number | null }) => [h.address, h.asn]), [
+    ['192.168.1.1', null], ['10.20.0.1', null], [null, null], ['2001:4860:4860::8888', 15169], ['8.8.8.8', 15169],
+  ]);
 });
 
 t.test('headers: one node by default, and the group carries the analysis fields', async (t) => {

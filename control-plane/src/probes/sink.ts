@@ -11,6 +11,8 @@ import { failLostTasks, failTask } from './failures.js';
 import { signalGroups } from './signals.js';
 import { openTaskCheck } from './task-secrets.js';
 import { SecretKeyError, secretBoxOf } from '../secrets/secret-box.js';
+import { sharedGeoLocator, type GeoLocator } from '../nodes/geo/geoip.js';
+import { fillMtrAsns } from './hop-asn.js';
 
 /** Nodes whose open tasks one statement reads at most (pendingTasks). */
 const PENDING_BATCH_NODES = 500;
@@ -43,6 +45,8 @@ export function isRowDataError(err: unknown): boolean {
  *
  * `ingest(node_id, results)`: in one transaction, for each result (already validated by the hub
  * with resultEnvelopeSchema, and sanitised again here: NUL and lone surrogates become U+FFFD):
+ * - mtr results: each hop's `asn` is set from the offline ASN data (hop-asn.ts withHopAsns,
+ *   `deps.geo`, default the process's shared locator) before anything is stored;
  * - task results: the task must exist and be assigned to `node_id` (else rejected "task not
  *   assigned to this node": forged or misrouted) and have the result's type; the result is
  *   inserted ON CONFLICT DO NOTHING and ends the task (completed on success, else failed). A
@@ -64,9 +68,10 @@ export function isRowDataError(err: unknown): boolean {
  * `taskAck(node_id, ack)`: accepted → the task is running; rejected → it ends failed with
  * "node rejected the task: <reason>" (class rejected). Acks for other nodes' tasks are ignored.
  */
-export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config; checks?: MonitorResultStore }): ResultSink {
+export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config; checks?: MonitorResultStore; geo?: GeoLocator }): ResultSink {
   const { sql } = deps;
   const log = deps.log.child({ module: 'tasks.sink' });
+  const geo = deps.geo ?? sharedGeoLocator(deps.config ?? {}, log);
   const acks = createAckWriter(sql, log);
   const storeFirst = firstResultWriter(sql, isRowDataError);
 
@@ -154,7 +159,7 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
 
   async function ingest(node_id: string, results: ResultEnvelope[]) {
     // Lock tasks in a fixed order so two batches touching the same tasks cannot deadlock.
-    const all = results.map((r) => sanitizeStrings(r)).sort((a, b) => (a.task_id ?? '').localeCompare(b.task_id ?? ''));
+    const all = (await fillMtrAsns(results.map((r) => sanitizeStrings(r)), geo)).sort((a, b) => (a.task_id ?? '').localeCompare(b.task_id ?? ''));
     // First results of open tasks, the usual case, in one statement shared with other nodes'
     // batches (first-results.ts); the rest, and the whole batch if a row is refused, take the
     // detailed path below.

@@ -1,7 +1,7 @@
 import { PROBE_TYPES, type ProbeType } from '@vantage/shared-protocol';
 import { openRawIcmp } from './icmp/raw.js';
 
-/** Check types that need a raw ICMP socket: echo requests (ping) and reading ICMP errors (traceroute and mtr, both modes). */
+/** Check types that need a raw ICMP socket: echo requests (ping) and reading ICMP errors (traceroute, and mtr in every mode; its TCP mode's raw TCP socket needs the same privilege). */
 const RAW_ICMP_TYPES: readonly ProbeType[] = ['ping', 'traceroute', 'mtr'];
 
 /** What this node can run, and why the rest is left out. */

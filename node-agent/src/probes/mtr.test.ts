@@ -1,3 +1,4 @@
+import net from 'node:net';
 import t from 'tap';
 import pino from 'pino';
 import { mtrOutputSchema, mtrParamsSchema, type MtrParams } from '@vantage/shared-protocol';
@@ -34,6 +35,25 @@ t.test('loopback: one hop, every round answered', async (t) => {
   }
 });
 
+t.test('loopback, TCP mode: the SYN-ACK of an open port and the RST of a closed one', async (t) => {
+  let accepted = 0;
+  const server = net.createServer((s) => { accepted++; s.destroy(); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const open = (server.address() as net.AddressInfo).port;
+  const closed = await new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address() as net.AddressInfo; s.close(() => resolve(port)); });
+  });
+  for (const port of [open, closed]) {
+    const r = await mtrProbe.run('127.0.0.1', params({ protocol: 'tcp', port, count: 3 }), { signal: new AbortController().signal, policy: ALLOW, log });
+    mtrOutputSchema.parse(r.output);
+    t.equal(r.success, true, `port ${port}: ${r.error}`);
+    t.equal(r.output.protocol, 'tcp');
+    t.same(r.output.hops.map((h) => [h.hop, h.address, h.sent, h.received]), [[1, '127.0.0.1', 3, 3]], `port ${port}`);
+  }
+  t.equal(accepted, 0, 'no connection was completed: the kernel answers the SYN-ACK with a RST');
+});
+
 t.test('the default policy refuses loopback', async (t) => {
   const r = await mtrProbe.run('127.0.0.1', params(), { signal: new AbortController().signal, policy: DEFAULT_POLICY, log });
   t.equal(r.error_class, 'blocked');
@@ -48,8 +68,11 @@ t.test('across the routed test network: router1, a silent router2, hostB', async
     { protocol: 'icmp', target: LINE.hostB.v4, hop1: LINE.router1.v4 },
     { protocol: 'udp', target: LINE.hostB.v4, hop1: LINE.router1.v4 },
     { protocol: 'icmp', target: LINE.hostB.v6, hop1: LINE.router1.v6 },
+    { protocol: 'tcp', target: LINE.hostB.v4, hop1: LINE.router1.v4 },
+    { protocol: 'tcp', target: LINE.hostB.v6, hop1: LINE.router1.v6 },
   ] as const) {
-    const r = await hostA.run(MTR, c.target, params({ protocol: c.protocol, count: 4, hostnames: true }), ALLOW);
+    // TCP mode: hostB listens on no port, so its kernel answers every SYN that reaches it with a RST.
+    const r = await hostA.run(MTR, c.target, params({ protocol: c.protocol, count: 4, hostnames: true, ...(c.protocol === 'tcp' ? { port: 443 } : {}) }), ALLOW);
     mtrOutputSchema.parse(r.output);
     t.equal(r.success, true, `${c.protocol} ${c.target}: ${r.error}`);
     t.equal(r.output.rounds, 4);

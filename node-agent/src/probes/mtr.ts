@@ -1,10 +1,11 @@
-import type dgram from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { setMaxListeners } from 'node:events';
-import type { FailureClass, MtrOutput, MtrParams } from '@vantage/shared-protocol';
+import { MTR_TCP_PORT_DEFAULT, type FailureClass, type MtrOutput, type MtrParams } from '@vantage/shared-protocol';
 import type { PacketResult } from './icmp/channel.js';
 import { resolveAndLease } from './icmp/lease.js';
-import { fromDestination, icmpSender, openUdp, udpSender, type SendProbe } from './icmp/senders.js';
+import type { IcmpLease } from './icmp/channel.js';
+import { fromDestination, icmpSender, openUdp, tcpSender, udpSender, type SendProbe } from './icmp/senders.js';
+import { sourceAddressFor, tcpSynSocket } from './icmp/tcp-socket.js';
 import { HopStats } from './mtr-stats.js';
 import type { Probe } from './types.js';
 
@@ -82,6 +83,26 @@ async function rounds(send: SendProbe, address: string, params: MtrParams, signa
   return walk;
 }
 
+/**
+ * The sender for `params.protocol` and what to close after the run. Throws when the UDP socket or
+ * the raw TCP socket cannot be opened, or (error_class `unreachable`) when no route leads to `address`.
+ */
+async function openSender(lease: IcmpLease, family: 4 | 6, address: string, params: MtrParams, signal: AbortSignal): Promise<{ send: SendProbe; close: () => void }> {
+  if (params.protocol === 'udp') {
+    const udp = await openUdp(family);
+    return { send: udpSender(lease, udp, address, params.timeout_ms, signal), close: () => udp.close() };
+  }
+  if (params.protocol === 'tcp') {
+    const local = await sourceAddressFor(address, family).catch((err: Error) => {
+      throw Object.assign(new Error(`no route to ${address}: ${err.message}`), { error_class: 'unreachable' as FailureClass });
+    });
+    const tcp = tcpSynSocket(family);
+    tcp.acquire();
+    return { send: tcpSender(lease, tcp, local, address, params.port ?? MTR_TCP_PORT_DEFAULT, params.timeout_ms, signal), close: () => tcp.release() };
+  }
+  return { send: icmpSender(lease, family, address, params.timeout_ms, signal), close: () => {} };
+}
+
 /** The hops to report: up to the destination (or the unreachable router), else up to the last that answered. */
 function hopsToReport(walk: Walk): HopStats[] {
   const last = walk.dest_ttl ?? walk.end_ttl ?? walk.stats.reduce((m, s) => (s.received > 0 ? s.hop : m), 0);
@@ -91,11 +112,13 @@ function hopsToReport(walk: Walk): HopStats[] {
 /**
  * mtr probe (docs/api/probes.md "mtr"): traceroute repeated over `count` rounds with per-hop loss
  * and rtt statistics, the columns of `mtr --report` (Loss%, Snt, Last, Avg, Best, Wrst, StDev).
- * Native, no mtr binary: ICMP mode sends echo requests, UDP mode datagrams to ports 33434+, with
- * the traceroute senders (icmp/senders.ts) on the shared raw ICMP socket. A hop's `address` is
- * the first that answered at its TTL; `hostname` its PTR name when `params.hostnames`; `asn` is
- * null (the node carries no ASN data). Success: the destination answered in some round. On
- * ctx.signal the rounds finished so far are returned.
+ * Native, no mtr binary: ICMP mode sends echo requests, UDP mode datagrams to ports 33434+, TCP
+ * mode SYNs to `params.port` (default 80) from a raw TCP socket, with the senders of
+ * icmp/senders.ts; routers' answers are read on the shared raw ICMP socket, the target's SYN-ACK
+ * or RST on the raw TCP one. A hop's `address` is the first that answered at its TTL; `hostname`
+ * its PTR name when `params.hostnames`; `asn` is null here (the control plane fills it in from
+ * its offline ASN data when it stores the result). Success: the destination answered in some
+ * round. On ctx.signal the rounds finished so far are returned.
  */
 export const mtrProbe: Probe<'mtr'> = {
   type: 'mtr',
@@ -107,14 +130,22 @@ export const mtrProbe: Probe<'mtr'> = {
     const { address, family, lease } = got;
     // Every probe in flight listens for the abort: up to max_hops per round, rounds overlapping while unanswered.
     setMaxListeners(params.max_hops * (Math.ceil(params.timeout_ms / params.interval_ms) + 1) + 10, ctx.signal);
-    let udp: dgram.Socket | null = null;
     let walk: Walk;
     try {
-      if (params.protocol === 'udp') udp = await openUdp(family);
-      const send = udp ? udpSender(lease, udp, address, params.timeout_ms, ctx.signal) : icmpSender(lease, family, address, params.timeout_ms, ctx.signal);
-      walk = await rounds(send, address, params, ctx.signal, output);
+      let sender: Awaited<ReturnType<typeof openSender>>;
+      try {
+        sender = await openSender(lease, family, address, params, ctx.signal);
+      } catch (err) {
+        // No route is the target's class; a socket that cannot be opened (EPERM) is the node's.
+        const error_class = (err as { error_class?: FailureClass }).error_class ?? 'internal';
+        return { success: false, error: `cannot start ${params.protocol} probes to ${address}: ${(err as Error).message}`, error_class, output };
+      }
+      try {
+        walk = await rounds(sender.send, address, params, ctx.signal, output);
+      } finally {
+        sender.close();
+      }
     } finally {
-      udp?.close();
       lease.release();
     }
     const hops = hopsToReport(walk);

@@ -30,6 +30,7 @@ t.test('docs/api/probes.md examples parse and get the documented defaults', asyn
 t.test('mtr, smtp and ntp defaults (docs/api/probes.md)', async (t) => {
   t.same(mtrProbeRequestSchema.parse({ target: 'example.com' }).params, { count: 10, protocol: 'icmp', max_hops: 30, interval_ms: 1000, timeout_ms: 1000, hostnames: true, ip_version: 'auto' });
   t.equal(mtrProbeRequestSchema.parse({ target: 'example.com', params: { count: 100, interval_ms: 2800 } }).params.count, 100, '100 × 2800 ms = 280 s is the longest run');
+  t.same(mtrProbeRequestSchema.parse({ target: 'example.com', params: { protocol: 'tcp', port: 443 } }).params, { count: 10, protocol: 'tcp', port: 443, max_hops: 30, interval_ms: 1000, timeout_ms: 1000, hostnames: true, ip_version: 'auto' });
   t.same(smtpProbeRequestSchema.parse({ target: 'mx.example.com:587' }).params, { timeout_ms: 10000, starttls: true, ip_version: 'auto' });
   const envelope = smtpProbeRequestSchema.parse({ target: 'mx.example.com', params: { mail_from: 'probe@example.com', rcpt_to: 'postmaster@example.com', implicit_tls: true } });
   t.equal(envelope.params.rcpt_to, 'postmaster@example.com');
@@ -69,7 +70,9 @@ const rejects: Array<[string, { safeParse: (v: unknown) => { success: boolean; e
   ['mtr count 0', mtrProbeRequestSchema, { target: 'a.b', params: { count: 0 } }, /params\.count/],
   ['mtr count 101', mtrProbeRequestSchema, { target: 'a.b', params: { count: 101 } }, /params\.count/],
   ['mtr run over 280 s', mtrProbeRequestSchema, { target: 'a.b', params: { count: 60, timeout_ms: 5000 } }, /params\.count.*280000/],
-  ['mtr protocol tcp', mtrProbeRequestSchema, { target: 'a.b', params: { protocol: 'tcp' } }, /params\.protocol/],
+  ['mtr protocol sctp', mtrProbeRequestSchema, { target: 'a.b', params: { protocol: 'sctp' } }, /params\.protocol/],
+  ['mtr port without tcp', mtrProbeRequestSchema, { target: 'a.b', params: { port: 443 } }, /params\.port.*only for protocol tcp/],
+  ['mtr port 0', mtrProbeRequestSchema, { target: 'a.b', params: { protocol: 'tcp', port: 0 } }, /params\.port/],
   ['mtr interval 50', mtrProbeRequestSchema, { target: 'a.b', params: { interval_ms: 50 } }, /params\.interval_ms/],
   ['mtr max_hops 65', mtrProbeRequestSchema, { target: 'a.b', params: { max_hops: 65 } }, /params\.max_hops/],
   ['smtp mail_from without rcpt_to', smtpProbeRequestSchema, { target: 'a.b', params: { mail_from: 'x@a.b' } }, /params\.rcpt_to.*together/],

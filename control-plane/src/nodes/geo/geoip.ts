@@ -90,3 +90,20 @@ function toBigInt(addr: ipaddr.IPv4 | ipaddr.IPv6): bigint {
   else for (const p of (addr as ipaddr.IPv6).parts) n = (n << 16n) | BigInt(p);
   return n;
 }
+
+const shared = new Map<string, GeoLocator>();
+
+/**
+ * The process's locator ({@link createGeoLocator}) for a pair of data folders (unset: the
+ * packages), made on first use and shared by every caller that names the same folders (the hub's
+ * node locations, the lookup routes, mtr hop ASNs), so the tables are loaded once per process.
+ */
+export function sharedGeoLocator(config: { geoip_city_dir?: string; geoip_asn_dir?: string }, log?: Logger): GeoLocator {
+  const key = `${config.geoip_city_dir ?? ''}\n${config.geoip_asn_dir ?? ''}`;
+  let geo = shared.get(key);
+  if (!geo) {
+    geo = createGeoLocator({ city_dir: config.geoip_city_dir, asn_dir: config.geoip_asn_dir, log });
+    shared.set(key, geo);
+  }
+  return geo;
+}

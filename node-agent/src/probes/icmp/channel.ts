@@ -156,6 +156,19 @@ export class IcmpChannel {
     });
   }
 
+  /**
+   * @internal Finish the waiter under `key` with an answer read on another socket: the target's
+   * SYN-ACK or RST to a TCP SYN probe (tcp-socket.ts), from `from` (normalised) at hrtime `recv_ns`.
+   * Ignored when nothing waits under `key` or `from` is not the address probed.
+   */
+  answer(key: string, from: string, recv_ns: bigint): void {
+    const waiter = this.waiters.get(key);
+    if (!waiter || waiter.address !== from) return;
+    this.waiters.delete(key);
+    const rtt_ms = Number(recv_ns - (waiter.sent_ns ?? recv_ns)) / 1e6;
+    waiter.finish({ status: 'reply', from, ttl: null, code: 0, port_unreachable: false, rtt_ms, error: null });
+  }
+
   /** @internal Queue `packet` on the raw socket with the given TTL (null: system default). */
   sendRaw(packet: Buffer, address: string, ttl: number | null, waiter: Waiter): void {
     if (!this.socket) {
@@ -181,12 +194,21 @@ export class IcmpChannel {
   }
 }
 
+/** The key of a TCP SYN probe: its ports and sequence number, quoted by an ICMP error and acknowledged (seq + 1) by the target. */
+export function tcpKey(src_port: number, dst_port: number, seq: number): string {
+  return `t:${src_port}:${dst_port}:${seq >>> 0}`;
+}
+
 /** The demultiplexing key of a received message (see IcmpChannel). */
 function messageKey(msg: IcmpMessage): string {
   if (msg.kind === 'echo-reply') return `e:${msg.id}:${msg.seq}`;
   const q = msg.quoted;
-  return q.proto === 'icmp' ? `e:${q.id}:${q.seq}` : `u:${q.src_port}:${q.dst_port}`;
+  if (q.proto === 'icmp') return `e:${q.id}:${q.seq}`;
+  return q.proto === 'udp' ? `u:${q.src_port}:${q.dst_port}` : tcpKey(q.src_port, q.dst_port, q.seq);
 }
+
+/** Sends one probe on a socket other than the raw ICMP one (UDP, raw TCP): calls `mark()` just before it leaves, `fail(message)` when it cannot be sent. */
+export type SendWith = (mark: () => void, fail: (error: string) => void) => void;
 
 /** A probe's hold on an identifier of a shared channel; call release() when the probe ends. */
 export class IcmpLease {
@@ -208,8 +230,21 @@ export class IcmpLease {
    * `send(mark)` sends (traceroute UDP mode); `send` calls `mark()` just before the datagram leaves
    * and reports a send failure by calling `fail(message)`.
    */
-  udp(address: string, src_port: number, dst_port: number, timeout_ms: number, signal: AbortSignal, send: (mark: () => void, fail: (error: string) => void) => void): Promise<PacketResult> {
-    return this.channel.expect(`u:${src_port}:${dst_port}`, address, timeout_ms, signal, (waiter) => {
+  udp(address: string, src_port: number, dst_port: number, timeout_ms: number, signal: AbortSignal, send: SendWith): Promise<PacketResult> {
+    return this.sendWith(`u:${src_port}:${dst_port}`, address, timeout_ms, signal, send);
+  }
+
+  /**
+   * Wait for the answer to a TCP SYN `src_port` → `address`:`dst_port` with sequence number `seq`
+   * that `send(mark, fail)` sends (mtr TCP mode): an ICMP error quoting it, or the target's SYN-ACK
+   * or RST acknowledging seq + 1 (status `reply`, handed over by tcp-socket.ts).
+   */
+  tcp(address: string, src_port: number, dst_port: number, seq: number, timeout_ms: number, signal: AbortSignal, send: SendWith): Promise<PacketResult> {
+    return this.sendWith(tcpKey(src_port, dst_port, seq), address, timeout_ms, signal, send);
+  }
+
+  private sendWith(key: string, address: string, timeout_ms: number, signal: AbortSignal, send: SendWith): Promise<PacketResult> {
+    return this.channel.expect(key, address, timeout_ms, signal, (waiter) => {
       send(() => { waiter.sent_ns = process.hrtime.bigint(); }, (error) => waiter.finish(miss('send-error', error)));
     });
   }

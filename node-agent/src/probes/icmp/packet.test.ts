@@ -1,5 +1,6 @@
 import t from 'tap';
 import { buildEchoRequest, internetChecksum, parseIcmp } from './packet.js';
+import { buildSyn } from './tcp-syn.js';
 
 /** An IPv4 header (20 bytes, no options) with protocol `proto`, TTL `ttl`, src and dst. */
 function ipv4(proto: number, ttl: number, src: number[], dst: number[], payload: Buffer): Buffer {
@@ -88,7 +89,13 @@ t.test('parse: table of received messages', async (t) => {
       want: { kind: 'unreachable', ttl: 64, code: 1, port_unreachable: false, quoted: { proto: 'icmp', dst: '198.18.3.2', id: 0x4242, seq: 9 } },
     },
     { name: 'v4 our own echo request (seen on loopback) is ignored', family: 4, buf: ipv4(1, 64, V4_ME, V4_ME, echoReq4), want: null },
-    { name: 'v4 error quoting TCP is ignored', family: 4, buf: ipv4(1, 64, V4_ROUTER, V4_ME, Buffer.concat([icmpHeader(11, 0), ipv4(6, 1, V4_ME, V4_HOST, Buffer.alloc(20))])), want: null },
+    {
+      name: 'v4 time exceeded quoting a TCP SYN: ports and sequence number',
+      family: 4,
+      buf: ipv4(1, 64, V4_ROUTER, V4_ME, Buffer.concat([icmpHeader(11, 0), ipv4(6, 1, V4_ME, V4_HOST, buildSyn('198.18.1.2', '198.18.3.2', 40001, 443, 0xfeedbeef).subarray(0, 8))])),
+      want: { kind: 'time-exceeded', ttl: 64, code: 0, port_unreachable: false, quoted: { proto: 'tcp', dst: '198.18.3.2', src_port: 40001, dst_port: 443, seq: 0xfeedbeef } },
+    },
+    { name: 'v4 error quoting another protocol (GRE) is ignored', family: 4, buf: ipv4(1, 64, V4_ROUTER, V4_ME, Buffer.concat([icmpHeader(11, 0), ipv4(47, 1, V4_ME, V4_HOST, Buffer.alloc(20))])), want: null },
     { name: 'v4 error with a quote shorter than 8 bytes is ignored', family: 4, buf: ipv4(1, 64, V4_ROUTER, V4_ME, Buffer.concat([icmpHeader(11, 0), ipv4(1, 1, V4_ME, V4_HOST, echoReq4.subarray(0, 4))])), want: null },
     { name: 'v4 truncated header', family: 4, buf: Buffer.from([0x45, 0, 0]), want: null },
     { name: 'v4 not an IPv4 packet', family: 4, buf: Buffer.alloc(40, 0x60), want: null },

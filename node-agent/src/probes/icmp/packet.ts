@@ -5,6 +5,7 @@ export const ICMP4 = { ECHO_REPLY: 0, UNREACHABLE: 3, ECHO_REQUEST: 8, TIME_EXCE
 export const ICMP6 = { UNREACHABLE: 1, TIME_EXCEEDED: 3, ECHO_REQUEST: 128, ECHO_REPLY: 129, PORT_UNREACHABLE_CODE: 4 } as const;
 
 const PROTO_ICMP = 1;
+const PROTO_TCP = 6;
 const PROTO_UDP = 17;
 const PROTO_ICMPV6 = 58;
 
@@ -43,7 +44,8 @@ export function buildEchoRequest(family: 4 | 6, id: number, seq: number, data_by
 /** What a quoted (offending) packet inside an ICMP error says about the probe it answers. */
 export type Quoted =
   | { proto: 'icmp'; dst: string; id: number; seq: number }
-  | { proto: 'udp'; dst: string; src_port: number; dst_port: number };
+  | { proto: 'udp'; dst: string; src_port: number; dst_port: number }
+  | { proto: 'tcp'; dst: string; src_port: number; dst_port: number; seq: number };
 
 /**
  * One received ICMP message the probes care about. `from` is the sender (normalised address
@@ -81,13 +83,15 @@ function parseQuoted(family: 4 | 6, q: Buffer): Quoted | null {
     return { proto: 'icmp', dst, id: inner.readUInt16BE(4), seq: inner.readUInt16BE(6) };
   }
   if (proto === PROTO_UDP) return { proto: 'udp', dst, src_port: inner.readUInt16BE(0), dst_port: inner.readUInt16BE(2) };
+  // The first 8 bytes of a TCP header: ports and sequence number (RFC 9293 3.1).
+  if (proto === PROTO_TCP) return { proto: 'tcp', dst, src_port: inner.readUInt16BE(0), dst_port: inner.readUInt16BE(2), seq: inner.readUInt32BE(4) };
   return null;
 }
 
 /**
  * Parse what a raw ICMP socket read: for IPv4 an IP header (IHL words) then ICMP, for IPv6 the
  * ICMPv6 message alone. Returns null for anything that is not an echo reply, Time Exceeded or
- * Destination Unreachable quoting an echo request or UDP datagram (our own echo requests on
+ * Destination Unreachable quoting an echo request, UDP datagram or TCP segment (our own echo requests on
  * loopback, neighbour discovery, truncated or malformed packets). Never throws.
  */
 export function parseIcmp(family: 4 | 6, buf: Buffer): IcmpMessage | null {

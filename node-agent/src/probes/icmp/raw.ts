@@ -44,6 +44,18 @@ export function openRawIcmp(family: 4 | 6): RawSocket {
   return socket;
 }
 
+/** IPPROTO_TCP (RFC 9293; the IANA protocol number, the same for IPv4 and IPv6). */
+const PROTO_TCP = 6;
+
+/**
+ * Open a raw TCP socket for `family` (mtr TCP mode): sends SYN segments we build ourselves (the
+ * kernel adds the IP header) and receives a copy of every TCP segment arriving at this host,
+ * IPv4 ones with their IP header. Throws (EPERM) without root or CAP_NET_RAW.
+ */
+export function openRawTcp(family: 4 | 6): RawSocket {
+  return raw.createSocket({ protocol: PROTO_TCP, addressFamily: family === 4 ? raw.AddressFamily.IPv4 : raw.AddressFamily.IPv6, bufferSize: 2048 });
+}
+
 const DEFAULT_HOPS = Buffer.alloc(4);
 DEFAULT_HOPS.writeInt32LE(-1);
 

@@ -1,6 +1,9 @@
 import dgram from 'node:dgram';
+import { randomInt } from 'node:crypto';
 import type { IcmpLease, PacketResult } from './channel.js';
 import { buildEchoRequest } from './packet.js';
+import { buildSyn } from './tcp-syn.js';
+import { reservePort, type TcpSynSocket } from './tcp-socket.js';
 
 /*
  * Probe senders shared by traceroute and mtr: one probe with a chosen TTL, its answer read on the
@@ -69,7 +72,31 @@ export function icmpSender(lease: IcmpLease, family: 4 | 6, address: string, tim
   return (ttl, n) => lease.echo(address, n + 1, buildEchoRequest(family, lease.id, n + 1, ICMP_DATA_BYTES), ttl, timeout_ms, signal);
 }
 
-/** Whether `r` came from the destination itself: an echo reply, or any unreachable it sent (port unreachable in UDP mode). */
+/**
+ * TCP probe sender (traceroute -T, `mtr --tcp`): a SYN to `address`:`port` with IP TTL `ttl` from
+ * a port reserved on `local` for this probe (tcp-socket.ts reservePort) with a random sequence
+ * number, sent on the raw TCP socket `tcp` (held by the caller). A router's Time Exceeded quotes
+ * it; the target answers SYN-ACK (open) or RST (closed), both status `reply`.
+ */
+export function tcpSender(lease: IcmpLease, tcp: TcpSynSocket, local: string, address: string, port: number, timeout_ms: number, signal: AbortSignal): SendProbe {
+  return async (ttl) => {
+    let reserved: Awaited<ReturnType<typeof reservePort>>;
+    try {
+      reserved = await reservePort(local);
+    } catch (err) {
+      return { status: 'send-error', from: null, ttl: null, code: null, port_unreachable: false, rtt_ms: null, error: `cannot reserve a TCP port: ${(err as Error).message}` };
+    }
+    try {
+      const seq = randomInt(0x100000000);
+      const syn = buildSyn(local, address, reserved.port, port, seq);
+      return await lease.tcp(address, reserved.port, port, seq, timeout_ms, signal, (mark, fail) => tcp.send(syn, address, ttl, mark, fail));
+    } finally {
+      reserved.close();
+    }
+  };
+}
+
+/** Whether `r` came from the destination itself: an echo reply (or TCP SYN-ACK/RST), or any unreachable it sent (port unreachable in UDP mode). */
 export function fromDestination(r: PacketResult, address: string): boolean {
   return r.status === 'reply' || (r.status === 'unreachable' && r.from === address);
 }
