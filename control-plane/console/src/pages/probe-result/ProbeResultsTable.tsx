@@ -2,7 +2,12 @@ import type { NodeResult, ProbeTaskResult } from '@vantage/shared-protocol';
 import { Empty } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 
-/** The type's own column: HTTP status, ping loss, DNS answers, TCP address, traceroute hops. */
+/** The column of the types with one: HTTP status, ping loss, DNS answers, TCP address, traceroute hops. */
+const DETAILED = ['http', 'ping', 'dns', 'tcp', 'traceroute'] as const;
+type Detailed = (typeof DETAILED)[number];
+const detailed = (type: ProbeTaskResult['probe_type']): type is Detailed => (DETAILED as readonly string[]).includes(type);
+
+/** The type's own column (empty for the types without one). */
 function detail(type: ProbeTaskResult['probe_type'], r: NodeResult): string {
   const x = r as Record<string, unknown>;
   switch (type) {
@@ -11,6 +16,7 @@ function detail(type: ProbeTaskResult['probe_type'], r: NodeResult): string {
     case 'dns': return Array.isArray(x.answers) ? String(x.answers.length) : '';
     case 'tcp': return typeof x.address === 'string' ? x.address : '';
     case 'traceroute': return Array.isArray(x.hops) ? String(x.hops.length) : '';
+    default: return '';
   }
 }
 
@@ -21,7 +27,7 @@ export function ProbeResultsTable({ type, rows }: { type: ProbeTaskResult['probe
     <table>
       <thead><tr>
         <th scope="col">{t('detail.node')}</th><th scope="col">{t('probes.location')}</th><th scope="col">{t('detail.result')}</th>
-        <th scope="col">{t('probes.latency_ms')}</th><th scope="col">{t(`probes.detail.${type}`)}</th><th scope="col">{t('detail.error')}</th>
+        <th scope="col">{t('probes.latency_ms')}</th><th scope="col">{detailed(type) ? t(`probes.detail.${type}`) : <span class="sr-only">{t('detail.result')}</span>}</th><th scope="col">{t('detail.error')}</th>
       </tr></thead>
       <tbody>{rows.map((r) => (
         <tr key={r.node_id}>
