@@ -70,6 +70,8 @@ export const deviceRequestSchema = z.object({
 
 /** Answer of approve/deny: the request's new status. @example { "user_code": "BDFG-HJKL", "status": "approved" } */
 export const deviceDecisionSchema = z.object({ user_code: z.string(), status: z.enum(['approved', 'denied']) });
+/** A pending QR-code login request as returned. */
+export type DeviceRequest = z.infer<typeof deviceRequestSchema>;
 
 /** `POST /v1/auth/otp/send` body. @example { "email": "ada@example.com" } */
 export const emailOtpSendRequestSchema = z.strictObject({ email: emailSchema });

@@ -194,3 +194,7 @@ export const webhookDeliveryListSchema = z.object({
   page_size: z.number().int(),
   has_more: z.boolean(),
 });
+/** A page of deliveries. */
+export type WebhookDeliveryList = z.infer<typeof webhookDeliveryListSchema>;
+/** A page of webhook endpoints. */
+export type WebhookEndpointList = z.infer<typeof webhookEndpointListSchema>;

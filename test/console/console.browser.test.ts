@@ -1,12 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAgent, openStateDb } from '@vantage/node-agent';
@@ -14,53 +11,12 @@ import { runCheck } from '../../node-agent/src/probes/runner.js';
 import { quietLog, testConfig } from '../../node-agent/src/connection/test-support/helpers.js';
 import { makeToken, waitFor } from '../../control-plane/src/hub/test-harness.js';
 import { testApp } from '../../control-plane/src/test-support/app.js';
+import { check, DIST, ensureBuilt, LOOPBACK, openBrowser, SHOTS, skip } from './browser-kit.js';
 
 // The web console in Debian's Chromium against a real control plane on real Postgres: register,
 // create a monitor, find it in the list and on its page, keep the session across a reload (the
 // refresh cookie), API keys, profile, log out and in again. axe-core checks every page; each page
 // is screenshotted at 1366x768 to .tap/console/. Also the JS size budget of the shell.
-
-const CHROMIUM_PATH = process.env.VANTAGE_CHROMIUM ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM_PATH) ? false : `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set VANTAGE_CHROMIUM)`;
-const CONSOLE = fileURLToPath(new URL('../../control-plane/console/', import.meta.url));
-const DIST = join(CONSOLE, 'dist');
-const SHOTS = fileURLToPath(new URL('../../.tap/console/', import.meta.url));
-const LOOPBACK = ['127.0.0.0/8'];
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** The console build (pnpm test builds it first; built here when missing so this file runs alone). */
-function ensureBuilt(): void {
-  if (existsSync(join(DIST, 'index.html'))) return;
-  const r = spawnSync('pnpm', ['--filter', '@vantage/console', 'build'], { stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('console build failed');
-}
-
-declare const axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> };
-
-/** Run axe-core (WCAG 2 A/AA rules) on the page and screenshot it; the eval goes through DevTools, so the page's CSP stays strict. */
-async function check(t: Test, page: Page, name: string): Promise<void> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(() => axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
-  t.same(result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe: no violations on ${name}`);
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-}
-declare const document: unknown;
-
-/** A fresh headless Chromium profile at 1366x768 (closed at teardown) and the page's script errors. */
-async function openBrowser(t: Test): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const profileDir = mkdtempSync(join(tmpdir(), 'console-chromium-'));
-  t.teardown(() => rmSync(profileDir, { recursive: true, force: true }));
-  const context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM_PATH, headless: true, viewport: { width: 1366, height: 768 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error' && !/status of 401/.test(m.text())) problems.push(m.text()); });
-  page.on('pageerror', (e) => problems.push(String(e)));
-  return { context, page, problems };
-}
 
 /** A real agent with its own state folder, enrolled with `token`, stopped at teardown. */
 async function startAgent(t: Test, url: string, token: string): Promise<void> {
@@ -267,7 +223,8 @@ t.test('JS budget: the shell under 200 KB compressed, every page its own chunk',
   const bytes = shell.reduce((n, f) => n + gzipSync(readFileSync(join(DIST, f)), { level: 9 }).length, 0);
   t.ok(bytes < 200 * 1024, `shell is ${(bytes / 1024).toFixed(1)} KB gzip (< 200 KB)`);
   const assets = readdirSync(join(DIST, 'assets'));
-  for (const page of ['LoginPage', 'RegisterPage', 'MonitorsPage', 'MonitorFormPage', 'MonitorDetailPage', 'ApiKeysPage', 'ProfilePage', 'ProbeFormPage', 'ProbeResultPage', 'NodesPage']) {
+  for (const page of ['LoginPage', 'RegisterPage', 'MonitorsPage', 'MonitorFormPage', 'MonitorDetailPage', 'ApiKeysPage', 'ProfilePage', 'ProbeFormPage', 'ProbeResultPage', 'NodesPage',
+    'AlertEventsPage', 'ChannelsPage', 'PoliciesPage', 'SilencesPage', 'GroupsPage', 'MaintenancePage', 'WebhooksPage', 'DeliveriesPage', 'SecurityPage', 'DeviceLoginPage']) {
     t.ok(assets.some((f) => f.startsWith(`${page}-`) && f.endsWith('.js')), `${page} is a lazy chunk`);
   }
   const entry = readFileSync(join(DIST, shell.find((f) => f.endsWith('.js'))!), 'utf8');

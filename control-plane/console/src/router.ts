@@ -20,6 +20,16 @@ export const ROUTES: Route[] = [
   { path: '/nodes', load: () => import('./pages/nodes/NodesPage.js'), session: true },
   { path: '/api-keys', load: () => import('./pages/api-keys/ApiKeysPage.js'), session: true },
   { path: '/profile', load: () => import('./pages/profile/ProfilePage.js'), session: true },
+  { path: '/alerts', load: () => import('./pages/alert-events/AlertEventsPage.js'), session: true },
+  { path: '/alerts/channels', load: () => import('./pages/alert-channels/ChannelsPage.js'), session: true },
+  { path: '/alerts/policies', load: () => import('./pages/alert-policies/PoliciesPage.js'), session: true },
+  { path: '/alerts/silences', load: () => import('./pages/alert-silences/SilencesPage.js'), session: true },
+  { path: '/alerts/groups', load: () => import('./pages/alert-groups/GroupsPage.js'), session: true },
+  { path: '/alerts/maintenance', load: () => import('./pages/maintenance/MaintenancePage.js'), session: true },
+  { path: '/webhooks', load: () => import('./pages/webhooks/WebhooksPage.js'), session: true },
+  { path: '/webhooks/:id', load: () => import('./pages/webhook-deliveries/DeliveriesPage.js'), session: true },
+  { path: '/security', load: () => import('./pages/security/SecurityPage.js'), session: true },
+  { path: '/device', load: () => import('./pages/device-login/DeviceLoginPage.js'), session: true },
 ];
 
 /** The route matching `path` and its parameters, or null. */

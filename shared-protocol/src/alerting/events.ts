@@ -88,3 +88,5 @@ export const alertEventListSchema = z.object({
   page_size: z.number().int(),
   has_more: z.boolean(),
 });
+/** A page of alert events. */
+export type AlertEventList = z.infer<typeof alertEventListSchema>;

@@ -50,6 +50,8 @@ export const alertSilenceSchema = z.object({
   created_at: z.iso.datetime(),
 });
 export const alertSilenceListSchema = z.object({ items: z.array(alertSilenceSchema) });
+/** A silence as returned. */
+export type AlertSilence = z.infer<typeof alertSilenceSchema>;
 /** `GET /v1/alert-silences` query: `status` filters. */
 export const alertSilenceQuerySchema = alertOwnerQuerySchema.extend({ status: z.enum(['upcoming', 'active', 'expired']).optional() });
 
@@ -87,6 +89,8 @@ export const alertGroupSchema = z.object({
   created_at: z.iso.datetime(),
 });
 export const alertGroupListSchema = z.object({ items: z.array(alertGroupSchema) });
+/** An alert group as returned. */
+export type AlertGroup = z.infer<typeof alertGroupSchema>;
 
 export const MAINTENANCE_SCOPES = ['monitor', 'group', 'tag', 'all'] as const;
 export const MAINTENANCE_RECURRENCES = ['none', 'daily', 'weekly', 'monthly'] as const;

@@ -9,8 +9,11 @@ const NAV: Array<{ href: string; label: MessageKey }> = [
   { href: '/monitors', label: 'nav.monitors' },
   { href: '/probes', label: 'nav.probes' },
   { href: '/nodes', label: 'nav.nodes' },
+  { href: '/alerts', label: 'nav.alerting' },
+  { href: '/webhooks', label: 'nav.webhooks' },
   { href: '/api-keys', label: 'nav.api_keys' },
   { href: '/profile', label: 'nav.profile' },
+  { href: '/security', label: 'nav.security' },
 ];
 
 /** The page frame: skip link, header (name, preferences, navigation when signed in) and the main region. */

@@ -1,0 +1,65 @@
+import { useState } from 'preact/hooks';
+import type { AlertChannel, AlertChannelTestResult } from '@vantage/shared-protocol';
+import { api } from '../../api/client.js';
+import { useApi } from '../../api/use-api.js';
+import { useAction } from '../../api/use-action.js';
+import { AlertingTabs } from '../../components/AlertingTabs.js';
+import { Listed } from '../../components/Listed.js';
+import { FormError } from '../../components/states.js';
+import { formatTime, t } from '../../i18n/i18n.js';
+import { ChannelForm } from './ChannelForm.js';
+
+/**
+ * Alert channels (/v1/alert-channels): the list with each channel's type and whether a send
+ * reached it, a test send with its outcome, delete, and the form for a new one
+ * (docs/api/alerting.md "Channels").
+ */
+export default function ChannelsPage() {
+  const channels = useApi<{ items: AlertChannel[] }>('/v1/alert-channels');
+  const action = useAction();
+  const [tested, setTested] = useState<{ name: string; result: AlertChannelTestResult } | null>(null);
+  const test = (c: AlertChannel) => action.run(async () => {
+    setTested(null);
+    setTested({ name: c.name, result: await api<AlertChannelTestResult>('POST', `/v1/alert-channels/${encodeURIComponent(c.id)}/test`) });
+    channels.reload();
+  });
+  const remove = (c: AlertChannel) => action.run(async () => {
+    if (!confirm(t('channels.delete_confirm', { name: c.name }))) return;
+    await api('DELETE', `/v1/alert-channels/${encodeURIComponent(c.id)}`);
+    channels.reload();
+  });
+  return (
+    <section>
+      <h1>{t('channels.title')}</h1>
+      <AlertingTabs here="/alerts/channels" />
+      <FormError id="channels-error" error={action.error} />
+      {tested && (
+        <p role="status" class={tested.result.status === 'failed' ? 'form-error' : undefined}>
+          {t(`channels.test.${tested.result.status}`, { name: tested.name })}
+          {tested.result.status_code !== null && ` (HTTP ${tested.result.status_code})`}
+          {tested.result.error && `: ${tested.result.error}`}
+        </p>
+      )}
+      <Listed loaded={channels} items={(d) => d.items} empty={t('channels.empty')}>
+        {(d) => (
+          <table>
+            <thead><tr><th scope="col">{t('channels.name')}</th><th scope="col">{t('channels.type')}</th><th scope="col">{t('channels.verified')}</th><th scope="col">{t('keys.created')}</th><th scope="col"><span class="sr-only">{t('events.actions')}</span></th></tr></thead>
+            <tbody>{d.items.map((c) => (
+              <tr key={c.id}>
+                <td>{c.name}</td>
+                <td>{t(`channels.type.${c.type}`)}</td>
+                <td>{c.verified ? t('channels.verified_yes') : t('channels.verified_no')}</td>
+                <td>{formatTime(c.created_at)}</td>
+                <td class="actions">
+                  <button type="button" aria-label={t('channels.test_named', { name: c.name })} onClick={() => void test(c)}>{t('channels.test')}</button>
+                  <button type="button" class="danger" aria-label={t('channels.delete_named', { name: c.name })} onClick={() => void remove(c)}>{t('channels.delete')}</button>
+                </td>
+              </tr>
+            ))}</tbody>
+          </table>
+        )}
+      </Listed>
+      <ChannelForm created={channels.reload} />
+    </section>
+  );
+}

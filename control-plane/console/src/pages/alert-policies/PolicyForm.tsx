@@ -1,0 +1,53 @@
+import { useState } from 'preact/hooks';
+import type { AlertChannel } from '@vantage/shared-protocol';
+import { api } from '../../api/client.js';
+import { useSubmit } from '../../api/use-submit.js';
+import { Field } from '../../components/Field.js';
+import { MonitorSelect } from '../../components/MonitorSelect.js';
+import { FormError } from '../../components/states.js';
+import { t } from '../../i18n/i18n.js';
+import { LevelRows, levelsBody, type LevelRow } from './LevelRows.js';
+
+/**
+ * Create a policy (POST /v1/alert-policies): name, monitor, the channels of the first
+ * notification, delay, results to recover, and escalation levels.
+ */
+export function PolicyForm({ channels, created }: { channels: AlertChannel[]; created: () => void }) {
+  const [name, setName] = useState('');
+  const [monitor_id, setMonitor] = useState('');
+  const [picked, setPicked] = useState<string[]>([]);
+  const [delay_s, setDelay] = useState('0');
+  const [recovery_n, setRecovery] = useState('1');
+  const [levels, setLevels] = useState<LevelRow[]>([]);
+  const { busy, error, submit } = useSubmit(async () => {
+    await api('POST', '/v1/alert-policies', {
+      name, monitor_id, channel_ids: picked, delay_s: Number(delay_s), recovery_n: Number(recovery_n), escalation_levels: levelsBody(levels),
+    });
+    setName(''); setPicked([]); setLevels([]);
+    created();
+  });
+  const toggle = (id: string, on: boolean) => setPicked(on ? [...picked, id] : picked.filter((p) => p !== id));
+  return (
+    <>
+      <h2>{t('policies.new')}</h2>
+      <form onSubmit={submit} class="narrow">
+        <Field id="pol-name" label={t('policies.name')}><input id="pol-name" required maxLength={200} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></Field>
+        <MonitorSelect id="pol-monitor" label={t('policies.monitor')} value={monitor_id} onChange={setMonitor} />
+        <fieldset>
+          <legend>{t('policies.channels')}</legend>
+          {channels.length === 0 && <p class="hint">{t('policies.no_channels')}</p>}
+          {channels.map((c) => (
+            <label class="check" key={c.id}><input type="checkbox" checked={picked.includes(c.id)} onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)} />{c.name}</label>
+          ))}
+        </fieldset>
+        <div class="inline">
+          <Field id="pol-delay" label={t('policies.delay_s')}><input id="pol-delay" type="number" min={0} max={86400} value={delay_s} onInput={(e) => setDelay((e.target as HTMLInputElement).value)} /></Field>
+          <Field id="pol-recovery" label={t('policies.recovery_n')}><input id="pol-recovery" type="number" min={1} max={10} value={recovery_n} onInput={(e) => setRecovery((e.target as HTMLInputElement).value)} /></Field>
+        </div>
+        <LevelRows rows={levels} channels={channels} onChange={setLevels} />
+        <FormError id="policy-error" error={error} />
+        <button type="submit" class="primary" disabled={busy}>{t('policies.create')}</button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,51 @@
+import type { MaintenanceWindow } from '@vantage/shared-protocol';
+import { useApi } from '../../api/use-api.js';
+import { useAction } from '../../api/use-action.js';
+import { AlertingTabs } from '../../components/AlertingTabs.js';
+import { Listed } from '../../components/Listed.js';
+import { MonitorName } from '../../components/MonitorSelect.js';
+import { FormError } from '../../components/states.js';
+import { formatTime, t } from '../../i18n/i18n.js';
+import { MaintenanceCalendar } from './MaintenanceCalendar.js';
+import { MaintenanceForm } from './MaintenanceForm.js';
+
+/**
+ * Maintenance windows (/v1/maintenance-windows): a four-week calendar of their occurrences, the
+ * list with scope and recurrence, delete, and a form for a new one (docs/api/alerting.md
+ * "Maintenance windows").
+ */
+export default function MaintenancePage() {
+  const windows = useApi<{ items: MaintenanceWindow[] }>('/v1/maintenance-windows');
+  const action = useAction(windows.reload);
+  const scope = (w: MaintenanceWindow) => (w.scope_type === 'all' ? t('silences.all_monitors')
+    : w.scope_type === 'monitor' ? w.scope_ids.map((id) => <MonitorName key={id} monitor_id={id} />)
+    : `${t(`maintenance.scope.${w.scope_type}`)}: ${w.scope_ids.join(', ')}`);
+  return (
+    <section>
+      <h1>{t('maintenance.title')}</h1>
+      <AlertingTabs here="/alerts/maintenance" />
+      <FormError id="maintenance-error" error={action.error} />
+      <Listed loaded={windows} items={(d) => d.items} empty={t('maintenance.empty')}>
+        {(d) => (
+          <>
+            <MaintenanceCalendar windows={d.items} />
+            <table>
+              <thead><tr>
+                <th scope="col">{t('maintenance.window_title')}</th><th scope="col">{t('maintenance.scope')}</th><th scope="col">{t('alerting.starts_at')}</th>
+                <th scope="col">{t('alerting.ends_at')}</th><th scope="col">{t('maintenance.recurrence')}</th><th scope="col"><span class="sr-only">{t('events.actions')}</span></th>
+              </tr></thead>
+              <tbody>{d.items.map((w) => (
+                <tr key={w.id}>
+                  <td>{w.title ?? t('maintenance.untitled')}</td><td>{scope(w)}</td><td>{formatTime(w.starts_at)}</td><td>{formatTime(w.ends_at)}</td>
+                  <td>{t(`maintenance.recurrence.${w.recurrence}`)}</td>
+                  <td><button type="button" class="danger" onClick={() => void action.call('DELETE', `/v1/maintenance-windows/${encodeURIComponent(w.id)}`)}>{t('channels.delete')}</button></td>
+                </tr>
+              ))}</tbody>
+            </table>
+          </>
+        )}
+      </Listed>
+      <MaintenanceForm created={windows.reload} />
+    </section>
+  );
+}
