@@ -13,12 +13,15 @@ import { requestContext } from './middleware/request-context.js';
 import { mountOpenApi } from './openapi/document.js';
 import { mountRoutes } from './routes.js';
 import { consoleAssets } from './console/console-serve.js';
+import { httpMetrics } from './metrics/http-metrics.js';
+import { opsRouter } from './metrics/ops.routes.js';
 import { validationError } from './http/router.js';
 import type { ZodError } from 'zod';
 
 /**
  * Build the control-plane HTTP app without listening (construction apart from
- * listening). Middleware order: request id + logger, load shedding (503 with Retry-After past the
+ * listening). Middleware order: request id + logger, request metrics (metrics/http-metrics.ts),
+ * the operations endpoints /healthz, /readyz and /metrics (metrics/ops.routes.ts), load shedding (503 with Retry-After past the
  * instance's capacity, before any database work), 32 KB body limit (node artifact uploads have
  * their own; heartbeat check-ins keep a prefix of any body), clean input (NUL, lone surrogates,
  * malformed percent-encoding and JSON nested past LIMITS.json_depth_max refused with 400 on
@@ -38,6 +41,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     },
   });
   app.use('*', requestContext(deps.log));
+  if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
+  // /healthz, /readyz and /metrics answer before load shedding, credentials and the console.
+  app.route('/', opsRouter(deps));
   app.use('*', loadShedding(deps.config, new LoadMonitor(DELAY_WINDOWS, () => deps.sql`SELECT 1`)));
   // Node artifact uploads carry a node credential and their own size bound (artifacts/upload.routes.ts);
   // heartbeat check-ins count whatever their body and keep a sanitised prefix of it (control-checks/heartbeat-checkin-body.ts).

@@ -3,6 +3,8 @@ import type { Sql } from './db/sql.js';
 import type { EventPublisher, Mailer, NodeHub, ResultSink } from './contracts.js';
 import type { OutboundConnector } from './delivery/connector.js';
 import type { Logger } from './log.js';
+import type { OpsState } from './metrics/ops-state.js';
+import type { ControlPlaneMetrics } from './metrics/registry.js';
 
 /**
  * What the app and the hub are built from (construction apart from listening). main.ts
@@ -27,4 +29,8 @@ export interface AppDeps {
   mail: Mailer;
   /** The process's outbound connector (outbound.ts): look-ups that connect out (lookups/) use it; absent in tests that build deps by hand. */
   connector?: OutboundConnector;
+  /** The process's Prometheus metrics (metrics/registry.ts); absent = no request metrics and GET /metrics answers 503. */
+  metrics?: ControlPlaneMetrics;
+  /** Listening and draining, as GET /readyz reports them (metrics/ops-state.ts); absent = never ready. */
+  ops?: OpsState;
 }

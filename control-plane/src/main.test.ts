@@ -52,6 +52,10 @@ t.test('SIGTERM with every kind of socket open: the control plane exits cleanly 
     hold(port, ws(NODE_WS_PATH, await makeToken(sql))), // upgraded node socket that never speaks nor answers close
     hold(port, ws('/v1/nodes', 'x')), // upgrade to another path
   ];
+  // Ready, with its metrics (metrics/): the process wires both as it starts.
+  const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+  t.equal(ready.status, 200, 'ready once listening');
+  t.match(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), /^vantage_db_up 1$/m, 'metrics for a loopback scraper');
   // Let every request reach the server before the signal.
   await new Promise((r) => setTimeout(r, 500));
   t.match(log, /"level":40,.*"public_base_url":"http:\/\/127\.0\.0\.1:0".*VANTAGE_PUBLIC_URL is not set/, 'start-up says links fall back to the listening address');

@@ -10,7 +10,7 @@ import { sweepHeaderSecrets } from './monitors/secrets-sweep.js';
 import { applyPlatformNodeOwners } from './nodes/platform-nodes.db.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
-import { connect, pickClient } from './db/sql.js';
+import { connect, pickClient, PICK_POOL_SIZE } from './db/sql.js';
 import type { AppDeps } from './deps.js';
 import { createHub, LISTEN_BACKLOG } from './hub/hub.js';
 import { createLogger } from './log.js';
@@ -38,6 +38,10 @@ import { loadBootstrap } from './lookups/rdap-bootstrap.js';
 import { startAlertEngine } from './alerting/engine.js';
 import { startStatusPageJobs } from './status-pages/jobs.js';
 import { lateOutageListener } from './alerting/engine-hook.js';
+import { createMetrics } from './metrics/registry.js';
+import { withResultMetrics } from './metrics/result-metrics.js';
+import { registerScrapeGauges } from './metrics/scrape-gauges.js';
+import { createOpsState } from './metrics/ops-state.js';
 
 // Entry point: configuration is read once here and passed down; the secrets key comes from
 // VANTAGE_SECRETS_KEY or, without it, from the key file in the data folder, and is settled
@@ -89,10 +93,14 @@ const outbound = createOutbound(base);
 // certificates close to expiry in them queue `ssl.expiring` in the same transaction.
 // A stored batch that leaves a round judgeable wakes this instance's verdict job (checks/verdict-wake.ts).
 const verdictWake = createVerdictWake();
-const results = createResultSink({ ...base, checks: withCertificateEvents(createCheckStore({ ...base, wake: verdictWake }), outbound.events) });
+// Prometheus metrics (docs/operators/metrics.md): stored results count after commit, monitor results feed the monitor series.
+const metrics = createMetrics(config);
+const ops = createOpsState();
+const results = withResultMetrics(createResultSink({ ...base, checks: withCertificateEvents(createCheckStore({ ...base, wake: verdictWake }), outbound.events) }), metrics);
 const feed = createAssignmentFeed(base);
 const hub = createHub({ ...base, results, assignments: feed });
-const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector };
+registerScrapeGauges(metrics, { sql, hub, pools: embedded ? { main: POOL_SIZE } : { main: POOL_SIZE, pick: PICK_POOL_SIZE }, log });
+const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector, metrics, ops };
 const app = createApp(deps satisfies AppDeps);
 
 // Built first, listening last: node statuses are recovered and LISTEN runs before the first request.
@@ -120,6 +128,7 @@ server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG },
   const info = server.address() as { address: string; port: number; family: string };
   const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
   log.info({ url: `http://${host}:${info.port}`, public_url: config.public_url, instance_id: base.config.instance_id }, 'control plane listening');
+  ops.listening = true;
   // Links handed out (check-in URLs, artifact URLs, e-mail links) come from configuration only, never a request's Host.
   if (!config.public_url) {
     log.warn({ public_base_url: publicBaseUrl(config) }, 'VANTAGE_PUBLIC_URL is not set: heartbeat check-in URLs, signed artifact URLs and e-mail links point at this listening address, which clients elsewhere may not reach; set it to the URL clients use');
@@ -170,6 +179,7 @@ let closing = false;
 async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
+  ops.draining = true; // GET /readyz answers 503 from here on
   log.info({ signal }, 'shutting down');
   setTimeout(() => {
     log.error({ open_sockets: sockets.size, timeout_ms: config.shutdown_timeout_ms }, 'shutdown deadline reached: exiting');

@@ -20,6 +20,8 @@ import { ArtifactSpool } from './outbox/artifact-spool.js';
 import { ArtifactUploader } from './outbox/artifact-uploader.js';
 import { openResultAudit } from './outbox/audit.js';
 import { Outbox } from './outbox/outbox.js';
+import { AgentMetrics } from './metrics/agent-metrics.js';
+import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
 import { OutboxSender, type SenderOptions } from './outbox/sender.js';
 import { detectCapabilities } from './probes/capabilities.js';
 import { prepareKernelStamps } from './probes/timestamps/kernel.js';
@@ -72,6 +74,8 @@ export interface Agent {
   readonly assignments: AssignmentStore;
   readonly queue: TaskQueue;
   readonly scheduler: AssignmentScheduler;
+  /** Where the metrics listener answers (`metrics_port` set and listening), else null. */
+  metricsAddress(): { address: string; port: number } | null;
 }
 
 /**
@@ -123,17 +127,22 @@ export function createAgent(deps: AgentDeps): Agent {
     },
   }) : null;
 
+  // Our clock against the control plane's (measured over the link): rounds start on its clock.
+  const clock = new ClockOffset();
+  // Prometheus metrics only when the listener is configured (docs/operators/metrics.md "Node agent").
+  const metrics = config.metrics_port !== undefined
+    ? new AgentMetrics({ outbox, clock_offset_ms: () => clock.offset_ms, connected: () => connection?.connected ?? false }) : null;
+  let metricsListener: MetricsListener | null = null;
   const audit = openResultAudit(db, config.audit_results);
   const deliver = (result: ResultEnvelope) => {
     const dropped = audit ? audit.record(result, () => outbox.add(result)) : outbox.add(result);
+    metrics?.produced(result);
     if (dropped > 0) log.warn({ dropped, max_results: config.outbox_max_results }, 'outbox full: oldest results dropped');
     sender.pump();
     uploader?.kick();
   };
   const probeLog = deps.log.child({ module: 'probe' });
   const runMonitorCheck = deps.runMonitorCheck ?? createMonitorCheckRunner({ browser: browserPool, ...(spool ? { artifacts: spool } : {}) });
-  // Our clock against the control plane's (measured over the link): rounds start on its clock.
-  const clock = new ClockOffset();
   const scheduler = new AssignmentScheduler({
     now: () => clock.serverNow(),
     // One check of assignment `a` for its round `scheduled_at` (when the fire time is the round).
@@ -178,6 +187,7 @@ export function createAgent(deps: AgentDeps): Agent {
     }
     await uploader?.stop();
     await connection?.stop();
+    await metricsListener?.close();
   }
 
   /** The node holds its credential: the token is never used again; take it out of the config file. */
@@ -220,6 +230,14 @@ export function createAgent(deps: AgentDeps): Agent {
       if (swept > 0) log.info({ swept }, 'artifact spool: files no result needs deleted');
       if (mode === 'run') uploader?.kick();
     }
+    if (metrics && mode === 'run') {
+      try {
+        metricsListener = await startMetricsListener({ metrics, host: config.metrics_host, port: config.metrics_port!, token: config.metrics_token, log });
+        log.info({ host: metricsListener.address.address, port: metricsListener.address.port }, 'metrics listener at /metrics');
+      } catch (err) {
+        log.error({ err, host: config.metrics_host, port: config.metrics_port }, 'metrics listener cannot listen; running without it');
+      }
+    }
     housekeeping = setInterval(() => {
       const n = outbox.pruneAge();
       if (n > 0) log.warn({ dropped: n, max_age_s: config.outbox_max_age_s }, 'outbox: results past their age dropped');
@@ -251,6 +269,7 @@ export function createAgent(deps: AgentDeps): Agent {
           log.warn({ held: held.node_id, welcome: w.node_id }, 'control plane names another node id');
         }
         markConnected(db);
+        metrics?.welcomed();
         log.info({ node_id: w.node_id }, 'connected to control plane');
         if (mode === 'enroll') {
           // Enroll mode ends once the token is spent (enroll.confirmed), or at once when it was already.
@@ -272,7 +291,10 @@ export function createAgent(deps: AgentDeps): Agent {
         dispatch(m, dispatchDeps);
       },
       onInvalid: (json, error) => rejectInvalid(json, error, send),
-      onDown: () => sender.disconnected(),
+      onDown: () => {
+        metrics?.disconnected();
+        sender.disconnected();
+      },
     });
     connection.run().then(
       () => finish?.(mode === 'enroll' ? { kind: 'enrolled', node_id: readIdentity(db)?.node_id ?? '', already: false } : { kind: 'stopped' }),
@@ -292,5 +314,6 @@ export function createAgent(deps: AgentDeps): Agent {
     return stopping;
   }
 
-  return { start, stop, outbox, assignments, queue, scheduler };
+  const metricsAddress = () => (metricsListener ? { address: metricsListener.address.address, port: metricsListener.address.port } : null);
+  return { start, stop, outbox, assignments, queue, scheduler, metricsAddress };
 }

@@ -10,6 +10,7 @@ import { infoLookupsConfigSchema } from './info-lookups.js';
 import { installConfigSchema } from './install.js';
 import { lifecycleConfigSchema } from './lifecycle.js';
 import { loadShedConfigSchema } from './load-shed.js';
+import { metricsConfigSchema } from './metrics.js';
 import { nodesConfigSchema } from './nodes.js';
 import { oidcConfigSchema } from './oidc.js';
 import { passkeysConfigSchema } from './passkeys.js';
@@ -38,7 +39,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(infoLookupsConfigSchema.shape)
   .extend(statusPagesConfigSchema.shape)
   .extend(whoisSslConfigSchema.shape)
-  .extend(consoleConfigSchema.shape);
+  .extend(consoleConfigSchema.shape)
+  .extend(metricsConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

@@ -11,7 +11,7 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
  * @returns the names of the migrations applied now
  */
 export async function migrate(sql: Sql): Promise<string[]> {
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  const files = await migrationFiles();
   const applied: string[] = [];
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(7261001)`;
@@ -26,4 +26,18 @@ export async function migrate(sql: Sql): Promise<string[]> {
     }
   });
   return applied;
+}
+
+async function migrationFiles(): Promise<string[]> {
+  return (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
+}
+
+/**
+ * Migrations this code has that the database has not applied (names, in order); empty when the
+ * schema is current. A database without `schema_migrations` has every one pending.
+ */
+export async function pendingMigrations(sql: Sql): Promise<string[]> {
+  const [row] = await sql<{ present: boolean }[]>`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`;
+  const done = row!.present ? new Set((await sql<{ name: string }[]>`SELECT name FROM schema_migrations`).map((r) => r.name)) : new Set<string>();
+  return (await migrationFiles()).filter((f) => !done.has(f));
 }

@@ -23,6 +23,10 @@ const crud = (base: string, read: AccountKeyScope, write: AccountKeyScope): Reco
  */
 export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   // Public, or a credential other than an account key.
+  'GET /healthz': 'none',
+  'GET /readyz': 'none',
+  // The metrics token or a loopback peer (metrics/scrape-access.ts), never an API credential.
+  'GET /metrics': 'none',
   'GET /install.sh': 'none',
   'GET /install/agent.tar.gz': 'none',
   'GET /install/agent.tar.gz.sha256': 'none',

@@ -45,6 +45,7 @@ const OVERRIDES: Record<string, string> = {
   'GET /v1/info/dns': 'getDnsRecords',
   'GET /v1/info/icp': 'getIcpFiling',
   'POST /v1/admin/icp-records': 'importIcpRecords',
+  'GET /metrics': 'getMetrics',
   'GET /install.sh': 'getInstallScript',
   'GET /install/agent.tar.gz': 'getAgentBundle',
   'GET /install/agent.tar.gz.sha256': 'getAgentBundleChecksum',

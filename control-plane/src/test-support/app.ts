@@ -18,6 +18,10 @@ import { createCheckStore } from '../checks/ingest.js';
 import { createVerdictWake, type VerdictWake } from '../checks/verdict-wake.js';
 import { withCertificateEvents } from '../checks/certificate-events.js';
 import { testDatabase } from './db.js';
+import { createMetrics } from '../metrics/registry.js';
+import { createOpsState } from '../metrics/ops-state.js';
+import { withResultMetrics } from '../metrics/result-metrics.js';
+import { registerScrapeGauges } from '../metrics/scrape-gauges.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
 
@@ -34,14 +38,15 @@ export type TestBase = Pick<AppDeps, 'config' | 'sql' | 'log'>;
  * Logs are silent unless TEST_LOG_LEVEL is set; rate limits default high (100000 per window) so
  * only tests that set `rate_limit_*` meet them; registration is open unless `registration` is given. `config.port` is the port the server got (unless
  * `overrides.config.port` is given), so links built without a public URL reach it. Everything is
- * closed at teardown.
+ * closed at teardown. `overrides.metrics`: Prometheus metrics (deps.metrics, the result sink
+ * wrapped) and readiness state (deps.ops, listening once the server is) as main.ts builds them.
  *
  * @returns `{ app, deps, sql, url, server, outbound, verdict_wake }`: `url` like `http://127.0.0.1:41234` (no trailing slash);
  *   `verdict_wake` is what the default check store wakes (give it to startCheckJobs as `wake`, as main.ts does)
  */
 export async function testApp(
   t: Teardown,
-  overrides: { config?: Partial<Config>; results?: (base: TestBase) => ResultSink; hub?: (base: TestBase & { results: ResultSink }) => NodeHub; delivery?: boolean } = {},
+  overrides: { config?: Partial<Config>; results?: (base: TestBase) => ResultSink; hub?: (base: TestBase & { results: ResultSink }) => NodeHub; delivery?: boolean; metrics?: boolean } = {},
 ): Promise<{ app: OpenAPIHono<AppEnv>; deps: AppDeps; sql: Sql; url: string; server: ServerType; outbound: Outbound; verdict_wake: VerdictWake }> {
   // Cleanup runs last-in first-out (server, hub, then the database), all in one teardown.
   const cleanups: Array<() => unknown> = [];
@@ -67,13 +72,18 @@ export async function testApp(
   const outbound = createOutbound(base);
   cleanups.unshift(() => outbound.close(0));
   const verdict_wake = createVerdictWake();
-  const results = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, checks: withCertificateEvents(createCheckStore({ ...b, wake: verdict_wake }), outbound.events) })))(base);
+  // Prometheus metrics and readiness as main.ts builds them, when `overrides.metrics` is true.
+  const metrics = overrides.metrics ? createMetrics(config) : undefined;
+  const ops = overrides.metrics ? createOpsState() : undefined;
+  const sink = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, checks: withCertificateEvents(createCheckStore({ ...b, wake: verdict_wake }), outbound.events) })))(base);
+  const results = metrics ? withResultMetrics(sink, metrics) : sink;
   // Monitor assignments reach the nodes this app's hub holds (started below, stopped at teardown).
   const feed = createAssignmentFeed(base);
   await feed.start();
   cleanups.unshift(() => feed.stop());
   const hub = (overrides.hub ?? ((b: TestBase & { results: ResultSink }) => createHub({ ...b, assignments: feed })))({ ...base, results });
-  const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector };
+  if (metrics) registerScrapeGauges(metrics, { sql, hub, pools: { main: 10 }, log: base.log });
+  const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector, ...(metrics ? { metrics, ops } : {}) };
   const app = createApp(deps);
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
@@ -87,6 +97,7 @@ export async function testApp(
   });
   if (isHub(hub)) await hub.ready();
   if (overrides.delivery) await outbound.start();
+  if (ops) ops.listening = true;
   const { port } = server.address() as AddressInfo;
   // The listening address is what links fall back to without a public URL (config/public-url.ts):
   // the port the server really got, unless the test chose one.

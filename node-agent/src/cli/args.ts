@@ -45,6 +45,8 @@ options (environment fallback in brackets; flags > env > config file > defaults)
   --artifact-spool-max-bytes <n>  disk for HAR/screenshot files awaiting upload [VANTAGE_AGENT_ARTIFACT_SPOOL_MAX_BYTES] (default 268435456)
   --speedtest-max-bytes <n>    bytes a speed test direction may move [VANTAGE_AGENT_SPEEDTEST_MAX_BYTES] (default 134217728)
   --speedtest-max-duration-ms <n>  time a speed test direction may take [VANTAGE_AGENT_SPEEDTEST_MAX_DURATION_MS] (default 30000)
+  --metrics-port <port>        serve Prometheus metrics at /metrics on this port [VANTAGE_AGENT_METRICS_PORT] (default: off)
+  --metrics-host <addr>        address of the metrics listener [VANTAGE_AGENT_METRICS_HOST] (default 127.0.0.1; token: VANTAGE_AGENT_METRICS_TOKEN)
   --json                       (status) print JSON
 
 exit status: 0 ok; 1 unexpected error; 2 bad command line or configuration; 3 refused by the control plane (no retry)`;
@@ -56,6 +58,7 @@ const STRING_FLAGS: Array<[string, ConfigKey]> = [
   ['browser-executable', 'browser_executable'], ['browser-concurrency', 'browser_concurrency'],
   ['artifact-spool-max-bytes', 'artifact_spool_max_bytes'],
   ['speedtest-max-bytes', 'speedtest_max_bytes'], ['speedtest-max-duration-ms', 'speedtest_max_duration_ms'],
+  ['metrics-port', 'metrics_port'], ['metrics-host', 'metrics_host'],
 ];
 
 /**

@@ -23,7 +23,7 @@ export function flagName(key: string): string {
   return `--${key.replace(/_/g, '-')}`;
 }
 
-const NUMBER_KEYS = new Set<ConfigKey>(['concurrency', 'queue_max', 'outbox_max_results', 'outbox_max_age_s', 'browser_concurrency', 'artifact_spool_max_bytes', 'speedtest_max_bytes', 'speedtest_max_duration_ms']);
+const NUMBER_KEYS = new Set<ConfigKey>(['concurrency', 'queue_max', 'outbox_max_results', 'outbox_max_age_s', 'browser_concurrency', 'artifact_spool_max_bytes', 'speedtest_max_bytes', 'speedtest_max_duration_ms', 'metrics_port']);
 
 /** Turn a string from a flag or env variable into the value type of `key`; bad text is left for the schema to reject. */
 function fromText(key: ConfigKey, text: string): unknown {

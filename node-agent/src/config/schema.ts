@@ -77,6 +77,19 @@ export const agentConfigSchema = z.object({
   speedtest_max_bytes: z.number().int().min(1024).max(1024 ** 3).default(CONFIG_DEFAULTS.speedtest_max_bytes),
   /** Time one speed test direction may take at most, ms, whatever the request asks; then `capped: time`. */
   speedtest_max_duration_ms: z.number().int().min(1000).max(120_000).default(CONFIG_DEFAULTS.speedtest_max_duration_ms),
+  /**
+   * TCP port of the agent's Prometheus metrics listener (GET /metrics; docs/operators/metrics.md
+   * "Node agent"); 0 = one the kernel picks (logged). Unset = no listener (the default).
+   */
+  metrics_port: z.number().int().min(0).max(65535).optional(),
+  /** Address the metrics listener binds; the default answers this host only. */
+  metrics_host: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Bearer token the metrics listener requires (`Authorization: Bearer <token>`, at least 16
+   * characters; env VANTAGE_AGENT_METRICS_TOKEN or the config file, never a flag). Unset = none:
+   * keep the listener on a loopback address then.
+   */
+  metrics_token: z.string().min(16).transform((v) => new Secret(v)).optional(),
   /** Test only: record every produced result id in the state DB (outbox/audit.ts; env VANTAGE_AGENT_AUDIT_RESULTS=1). */
   audit_results: z.union([z.boolean(), z.stringbool()]).default(false),
 }).strict();
