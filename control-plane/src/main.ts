@@ -38,6 +38,8 @@ import { loadBootstrap } from './lookups/rdap-bootstrap.js';
 import { startAlertEngine } from './alerting/engine.js';
 import { startStatusPageJobs } from './status-pages/jobs.js';
 import { lateOutageListener } from './alerting/engine-hook.js';
+import { startMcpListener } from './mcp/listener.js';
+import { startPayloadRetention } from './mcp/payload-retention.js';
 
 // Entry point: configuration is read once here and passed down; the secrets key comes from
 // VANTAGE_SECRETS_KEY or, without it, from the key file in the data folder, and is settled
@@ -158,6 +160,11 @@ const domainExpiryJob = startDomainExpiryJob({ ...base, events: outbound.events 
 const alertEngine = startAlertEngine({ ...base, events: outbound.events });
 // Status page incidents opened and resolved from alert events, and maintenance notices to subscribers (once, any number of instances).
 const statusPageJobs = startStatusPageJobs({ ...base, mail: outbound.mail });
+// The MCP entry point on its own listener (VANTAGE_MCP_PORT, path /mcp; docs/api/mcp.md), and the
+// clearing of raw tool-call payloads 7 days after their call.
+const mcpListener = config.mcp_port === undefined ? null : await startMcpListener(deps, config.host, config.mcp_port);
+if (mcpListener) log.info({ url: mcpListener.url }, 'MCP entry point listening');
+const mcpRetention = startPayloadRetention(base);
 // Claims due deliveries (SKIP LOCKED with a lease: any number of instances); releases this instance's claims of a previous run first.
 await outbound.start();
 
@@ -180,6 +187,7 @@ async function shutdown(signal: string): Promise<void> {
   stopPruner();
   stopSessionPruner();
   stopAccountPurger();
+  mcpRetention.stop();
   const cut = setTimeout(() => {
     server.closeAllConnections();
     for (const socket of sockets) socket.destroy();
@@ -193,6 +201,7 @@ async function shutdown(signal: string): Promise<void> {
     domainExpiryJob.stop(),
     alertEngine.stop(),
     statusPageJobs.stop(),
+    mcpListener?.close().catch((err) => log.error({ err }, 'MCP listener close failed')),
     hub.close().catch((err) => log.error({ err }, 'hub close failed')),
     outbound.close(config.shutdown_grace_ms).catch((err) => log.error({ err }, 'delivery worker close failed')),
   ]);

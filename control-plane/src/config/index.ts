@@ -21,6 +21,7 @@ import { probesConfigSchema } from './probes.js';
 import { secretsConfigSchema } from './secrets.js';
 import { statusPagesConfigSchema } from './status-pages.js';
 import { whoisSslConfigSchema } from './whois-ssl.js';
+import { mcpConfigSchema } from './mcp.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -38,7 +39,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(infoLookupsConfigSchema.shape)
   .extend(statusPagesConfigSchema.shape)
   .extend(whoisSslConfigSchema.shape)
-  .extend(consoleConfigSchema.shape);
+  .extend(consoleConfigSchema.shape)
+  .extend(mcpConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**
