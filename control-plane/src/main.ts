@@ -42,6 +42,8 @@ import { createMetrics } from './metrics/registry.js';
 import { withResultMetrics } from './metrics/result-metrics.js';
 import { registerScrapeGauges } from './metrics/scrape-gauges.js';
 import { createOpsState } from './metrics/ops-state.js';
+import { startMcpListener } from './mcp/listener.js';
+import { startPayloadRetention } from './mcp/payload-retention.js';
 
 // Entry point: configuration is read once here and passed down; the secrets key comes from
 // VANTAGE_SECRETS_KEY or, without it, from the key file in the data folder, and is settled
@@ -167,6 +169,11 @@ const domainExpiryJob = startDomainExpiryJob({ ...base, events: outbound.events 
 const alertEngine = startAlertEngine({ ...base, events: outbound.events });
 // Status page incidents opened and resolved from alert events, and maintenance notices to subscribers (once, any number of instances).
 const statusPageJobs = startStatusPageJobs({ ...base, mail: outbound.mail });
+// The MCP entry point on its own listener (VANTAGE_MCP_PORT, path /mcp; docs/api/mcp.md), and the
+// clearing of raw tool-call payloads 7 days after their call.
+const mcpListener = config.mcp_port === undefined ? null : await startMcpListener(deps, config.host, config.mcp_port);
+if (mcpListener) log.info({ url: mcpListener.url }, 'MCP entry point listening');
+const mcpRetention = startPayloadRetention(base);
 // Claims due deliveries (SKIP LOCKED with a lease: any number of instances); releases this instance's claims of a previous run first.
 await outbound.start();
 
@@ -190,6 +197,7 @@ async function shutdown(signal: string): Promise<void> {
   stopPruner();
   stopSessionPruner();
   stopAccountPurger();
+  mcpRetention.stop();
   const cut = setTimeout(() => {
     server.closeAllConnections();
     for (const socket of sockets) socket.destroy();
@@ -203,6 +211,7 @@ async function shutdown(signal: string): Promise<void> {
     domainExpiryJob.stop(),
     alertEngine.stop(),
     statusPageJobs.stop(),
+    mcpListener?.close().catch((err) => log.error({ err }, 'MCP listener close failed')),
     hub.close().catch((err) => log.error({ err }, 'hub close failed')),
     outbound.close(config.shutdown_grace_ms).catch((err) => log.error({ err }, 'delivery worker close failed')),
   ]);

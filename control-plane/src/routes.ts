@@ -60,6 +60,8 @@ import { customDomainPages, publicStatusPagesRouter } from './status-pages/publi
 import { incidentsRouter } from './incidents/incidents.routes.js';
 import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.js';
 import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
+import { mcpTokensRouter } from './mcp/mcp-tokens.routes.js';
+import { mcpActivityRouter } from './mcp/mcp-activity.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
@@ -139,5 +141,8 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/', publicStatusPagesRouter(deps));
   app.route('/', statusPageSubscribersRouter(deps));
   app.route('/v1/info', whoisSslRouter(deps));
+  // MCP tokens and what was done with them (docs/api/mcp.md); the MCP server itself listens apart (mcp/listener.ts).
+  app.route('/v1/mcp/tokens', mcpTokensRouter(deps));
+  app.route('/v1/mcp', mcpActivityRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

@@ -113,15 +113,21 @@ export const ERROR_STATUS = {
   ONCALL_PARTICIPANT_NOT_FOUND: 404,
   ONCALL_SCHEDULE_NAME_TAKEN: 409,
   ONCALL_TEAM_MEMBER_REQUIRED: 422,
+  // MCP tokens (docs/api/mcp.md)
+  /**
+   * The one lower-case code, as the API reference names it: an MCP token request that breaks a
+   * business rule (a service token without `ip_whitelist`, `expires_at` past the type's maximum).
+   */
+  validation_error: 422,
 } as const;
 
 /**
  * Codes we added to the common list for transport-level and business answers: METHOD_NOT_ALLOWED
  * (405), PAYLOAD_TOO_LARGE (413), PROBE_TOO_FEW_NODES (422, no online node matches a selection),
  * WEBHOOK_URL_NOT_ALLOWED and WEBHOOK_ENDPOINT_LIMIT_EXCEEDED (422, business validation of webhook
- * endpoints).
+ * endpoints), `validation_error` (422, MCP token rules; lower case as the reference writes it).
  */
-export const EXTRA_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'PROBE_TOO_FEW_NODES', 'WEBHOOK_URL_NOT_ALLOWED', 'WEBHOOK_ENDPOINT_LIMIT_EXCEEDED'] as const;
+export const EXTRA_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'PROBE_TOO_FEW_NODES', 'WEBHOOK_URL_NOT_ALLOWED', 'WEBHOOK_ENDPOINT_LIMIT_EXCEEDED', 'validation_error'] as const;
 
 /** One of the stable UPPER_SNAKE_CASE codes clients branch on (docs/api/conventions.md). */
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -61,6 +61,10 @@ export const ID_PREFIXES = {
   /** An incident and one of its timestamped updates (docs/api/status-pages.md "Incidents"). */
   incident: 'inc_',
   incident_update: 'incu_',
+  /** An MCP token, a session at the MCP entry point and one tool call in it (docs/api/mcp.md). */
+  mcp_token: 'mcpt_',
+  mcp_session: 'mcps_',
+  mcp_tool_call: 'mctc_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */
@@ -69,6 +73,8 @@ export const SECRET_PREFIXES = {
   api_key_live: 'sk_live_',
   api_key_test: 'sk_test_',
   pat: 'svc_pat_',
+  /** An MCP token's secret, accepted only at the MCP entry point (docs/api/mcp.md). */
+  mcp_token: 'svc_mcp_',
   node_credential: 'nk_',
   refresh_token: 'rt_',
   /** A heartbeat monitor's check-in token (docs/api/monitors.md). */

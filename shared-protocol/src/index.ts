@@ -45,3 +45,4 @@ export * from './two-factor.js';
 export * from './oauth.js';
 export * from './info-lookups.js';
 export * from './lookups/whois-ssl.js';
+export * from './mcp.js';

@@ -112,6 +112,8 @@ async function benches(): Promise<Bench[]> {
     { name: 'api-bench', area: 'HTTP API', file: 'api-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 120, parse: parseApi },
     // Offline lookups (IP info, IP reputation): lookups/s and p50/p99 at 1,000/s (lookups-bench.ts header).
     { name: 'lookups-bench', area: 'HTTP API', file: 'lookups-bench.ts', args: [], quick_args: ['--duration', '2'], timeout_s: 180, parse: parseProbeTables },
+    // MCP tool calls (list_nodes) through SDK clients vs the same lookup on /v1 (mcp-bench.ts header).
+    { name: 'mcp-bench', area: 'HTTP API', file: 'mcp-bench.ts', args: [], quick_args: ['--duration', '1', '--rounds', '1'], timeout_s: 180, parse: parseProbeTables },
     // Public status page views from the page cache vs built per view (status-page-bench.ts header).
     { name: 'status-page-bench', area: 'HTTP API', file: 'status-page-bench.ts', args: [], quick_args: ['--duration', '1', '--rounds', '1'], timeout_s: 300, parse: parseStatusPage },
     { name: 'e2e-bench', area: 'End to end (namespace test network)', file: 'e2e-bench.ts', args: [], quick_args: ['--n', '10', '--sse', '3'], timeout_s: 150, parse: parseProbeTables },

@@ -22,6 +22,7 @@ import { probesConfigSchema } from './probes.js';
 import { secretsConfigSchema } from './secrets.js';
 import { statusPagesConfigSchema } from './status-pages.js';
 import { whoisSslConfigSchema } from './whois-ssl.js';
+import { mcpConfigSchema } from './mcp.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -40,7 +41,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(statusPagesConfigSchema.shape)
   .extend(whoisSslConfigSchema.shape)
   .extend(consoleConfigSchema.shape)
-  .extend(metricsConfigSchema.shape);
+  .extend(metricsConfigSchema.shape)
+  .extend(mcpConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

@@ -104,6 +104,7 @@ export const MESSAGES: Record<ErrorCode, LocalisedMessages> = {
   PAT_NOT_FOUND: { en: 'Token not found', cn: '令牌不存在', tw: '權杖不存在' },
   TOKEN_EXPIRED: { en: 'Credential expired', cn: '凭证已过期', tw: '憑證已過期' },
   TOKEN_LIMIT_EXCEEDED: { en: 'Token limit reached', cn: '令牌数量已达上限', tw: '權杖數量已達上限' },
+  validation_error: { en: 'The MCP token request breaks a token rule', cn: 'MCP 令牌请求不符合令牌规则', tw: 'MCP 權杖請求不符合權杖規則' },
   // Incidents
   POSTMORTEM_NOT_FOUND: { en: 'Postmortem not found', cn: '复盘报告不存在', tw: '事後檢討報告不存在' },
   INCIDENT_NOT_FOUND: { en: 'Incident not found', cn: '故障事件不存在', tw: '故障事件不存在' },
