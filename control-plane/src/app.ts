@@ -13,6 +13,7 @@ import { requestContext } from './middleware/request-context.js';
 import { mountOpenApi } from './openapi/document.js';
 import { mountRoutes } from './routes.js';
 import { consoleAssets } from './console/console-serve.js';
+import { customDomainPages } from './status-pages/public.routes.js';
 import { httpMetrics } from './metrics/http-metrics.js';
 import { opsRouter } from './metrics/ops.routes.js';
 import { validationError } from './http/router.js';
@@ -49,6 +50,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // heartbeat check-ins count whatever their body and keep a sanitised prefix of it (control-checks/heartbeat-checkin-body.ts).
   app.use('*', exceptArtifactUploads(exceptHeartbeatCheckins(limitBody())));
   app.use('*', exceptHeartbeatCheckins(cleanInput(app)));
+  // A status page's custom domain (its Host header) is answered before anything else serves `/`
+  // (the console would), from the page cache, so before credentials and rate limits too.
+  app.use('*', customDomainPages(deps));
   // The web console's files and pages (outside /v1): static, so before credentials and rate limits.
   app.use('*', consoleAssets(deps.config));
   app.use('*', failedAuthLimit(deps));

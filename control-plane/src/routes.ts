@@ -56,7 +56,7 @@ import { ipReputationRouter } from './lookups/ip-reputation.routes.js';
 import { icpAdminRouter, icpRouter } from './lookups/icp.routes.js';
 import { lookupUsageRouter } from './lookups/lookup-usage.routes.js';
 import { statusPagesRouter } from './status-pages/status-pages.routes.js';
-import { customDomainPages, publicStatusPagesRouter } from './status-pages/public.routes.js';
+import { publicStatusPagesRouter } from './status-pages/public.routes.js';
 import { incidentsRouter } from './incidents/incidents.routes.js';
 import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.js';
 import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
@@ -73,8 +73,6 @@ import { deprecatedFields } from './http/deprecated-fields.js';
 export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   // Field names of earlier API revisions, renamed before any route validates (docs/api/versioning.md).
   app.use('*', deprecatedFields(app as OpenAPIHono<any>, deps.config));
-  // A status page's custom domain (its Host header) is answered before any other route.
-  app.use('*', customDomainPages(deps));
   app.route(API_DOCS_PATH, apiDocsRouter(deps));
   app.route('/', installRouter(deps));
   app.route('/v1/auth', authRouter(deps));
