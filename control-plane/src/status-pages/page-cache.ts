@@ -1,5 +1,6 @@
 import type { PublicStatusPage } from '@vantage/shared-protocol';
 import { publicBaseUrl } from '../config/public-url.js';
+import { PrecompressedBody } from '../http/precompressed.js';
 import type { AppDeps } from '../deps.js';
 import { atomFeed } from './feed.js';
 import { pageHtml } from './page-html.js';
@@ -10,10 +11,11 @@ import { findPublicPage, type StatusPageRow } from './status-pages.db.js';
 export interface CachedPage {
   page: StatusPageRow;
   view: PublicStatusPage;
-  /** The JSON envelope's `data` as text, the HTML page and the Atom feed. */
+  /** The JSON envelope's `data` as text. */
   json: string;
-  html: string;
-  atom: string;
+  /** The HTML page and the Atom feed, encoded once (UTF-8, then br/gzip on first use) with their ETags. */
+  html: PrecompressedBody;
+  atom: PrecompressedBody;
   /** When it was built (the feed's and the ETag's clock), ms. */
   built_ms: number;
 }
@@ -78,7 +80,7 @@ export class PageCache {
     const built_ms = this.now();
     const view = await buildPublicView(this.deps.sql, page, new Date(built_ms));
     const base = publicBaseUrl(this.deps.config);
-    return { page, view, json: JSON.stringify(view), html: pageHtml(view), atom: atomFeed(view, `${base}/status/${page.slug}`), built_ms };
+    return { page, view, json: JSON.stringify(view), html: new PrecompressedBody(pageHtml(view)), atom: new PrecompressedBody(atomFeed(view, `${base}/status/${page.slug}`)), built_ms };
   }
 }
 

@@ -9,12 +9,14 @@ import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
 import { jsonError, jsonOk } from '../http/openapi-responses.js';
+import { sendPrecompressed } from '../http/precompressed.js';
 import { createRouter } from '../http/router.js';
 import { pageCacheOf, type CachedPage } from './page-cache.js';
 import { passwordHtml } from './page-html.js';
 import type { StatusPageRow } from './status-pages.db.js';
 
 const TAGS = ['status pages (public)'];
+const ATOM = 'application/atom+xml; charset=utf-8';
 const PUBLIC = 'Public: no credential. A page that is not public asks for its password first (a cookie then admits the browser).';
 const slugParam = z.object({ slug: z.string().max(63).openapi({ param: { name: 'slug', in: 'path' }, example: 'acme' }) });
 const htmlOk = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
@@ -75,7 +77,7 @@ export function publicStatusPagesRouter(deps: AppDeps) {
   r.openapi(feedRoute, async (c) => {
     const hit = await found(c.req.valid('param').slug);
     if (!admitted(c, hit.page)) throw locked();
-    return c.body(hit.atom, 200, { 'content-type': 'application/atom+xml; charset=utf-8', ...cacheHeaders(hit, deps) }) as never;
+    return sendPrecompressed(c, hit.atom, ATOM, cacheHeaders(hit, deps)) as never;
   });
 
   r.openapi(jsonRoute, async (c) => {
@@ -101,7 +103,7 @@ function servePage(c: Context<AppEnv>, hit: CachedPage, action: string, deps: Pi
     c.header('cache-control', 'no-store');
     return c.html(passwordHtml({ title: hit.page.title, action, failed: false }), 200);
   }
-  return c.html(hit.html, 200, cacheHeaders(hit, deps));
+  return sendPrecompressed(c, hit.html, 'text/html; charset=UTF-8', cacheHeaders(hit, deps));
 }
 
 async function unlock(c: Context<AppEnv>, hit: CachedPage, action: string, secure: boolean) {
@@ -136,7 +138,7 @@ export function customDomainPages(deps: AppDeps): MiddlewareHandler<AppEnv> {
     if (method === 'POST') return unlock(c, hit, '/', secure());
     if (path === '/') return servePage(c, hit, '/', deps);
     if (!admitted(c, hit.page)) throw new ApiError('AUTH_REQUIRED', 'this status page is protected by a password');
-    return c.body(hit.atom, 200, { 'content-type': 'application/atom+xml; charset=utf-8', ...cacheHeaders(hit, deps) });
+    return sendPrecompressed(c, hit.atom, ATOM, cacheHeaders(hit, deps));
   };
 }
 

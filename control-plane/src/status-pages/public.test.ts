@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { seedMonitor } from '../checks/test-support.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
@@ -75,6 +76,21 @@ t.test('public status page: bars from the stored rollups, incidents, feed, custo
   t.notMatch(text, /href="javascript:/, 'no javascript: link');
   t.equal((text.match(/class="bar lvl-/g) ?? []).length, 28, 'seven bars per component');
   t.match(text, `data-date="${dates[3]}" data-level="down"`);
+
+  // Encoded once per cache entry: br or gzip as the browser accepts, the same bytes after decoding,
+  // and 304 for a browser that already holds this version.
+  for (const [accept, coding, decode] of [['gzip, deflate, br, zstd', 'br', brotliDecompressSync], ['gzip;q=1, br;q=0', 'gzip', gunzipSync]] as const) {
+    const enc = await app.request('/status/acme', { headers: { 'accept-encoding': accept } });
+    t.equal(enc.headers.get('content-encoding'), coding, `Accept-Encoding: ${accept}`);
+    t.equal(enc.headers.get('vary'), 'Accept-Encoding');
+    t.equal(decode(Buffer.from(await enc.arrayBuffer())).toString('utf8'), text, `${coding} decodes to the page`);
+  }
+  const etag = res.headers.get('etag');
+  t.match(etag, /^"[\w-]+"$/, 'a strong ETag');
+  const again = await app.request('/status/acme', { headers: { 'if-none-match': `W/"x", ${etag}` } });
+  t.equal(again.status, 304, 'If-None-Match with the current ETag');
+  t.equal(await again.text(), '', 'no body');
+  t.equal((await app.request('/status/acme', { headers: { 'if-none-match': '"other"' } })).status, 200, 'another ETag: the page');
 
   const feed = await app.request('/status/acme/feed.atom');
   t.match(feed.headers.get('content-type'), /application\/atom\+xml/);
