@@ -103,3 +103,11 @@ ${p.failed ? html`<p role="alert">That password is not right.</p>` : ''}
 </main></body></html>
 `);
 }
+
+/** The HTML a browser gets for `/status/{slug}` when there is no page there (404): it says so and offers nothing else. */
+export function notFoundHtml(path: string): string {
+  return String(html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>No status page here</title><style>${raw(STYLE)}</style></head>
+<body><main><h1>No status page here</h1><p class="muted">There is no status page at <code>${path}</code>. Check the address, or ask the service's owner for its status page.</p></main></body></html>
+`);
+}

@@ -12,7 +12,7 @@ import { jsonError, jsonOk } from '../http/openapi-responses.js';
 import { sendPrecompressed } from '../http/precompressed.js';
 import { createRouter } from '../http/router.js';
 import { pageCacheOf, type CachedPage } from './page-cache.js';
-import { passwordHtml } from './page-html.js';
+import { notFoundHtml, passwordHtml } from './page-html.js';
 import type { StatusPageRow } from './status-pages.db.js';
 
 const TAGS = ['status pages (public)'];
@@ -24,7 +24,7 @@ const NOT_FOUND = { 404: { description: 'STATUS_PAGE_NOT_FOUND', content: { 'app
 
 const pageRoute = createRoute({
   method: 'get', path: '/status/{slug}', tags: TAGS, description: PUBLIC, summary: 'The status page as HTML (no JavaScript needed)',
-  request: { params: slugParam }, responses: { 200: htmlOk('the page, or its password form'), ...NOT_FOUND },
+  request: { params: slugParam }, responses: { 200: htmlOk('the page, or its password form'), 404: { description: 'STATUS_PAGE_NOT_FOUND: an HTML page saying so when the request accepts text/html (a browser), else the error envelope', content: { 'text/html': { schema: z.string() }, 'application/json': { schema: errorEnvelopeSchema } } } },
 });
 const unlockRoute = createRoute({
   method: 'post', path: '/status/{slug}', tags: TAGS, description: PUBLIC, summary: 'Send the password of a page that is not public (form field `password`); a right one sets the access cookie',
@@ -71,7 +71,13 @@ export function publicStatusPagesRouter(deps: AppDeps) {
   }
   const locked = () => new ApiError('AUTH_REQUIRED', 'this status page is protected by a password: open it in a browser and enter the password');
 
-  r.openapi(pageRoute, async (c) => servePage(c, await found(c.req.valid('param').slug), `/status/${c.req.valid('param').slug}`, deps) as never);
+  r.openapi(pageRoute, async (c) => {
+    const path = `/status/${c.req.valid('param').slug}`;
+    const hit = await cache.bySlug(c.req.valid('param').slug);
+    // A browser gets a page saying so; an API client the error envelope.
+    if (!hit && wantsHtml(c)) return c.html(notFoundHtml(path), 404, { 'cache-control': 'no-store' }) as never;
+    return servePage(c, hit ?? (await found(c.req.valid('param').slug)), path, deps) as never;
+  });
   r.openapi(unlockRoute, async (c) => unlock(c, await found(c.req.valid('param').slug), `/status/${c.req.valid('param').slug}`, secure()) as never);
 
   r.openapi(feedRoute, async (c) => {
@@ -140,6 +146,14 @@ export function customDomainPages(deps: AppDeps): MiddlewareHandler<AppEnv> {
     if (!admitted(c, hit.page)) throw new ApiError('AUTH_REQUIRED', 'this status page is protected by a password');
     return sendPrecompressed(c, hit.atom, ATOM, cacheHeaders(hit, deps));
   };
+}
+
+/** Whether the request is a browser's navigation (its Accept names text/html before JSON). */
+function wantsHtml(c: Context<AppEnv>): boolean {
+  const accept = c.req.header('accept') ?? '';
+  const h = accept.indexOf('text/html');
+  const j = accept.indexOf('application/json');
+  return h !== -1 && (j === -1 || h < j);
 }
 
 /** The host name of a Host header, lower case, without port or trailing dot; null for an IP literal or nothing. */

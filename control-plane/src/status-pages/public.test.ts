@@ -128,4 +128,10 @@ t.test('public status page: bars from the stored rollups, incidents, feed, custo
 
   await call(app, 'DELETE', `/v1/status-pages/${page.id}`, { token: alice.access_token });
   t.equal((await app.request('/status/acme')).status, 404, 'deleted: gone at once');
+  const browser404 = await app.request('/status/acme', { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+  t.equal(browser404.status, 404, 'a browser: 404');
+  t.match(browser404.headers.get('content-type'), /text\/html/);
+  t.match(await browser404.text(), '<h1>No status page here</h1>', 'a page that says so');
+  const api404 = await app.request('/status/acme', { headers: { accept: 'application/json' } });
+  t.match(await api404.json(), { error: { code: 'STATUS_PAGE_NOT_FOUND' } }, 'an API client: the envelope');
 });
