@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { PrecompressedBody } from '../http/precompressed.js';
 
 /** Content types of the files a Vite build writes. */
 const CONTENT_TYPES: Record<string, string> = {
@@ -18,10 +18,9 @@ const CONTENT_TYPES: Record<string, string> = {
 /** Types worth compressing (images and fonts already are). */
 const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json', '.txt', '.webmanifest']);
 
-/** One file of the build, read into memory: its bytes, gzip form (when worth it) and content type. */
+/** One file of the build, read into memory: its bytes (br/gzip made on first use when worth it) and content type. */
 export interface ConsoleFile {
-  body: Buffer;
-  gzip: Buffer | null;
+  body: PrecompressedBody;
   content_type: string;
   mtime_ms: number;
 }
@@ -45,8 +44,7 @@ export function consoleFiles(dir: string): (relPath: string) => Promise<ConsoleF
     const body = await readFile(path);
     const ext = extname(path);
     const file: ConsoleFile = {
-      body,
-      gzip: COMPRESSIBLE.has(ext) && body.length > 512 ? gzipSync(body, { level: 9 }) : null,
+      body: new PrecompressedBody(body, COMPRESSIBLE.has(ext) && body.length > 512),
       content_type: CONTENT_TYPES[ext] ?? 'application/octet-stream',
       mtime_ms: info.mtimeMs,
     };

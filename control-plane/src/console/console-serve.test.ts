@@ -1,7 +1,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { testApp } from '../test-support/app.js';
 import { CONSOLE_CSP } from './console-serve.js';
@@ -32,8 +32,16 @@ t.test('a built console: files, page fallback, cache headers, CSP; API paths unt
   t.equal(asset.status, 200);
   t.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
   t.match(asset.headers.get('content-type'), 'text/javascript');
-  t.equal(asset.headers.get('content-encoding'), 'gzip');
-  t.match(gunzipSync(Buffer.from(await asset.arrayBuffer())).toString(), 'console.log');
+  t.equal(asset.headers.get('content-encoding'), 'br', 'br before gzip at equal weight');
+  t.match(brotliDecompressSync(Buffer.from(await asset.arrayBuffer())).toString(), 'console.log');
+  const gz = await app.request('/assets/index-abc123.js', { headers: { 'accept-encoding': 'gzip' } });
+  t.equal(gz.headers.get('content-encoding'), 'gzip');
+  t.match(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString(), 'console.log');
+  const plain = await app.request('/assets/index-abc123.js');
+  t.equal(plain.headers.get('content-encoding'), null, 'no Accept-Encoding: as it is');
+  t.match(await plain.text(), 'console.log');
+  const revalidated = await app.request('/', { headers: { accept: 'text/html', 'if-none-match': index.headers.get('etag')! } });
+  t.equal(revalidated.status, 304, 'index.html revalidated by its ETag');
 
   const page = await app.request('/monitors/m_123', { headers: { accept: 'text/html,application/xhtml+xml' } });
   t.equal(page.status, 200, 'a page URL gets index.html');
@@ -45,11 +53,14 @@ t.test('a built console: files, page fallback, cache headers, CSP; API paths unt
   const notHtml = await app.request('/monitors/m_123', { headers: { accept: 'application/json' } });
   t.equal(notHtml.status, 404);
 
-  for (const [path, code] of [['/v1/nothing-here', 'NOT_FOUND'], ['/docs/nothing-here', 'NOT_FOUND'], ['/status/some-page', 'STATUS_PAGE_NOT_FOUND']]) {
+  for (const [path, code] of [['/v1/nothing-here', 'NOT_FOUND'], ['/docs/nothing-here', 'NOT_FOUND']]) {
     const res = await app.request(path!, { headers: { accept: 'text/html' } });
     t.equal(res.status, 404, `${path} is not the console's`);
     t.equal(((await res.json()) as { error: { code: string } }).error.code, code);
   }
+  const statusPage = await app.request('/status/some-page', { headers: { accept: 'text/html' } });
+  t.equal(statusPage.status, 404, '/status/some-page is not the console\'s');
+  t.match(await statusPage.text(), 'No status page here', 'the status pages\' own 404 page');
   const api = await app.request('/v1/openapi.json', { headers: { accept: 'text/html' } });
   t.equal(api.status, 200);
   t.match(api.headers.get('content-type'), 'application/json');

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Config } from '../config/index.js';
 import type { AppEnv } from '../env.js';
+import { sendPrecompressed } from '../http/precompressed.js';
 import { consoleFiles, type ConsoleFile } from './console-files.js';
 
 /**
@@ -27,19 +28,12 @@ const NOT_BUILT = `<!doctype html>
 `;
 
 function send(c: Context, file: ConsoleFile, cacheControl: string): Response {
-  const gzip = file.gzip && /\bgzip\b/.test(c.req.header('Accept-Encoding') ?? '');
-  const headers: Record<string, string> = {
-    'Content-Type': file.content_type,
+  return sendPrecompressed(c, file.body, file.content_type, {
     'Cache-Control': cacheControl,
     'Content-Security-Policy': CONSOLE_CSP,
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'same-origin',
-    Vary: 'Accept-Encoding',
-  };
-  if (gzip) headers['Content-Encoding'] = 'gzip';
-  const body = gzip ? file.gzip! : file.body;
-  headers['Content-Length'] = String(body.length);
-  return new Response(c.req.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers });
+  });
 }
 
 /**

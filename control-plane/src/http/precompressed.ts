@@ -19,8 +19,13 @@ export class PrecompressedBody {
   readonly etag: string;
   private readonly encoded = new Map<Exclude<ContentCoding, 'identity'>, Buffer>();
 
-  constructor(text: string) {
-    this.identity = Buffer.from(text, 'utf8');
+  /**
+   * @param content text (encoded as UTF-8) or bytes
+   * @param compressible false for bytes already compressed (images, fonts) or too small to gain:
+   *   they are always sent as they are
+   */
+  constructor(content: string | Buffer, readonly compressible = true) {
+    this.identity = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     this.etag = `"${createHash('sha256').update(this.identity).digest('base64url').slice(0, 27)}"`;
   }
 
@@ -60,8 +65,8 @@ export function sendPrecompressed(c: Context, body: PrecompressedBody, content_t
   const common: Record<string, string> = { ...headers, etag: body.etag, vary: 'Accept-Encoding' };
   const inm = c.req.header('if-none-match');
   if (status === 200 && inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === body.etag)) return c.body(null, 304, common);
-  const coding = negotiateCoding(c.req.header('accept-encoding'));
+  const coding = body.compressible ? negotiateCoding(c.req.header('accept-encoding')) : 'identity';
   const bytes = body.bytes(coding);
   if (coding !== 'identity') common['content-encoding'] = coding;
-  return c.body(bytes as unknown as ArrayBuffer, status, { ...common, 'content-type': content_type });
+  return c.body(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as ArrayBuffer, status, { ...common, 'content-type': content_type });
 }
