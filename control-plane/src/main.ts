@@ -25,6 +25,8 @@ import { createAssignmentFeed } from './monitors/assignment-feed.js';
 import { startPlacementJob } from './monitors/placement-job.js';
 import { createCheckHooks } from './checks/hooks.js';
 import { createCheckStore } from './checks/ingest.js';
+import { withAgentObs } from './agent-obs/ingest.js';
+import { createPlacementEngine } from './monitors/placement-engine.js';
 import { withCertificateEvents } from './checks/certificate-events.js';
 import { startCheckJobs } from './checks/jobs.js';
 import { createVerdictWake } from './checks/verdict-wake.js';
@@ -98,7 +100,12 @@ const verdictWake = createVerdictWake();
 // Prometheus metrics (docs/operators/metrics.md): stored results count after commit, monitor results feed the monitor series.
 const metrics = createMetrics(config);
 const ops = createOpsState();
-const results = withResultMetrics(createResultSink({ ...base, checks: withCertificateEvents(createCheckStore({ ...base, wake: verdictWake }), outbound.events) }), metrics);
+// Results of agent-obs monitors also record their events, cost and budget (agent-obs/ingest.ts).
+const agentObsPlacement = createPlacementEngine(base);
+const results = withResultMetrics(createResultSink({
+  ...base,
+  checks: withAgentObs(withCertificateEvents(createCheckStore({ ...base, wake: verdictWake }), outbound.events), { ...base, mail: outbound.mail, placeNow: (id) => agentObsPlacement.placeNow(id) }),
+}), metrics);
 const feed = createAssignmentFeed(base);
 const hub = createHub({ ...base, results, assignments: feed });
 registerScrapeGauges(metrics, { sql, hub, pools: embedded ? { main: POOL_SIZE } : { main: POOL_SIZE, pick: PICK_POOL_SIZE }, log });

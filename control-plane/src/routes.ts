@@ -62,6 +62,8 @@ import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.j
 import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
 import { mcpTokensRouter } from './mcp/mcp-tokens.routes.js';
 import { mcpActivityRouter } from './mcp/mcp-activity.routes.js';
+import { agentObsMonitorsRouter } from './agent-obs/monitors.routes.js';
+import { agentObsEventsRouter } from './agent-obs/events.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
@@ -142,5 +144,7 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   // MCP tokens and what was done with them (docs/api/mcp.md); the MCP server itself listens apart (mcp/listener.ts).
   app.route('/v1/mcp/tokens', mcpTokensRouter(deps));
   app.route('/v1/mcp', mcpActivityRouter(deps));
+  app.route('/v1/agent-obs', agentObsMonitorsRouter(deps));
+  app.route('/v1/agent-obs', agentObsEventsRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

@@ -65,6 +65,9 @@ export const ID_PREFIXES = {
   mcp_token: 'mcpt_',
   mcp_session: 'mcps_',
   mcp_tool_call: 'mctc_',
+  /** An agent-obs monitor and one of its events (docs/api/agent-obs.md). */
+  agent_obs_monitor: 'aom_',
+  agent_obs_event: 'aoe_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */

@@ -116,6 +116,8 @@ async function benches(): Promise<Bench[]> {
     { name: 'mcp-bench', area: 'HTTP API', file: 'mcp-bench.ts', args: [], quick_args: ['--duration', '1', '--rounds', '1'], timeout_s: 180, parse: parseProbeTables },
     // Public status page views from the page cache vs built per view (status-page-bench.ts header).
     { name: 'status-page-bench', area: 'HTTP API', file: 'status-page-bench.ts', args: [], quick_args: ['--duration', '1', '--rounds', '1'], timeout_s: 300, parse: parseStatusPage },
+    // Agent-obs event stream: memory and fan-out latency with 1,000 SSE clients (agent-obs-stream-bench.ts header).
+    { name: 'agent-obs-stream-bench', area: 'HTTP API', file: 'agent-obs-stream-bench.ts', args: [], quick_args: ['--clients', '100', '--events', '3'], timeout_s: 300, parse: parseProbeTables },
     { name: 'e2e-bench', area: 'End to end (namespace test network)', file: 'e2e-bench.ts', args: [], quick_args: ['--n', '10', '--sse', '3'], timeout_s: 150, parse: parseProbeTables },
     ...monitoringBenches(),
     // `pnpm start` to the demo's first table, and its control plane's peak memory (startup-bench.ts header).

@@ -1,55 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
+import { controlPlaneProcess as controlPlane, freePort } from '../test-support/control-plane-process.js';
 import { testDatabase } from '../test-support/db.js';
 import { eventually, startReceiver, type Answer, type Received } from './test-support.js';
 
-const BIN = fileURLToPath(new URL('../../bin/control-plane.mjs', import.meta.url));
 // Real control-plane processes start slowly on a loaded machine: the file may take longer than tap's default 120 s.
 t.setTimeout(400_000);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** A real control-plane process (bin/control-plane.mjs) we can kill -9 and start again with the same settings. */
-function controlPlane(t: { teardown(fn: () => unknown): void }, env: Record<string, string>) {
-  let proc: ChildProcess | null = null;
-  let output = '';
-  const kill9 = async () => {
-    const p = proc;
-    if (!p || p.exitCode !== null || p.signalCode !== null) return;
-    await new Promise<void>((resolve) => { p.once('exit', () => resolve()); p.kill('SIGKILL'); });
-  };
-  t.teardown(kill9);
-  return {
-    kill9,
-    log: () => output.split('\n').slice(-20).join('\n'),
-    async start(base_url: string) {
-      // The test runner's loaders must not leak into the service.
-      const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
-      proc = spawn(process.execPath, [BIN], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-      proc.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-      proc.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
-      await eventually('the control plane to answer', async () => {
-        try {
-          return (await fetch(`${base_url}/v1/openapi.json`)).ok || null;
-        } catch {
-          return null;
-        }
-      }, 90_000, 200);
-    },
-  };
-}
 
 async function api(base_url: string, method: string, path: string, token?: string, body?: unknown): Promise<any> {
   const res = await fetch(`${base_url}${path}`, {

@@ -177,6 +177,15 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
 
   // Monitors.
   ...crud('/v1/monitors', 'monitor:read', 'monitor:write'),
+  // Agent observability (docs/api/agent-obs.md): monitors of the monitor family.
+  ...crud('/v1/agent-obs/monitors', 'monitor:read', 'monitor:write'),
+  'POST /v1/agent-obs/monitors/{id}/pause': 'monitor:write',
+  'POST /v1/agent-obs/monitors/{id}/resume': 'monitor:write',
+  'GET /v1/agent-obs/monitors/{id}/config': 'monitor:read',
+  'PUT /v1/agent-obs/monitors/{id}/config': 'monitor:write',
+  'GET /v1/agent-obs/monitors/{id}/checks': 'monitor:read',
+  'GET /v1/agent-obs/events': 'monitor:read',
+  'GET /v1/agent-obs/events/stream': 'monitor:read',
   'GET /v1/monitors/export': 'monitor:read',
   'POST /v1/monitors/import': 'monitor:write',
   'POST /v1/monitors/{id}/pause': 'monitor:write',

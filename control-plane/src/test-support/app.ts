@@ -15,6 +15,8 @@ import { createResultSink } from '../probes/sink.js';
 import { createOutbound, type Outbound } from '../outbound.js';
 import { createAssignmentFeed } from '../monitors/assignment-feed.js';
 import { createCheckStore } from '../checks/ingest.js';
+import { withAgentObs } from '../agent-obs/ingest.js';
+import { createPlacementEngine } from '../monitors/placement-engine.js';
 import { createVerdictWake, type VerdictWake } from '../checks/verdict-wake.js';
 import { withCertificateEvents } from '../checks/certificate-events.js';
 import { testDatabase } from './db.js';
@@ -75,7 +77,11 @@ export async function testApp(
   // Prometheus metrics and readiness as main.ts builds them, when `overrides.metrics` is true.
   const metrics = overrides.metrics ? createMetrics(config) : undefined;
   const ops = overrides.metrics ? createOpsState() : undefined;
-  const sink = (overrides.results ?? ((b: TestBase) => createResultSink({ ...b, checks: withCertificateEvents(createCheckStore({ ...b, wake: verdict_wake }), outbound.events) })))(base);
+  const sink = (overrides.results ?? ((b: TestBase) => createResultSink({
+    ...b,
+    checks: withAgentObs(withCertificateEvents(createCheckStore({ ...b, wake: verdict_wake }), outbound.events),
+      { ...b, mail: outbound.mail, placeNow: (id) => createPlacementEngine(b).placeNow(id) }),
+  })))(base);
   const results = metrics ? withResultMetrics(sink, metrics) : sink;
   // Monitor assignments reach the nodes this app's hub holds (started below, stopped at teardown).
   const feed = createAssignmentFeed(base);

@@ -26,23 +26,27 @@ export function agentRequest(target: string, config: AgentEndpointMonitorConfig,
 
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
 
-/** Where an OpenAI-compatible answer keeps its model and token counts; singular paths, so cheap to select. */
-export const USAGE_PATHS = ['$.model', '$.usage.prompt_tokens', '$.usage.completion_tokens', '$.usage.total_tokens'];
+/**
+ * Where an answer keeps its model and token counts: OpenAI-compatible (`usage.prompt_tokens`,
+ * `completion_tokens`, `total_tokens`) then Anthropic Messages (`usage.input_tokens`,
+ * `output_tokens`); singular paths, so cheap to select.
+ */
+export const USAGE_PATHS = ['$.model', '$.usage.prompt_tokens', '$.usage.completion_tokens', '$.usage.total_tokens', '$.usage.input_tokens', '$.usage.output_tokens'];
 
 type Usage = Pick<AgentEndpointCheckOutput, 'model' | 'prompt_tokens' | 'completion_tokens' | 'tokens_used'>;
 
 /**
- * Token counts and model of an OpenAI-compatible answer from the values USAGE_PATHS selected (in
- * that order): `usage.prompt_tokens`, `usage.completion_tokens`, `usage.total_tokens` (their sum
- * when absent), and `model`. Nulls for a body that is not such JSON, and for `selected` null (a
- * body cut at the cap).
+ * Token counts and model of an answer from the values USAGE_PATHS selected (in that order):
+ * `usage.prompt_tokens` (else Anthropic's `usage.input_tokens`), `usage.completion_tokens` (else
+ * `usage.output_tokens`), `usage.total_tokens` (their sum when absent), and `model`. Nulls for a
+ * body that is not such JSON, and for `selected` null (a body cut at the cap).
  */
 export function readUsage(selected: JsonPathsOutcome | null): Usage {
   const value = (i: number): unknown => {
     const r = selected?.ok ? selected.results[i] : undefined;
     return r?.ok && r.values.length === 1 ? r.values[0] : undefined;
   };
-  const [model, prompt, completion] = [value(0), count(value(1)), count(value(2))];
+  const [model, prompt, completion] = [value(0), count(value(1)) ?? count(value(4)), count(value(2)) ?? count(value(5))];
   const total = count(value(3)) ?? (prompt !== null || completion !== null ? (prompt ?? 0) + (completion ?? 0) : null);
   return { model: typeof model === 'string' ? model.slice(0, 200) : null, prompt_tokens: prompt, completion_tokens: completion, tokens_used: total };
 }
