@@ -62,6 +62,8 @@ import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.j
 import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
 import { mcpTokensRouter } from './mcp/mcp-tokens.routes.js';
 import { mcpActivityRouter } from './mcp/mcp-activity.routes.js';
+import { dashboardsRouter } from './dashboards/dashboards.routes.js';
+import { publicDashboardsRouter } from './dashboards/public.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
@@ -142,5 +144,8 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   // MCP tokens and what was done with them (docs/api/mcp.md); the MCP server itself listens apart (mcp/listener.ts).
   app.route('/v1/mcp/tokens', mcpTokensRouter(deps));
   app.route('/v1/mcp', mcpActivityRouter(deps));
+  // Dashboards and their shared public view (docs/api/dashboards.md).
+  app.route('/v1/dashboards', dashboardsRouter(deps));
+  app.route('/v1/public/dashboards', publicDashboardsRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

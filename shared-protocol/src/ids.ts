@@ -65,6 +65,9 @@ export const ID_PREFIXES = {
   mcp_token: 'mcpt_',
   mcp_session: 'mcps_',
   mcp_tool_call: 'mctc_',
+  /** A dashboard and one of its widgets (docs/api/dashboards.md). */
+  dashboard: 'dash_',
+  widget: 'wg_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */
@@ -91,6 +94,8 @@ export const SECRET_PREFIXES = {
   account_restore_token: 'art_',
   /** The second step of a single sign-on to an account with TOTP on (docs/api/accounts.md "Single sign-on (OIDC, GitHub)"). */
   oauth_mfa_token: 'mfa_',
+  /** A dashboard's share token: its public address, readable by the owner (docs/api/dashboards.md "Sharing"). */
+  dashboard_share_token: 'dsh_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -106,3 +106,12 @@ export function parseStatusPage(stdout: string): Parsed {
     { figure: 'its latency p99', ours: `${j.cached.latency_p99_ms} ms`, peer: `${j.built.latency_p99_ms} ms`, goal: '< 50 ms', difference: '' },
   ] };
 }
+
+/** dashboard-bench.ts: one dashboard's data over 90 days, median and p99 of sequential requests. */
+export function parseDashboard(stdout: string): Parsed {
+  const j = lastJson(stdout);
+  return { figures: [
+    { figure: `${j.endpoint}: median of ${j.requests}`, ours: `${j.latency_median_ms} ms`, peer: '', goal: `< ${j.goal_ms} ms`, difference: '' },
+    { figure: 'its p99', ours: `${j.latency_p99_ms} ms`, peer: '', goal: '', difference: '' },
+  ] };
+}
