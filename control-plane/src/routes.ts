@@ -64,6 +64,8 @@ import { mcpTokensRouter } from './mcp/mcp-tokens.routes.js';
 import { mcpActivityRouter } from './mcp/mcp-activity.routes.js';
 import { agentObsMonitorsRouter } from './agent-obs/monitors.routes.js';
 import { agentObsEventsRouter } from './agent-obs/events.routes.js';
+import { dashboardsRouter } from './dashboards/dashboards.routes.js';
+import { publicDashboardsRouter } from './dashboards/public.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
@@ -146,5 +148,8 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/mcp', mcpActivityRouter(deps));
   app.route('/v1/agent-obs', agentObsMonitorsRouter(deps));
   app.route('/v1/agent-obs', agentObsEventsRouter(deps));
+  // Dashboards and their shared public view (docs/api/dashboards.md).
+  app.route('/v1/dashboards', dashboardsRouter(deps));
+  app.route('/v1/public/dashboards', publicDashboardsRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

@@ -68,6 +68,9 @@ export const ID_PREFIXES = {
   /** An agent-obs monitor and one of its events (docs/api/agent-obs.md). */
   agent_obs_monitor: 'aom_',
   agent_obs_event: 'aoe_',
+  /** A dashboard and one of its widgets (docs/api/dashboards.md). */
+  dashboard: 'dash_',
+  widget: 'wg_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */
@@ -94,6 +97,8 @@ export const SECRET_PREFIXES = {
   account_restore_token: 'art_',
   /** The second step of a single sign-on to an account with TOTP on (docs/api/accounts.md "Single sign-on (OIDC, GitHub)"). */
   oauth_mfa_token: 'mfa_',
+  /** A dashboard's share token: its public address, readable by the owner (docs/api/dashboards.md "Sharing"). */
+  dashboard_share_token: 'dsh_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

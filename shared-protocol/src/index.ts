@@ -40,6 +40,7 @@ export * from './teams.js';
 export * from './oncall.js';
 export * from './status-pages.js';
 export * from './incidents.js';
+export * from './dashboards.js';
 export * from './passwords.js';
 export * from './two-factor.js';
 export * from './oauth.js';

@@ -27,7 +27,7 @@ import { describeMachine, machineMarkdown } from './lib/machine.js';
 import type { Figure } from './lib/markdown.js';
 import { existsSync } from 'node:fs';
 import { parseAlert, parseChecks, parseMonitors } from './lib/monitoring-parsers.js';
-import { parseAgent, parseApi, parseLiveness, parseProbeTables, parseStatusPage, type Parsed } from './lib/parsers.js';
+import { parseAgent, parseApi, parseDashboard, parseLiveness, parseProbeTables, parseStatusPage, type Parsed } from './lib/parsers.js';
 import { Progress } from './lib/progress.js';
 import { runScript, type ScriptRun } from './lib/run-script.js';
 
@@ -118,6 +118,8 @@ async function benches(): Promise<Bench[]> {
     { name: 'status-page-bench', area: 'HTTP API', file: 'status-page-bench.ts', args: [], quick_args: ['--duration', '1', '--rounds', '1'], timeout_s: 300, parse: parseStatusPage },
     // Agent-obs event stream: memory and fan-out latency with 1,000 SSE clients (agent-obs-stream-bench.ts header).
     { name: 'agent-obs-stream-bench', area: 'HTTP API', file: 'agent-obs-stream-bench.ts', args: [], quick_args: ['--clients', '100', '--events', '3'], timeout_s: 300, parse: parseProbeTables },
+    // A dashboard's widget data over 90 days for 1,000 monitors (dashboard-bench.ts header).
+    { name: 'dashboard-bench', area: 'HTTP API', file: 'dashboard-bench.ts', args: [], quick_args: ['--monitors', '200', '--n', '5'], timeout_s: 300, parse: parseDashboard },
     { name: 'e2e-bench', area: 'End to end (namespace test network)', file: 'e2e-bench.ts', args: [], quick_args: ['--n', '10', '--sse', '3'], timeout_s: 150, parse: parseProbeTables },
     ...monitoringBenches(),
     // `pnpm start` to the demo's first table, and its control plane's peak memory (startup-bench.ts header).

@@ -234,4 +234,12 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'POST /v1/incidents/{id}/updates': 'status:write',
   'GET /v1/incidents/{id}/postmortem': 'status:read',
   'PUT /v1/incidents/{id}/postmortem': 'status:write',
+
+  // Dashboards (they show monitors: the monitor scopes) and their public view.
+  ...crud('/v1/dashboards', 'monitor:read', 'monitor:write'),
+  'PUT /v1/dashboards/{id}/widgets': 'monitor:write',
+  'POST /v1/dashboards/{id}/share-token/rotate': 'monitor:write',
+  'GET /v1/dashboards/{id}/data': 'monitor:read',
+  'GET /v1/public/dashboards/{share_token}': 'none',
+  'GET /v1/public/dashboards/{share_token}/data': 'none',
 };
