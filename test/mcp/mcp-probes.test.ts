@@ -1,17 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createAgent, openStateDb } from '@vantage/node-agent';
-import { runCheck } from '../../node-agent/src/probes/runner.js';
-import { quietLog, testConfig } from '../../node-agent/src/connection/test-support/helpers.js';
-import { makeToken, waitFor } from '../../control-plane/src/hub/test-harness.js';
 import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
 import { startMcpListener } from '../../control-plane/src/mcp/listener.js';
+import { startRealAgents } from '../../control-plane/src/probes/real-agents.js';
 
 /*
  * Probes through the MCP entry point with real agents (the node-agent code and its probes) on a
@@ -33,22 +27,7 @@ await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
 t.teardown(() => new Promise<void>((resolve) => target.close(() => resolve())));
 const port = (target.address() as AddressInfo).port;
 
-for (const country of ['DE', 'FR']) {
-  const dir = mkdtempSync(join(tmpdir(), 'vantage-agent-'));
-  const db = openStateDb(dir);
-  const agent = createAgent({
-    db, log: quietLog, runCheck, agent_version: '0.0.0-test', backoff: { min_ms: 50, max_ms: 200 }, capabilities: ROOT ? ['http', 'ping'] : ['http'],
-    config: testConfig({ control_plane_url: url, token: await makeToken(sql, { country_code: country }), allow_cidrs: LOOPBACK }),
-  });
-  const exit = agent.start();
-  t.teardown(async () => {
-    await agent.stop(0);
-    await exit;
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-}
-await waitFor(async () => (await sql`SELECT count(*)::int AS n FROM nodes WHERE status = 'online'`)[0]!.n === 2, 30_000);
+await startRealAgents(t, sql, url, { countries: ['DE', 'FR'], allow_cidrs: LOOPBACK });
 
 const created = await call(app, 'POST', '/v1/mcp/tokens', { token: user.access_token, body: { type: 'personal', name: 'probes' } });
 const client = new Client({ name: 'vantage-e2e-typescript', version: '1.0.0' });

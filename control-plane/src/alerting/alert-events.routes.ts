@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { alertEventDetailSchema, alertEventListQuerySchema, alertEventListSchema, alertEventRecordSchema, isId, resolveTime } from '@vantage/shared-protocol';
+import { alertEventDetailSchema, alertEventListQuerySchema, alertEventListSchema, alertEventRecordSchema, isId } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from '../errors.js';
@@ -9,7 +9,8 @@ import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
 import { authorize, ownerScope } from '../teams/authorize.js';
 import type { Access } from '../teams/roles.js';
-import { eventNotifications, getEvent, listEvents } from './alert-events.db.js';
+import { eventNotifications, getEvent } from './alert-events.db.js';
+import { alertEventsPage } from './alert-events-list.js';
 import { acknowledgeEvent, resolveEvent } from './engine.js';
 import { toAlertEvent } from './events.js';
 import { idParam, ownerOf, READ, TAGS, WRITE } from './route-kit.js';
@@ -38,12 +39,7 @@ export function alertEventsRouter(deps: AppDeps) {
 
   r.openapi(list, async (c) => {
     const q = c.req.valid('query');
-    const now = Date.now();
-    const { rows, total } = await listEvents(deps.sql, await ownerScope(c, deps, 'read', q.team_id), {
-      status: q.status, monitor_id: q.monitor_id, from: q.from ? new Date(resolveTime(q.from, now)) : undefined, to: q.to ? new Date(resolveTime(q.to, now)) : undefined,
-      limit: q.page_size, offset: (q.page - 1) * q.page_size,
-    });
-    return ok(c, { items: rows.map(toAlertEvent), total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
+    return ok(c, await alertEventsPage(deps.sql, await ownerScope(c, deps, 'read', q.team_id), q), 200);
   });
   r.openapi(readOne, async (c) => {
     const { id } = c.req.valid('param');

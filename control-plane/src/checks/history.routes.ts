@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
-  checkListQuerySchema, checkListSchema, isId, resolveTime, stateChangeListQuerySchema, stateChangeListSchema, statsQuerySchema, statsSchema,
-  STATS_BUCKETS_MAX, UPTIME_PERIODS, uptimeQuerySchema, uptimeSchema,
+  checkListQuerySchema, checkListSchema, isId, stateChangeListQuerySchema, stateChangeListSchema, statsQuerySchema, statsSchema,
+  STATS_BUCKETS_MAX, uptimeQuerySchema, uptimeSchema,
 } from '@vantage/shared-protocol';
 import { artifactUrlHook } from '../artifacts/urls.js';
 import type { Context } from 'hono';
@@ -18,12 +18,11 @@ import { findMonitorOwner } from '../monitors/monitors.db.js';
 import { monitorIdParam } from '../monitors/monitors.routes.js';
 import { toStateChange } from './decide.js';
 import { HISTORY_EXAMPLES } from './examples.js';
-import { listChecks, listStateChanges, monitorSeries } from './history.db.js';
+import { listStateChanges, monitorSeries } from './history.db.js';
 import { rollupMarks } from './jobs.db.js';
-import { checkRetention } from './retention.js';
 import { autoBucketS, monitorStats } from './stats.js';
-import { streamMonitorEvents, toCheckItem, type MonitorStreamTimings } from './stream.js';
-import { monitorUptime } from './uptime.js';
+import { streamMonitorEvents, type MonitorStreamTimings } from './stream.js';
+import { badRange, historyRange, historyReads } from './history-reads.js';
 
 const read = [requireAuth({ scope: 'read' })];
 const TAGS = ['monitors'];
@@ -68,18 +67,6 @@ const stream = createRoute({
   },
 });
 
-function badRange(path: string, message: string): ApiError {
-  return new ApiError('VALIDATION_FAILED', `${path}: ${message}`, { fields: [{ path, message }], in: 'query' });
-}
-
-/** [from, to) from query values (relative forms resolved against `now`), with defaults; from must be before to. */
-function range(q: { from?: string; to?: string }, now: number, default_from: number, default_to = now): { from: Date; to: Date } {
-  const from = q.from !== undefined ? resolveTime(q.from, now) : default_from;
-  const to = q.to !== undefined ? resolveTime(q.to, now) : default_to;
-  if (!(from < to)) throw badRange('from', 'must be before to');
-  return { from: new Date(from), to: new Date(to) };
-}
-
 /**
  * A monitor's history under /v1/monitors/{id} (docs/api/monitors.md "Checks and history"): raw
  * checks, uptime, response-time stats, state changes and the event stream. Whoever may read the
@@ -89,7 +76,7 @@ function range(q: { from?: string; to?: string }, now: number, default_from: num
  */
 export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<MonitorStreamTimings> } = {}) {
   const r = createRouter();
-  const retention = checkRetention(deps.config);
+  const reads = historyReads(deps);
 
   // Access by the one authorization rule (teams/authorize.ts), from the monitor's owner alone:
   // these routes answer from its history, never from its record, so its record's per-row columns
@@ -103,25 +90,16 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const { id } = c.req.valid('param');
     const q = c.req.valid('query');
     await owned(c, id);
-    const now = Date.now();
-    const { from, to } = range(q, now, now - DAY_MS);
-    const series = await monitorSeries(deps.sql, id, q.node_id);
-    const nodes = new Map(series.map((s) => [s.id, s.node_id]));
-    const { rows, total } = await listChecks(deps.sql, series.map((s) => s.id), from, to, q.page_size, (q.page - 1) * q.page_size);
-    const signUrls = await artifactUrlHook(deps);
-    const items = rows.map((row) => signUrls(toCheckItem(id, nodes.get(row.series_id)!, row)));
-    return ok(c, { items, total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
+    return ok(c, await reads.checks(id, q), 200);
   });
 
   r.openapi(uptime, async (c) => {
     const { id } = c.req.valid('param');
     const q = c.req.valid('query');
-    if (q.period && (q.from !== undefined || q.to !== undefined)) throw badRange('period', 'give either period or from/to, not both');
     const now = Date.now();
-    const period = q.period ?? (q.from === undefined && q.to === undefined ? '24h' : null);
-    const { from, to } = period ? { from: new Date(now - UPTIME_PERIODS[period] * 1000), to: new Date(now) } : range(q, now, now - DAY_MS);
+    const window = reads.uptimeWindow(q, now);
     // Read at once; nothing is answered unless the caller owns the monitor.
-    const [, uptime] = await Promise.all([owned(c, id), monitorUptime(deps.sql, id, from, to, period, new Date(now - retention.rounds_days * DAY_MS))]);
+    const [, uptime] = await Promise.all([owned(c, id), reads.uptime(id, window, now)]);
     return ok(c, uptime, 200);
   });
 
@@ -129,7 +107,7 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const { id } = c.req.valid('param');
     const q = c.req.valid('query');
     const now = Date.now();
-    const { from, to } = range(q, now, now - DAY_MS);
+    const { from, to } = historyRange(q, now, now - DAY_MS);
     const bucket_s = q.bucket_s ?? autoBucketS(to.getTime() - from.getTime());
     if ((to.getTime() - from.getTime()) / (bucket_s * 1000) > STATS_BUCKETS_MAX) {
       throw badRange('bucket_s', `gives more than ${STATS_BUCKETS_MAX} buckets over this range: widen it`);
@@ -150,7 +128,7 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const q = c.req.valid('query');
     await owned(c, id);
     const now = Date.now();
-    const { from, to } = range(q, now, 0, now + DAY_MS);
+    const { from, to } = historyRange(q, now, 0, now + DAY_MS);
     const { rows, total } = await listStateChanges(deps.sql, id, from, to, q.to_state, q.page_size, (q.page - 1) * q.page_size);
     return ok(c, { items: rows.map(toStateChange), total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
   });

@@ -33,8 +33,12 @@ t.test('bad diagnose requests change nothing', async (t) => {
     t.equal(r.body.error?.code, code, name);
   }
   t.equal((await sql`SELECT count(*)::int AS n FROM diagnoses`)[0]!.n, 0, 'no run stored');
-  t.equal((await call(app, 'GET', '/v1/diagnose/dg_01jd3k6w9z4q8r2t7v5x1y3b6c')).status, 404);
-  t.equal((await call(app, 'GET', '/v1/diagnose/nope')).status, 404);
+  for (const id of ['dg_01jd3k6w9z4q8r2t7v5x1y3b6c', 'nope']) {
+    const r = await call(app, 'GET', `/v1/diagnose/${id}`);
+    t.equal(r.status, 404, `unknown diagnose ${id}`);
+    t.equal(r.body.error?.code, 'NOT_FOUND', 'the diagnose resource\'s not-found code, not a probe task\'s');
+    t.same(r.body.error?.details, { resource: 'diagnose', id }, 'names the resource');
+  }
 });
 
 t.test('one probe per scope; the report scores each section and weighs them', async (t) => {

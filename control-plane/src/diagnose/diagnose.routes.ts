@@ -73,11 +73,11 @@ export function diagnoseRouter(deps: AppDeps) {
     summary: 'A diagnose report: sections with findings and scores, and the overall score',
     description: 'status running until every scope\'s probe ended; overall_score is the weighted mean of the scored sections (rubric in docs/api/probes.md "Diagnose").',
     request: { params: idParam },
-    responses: { 200: jsonOk(diagnoseReportSchema, 'the report'), 404: jsonError('PROBE_JOB_NOT_FOUND: no such diagnose'), 422: jsonError('DIAGNOSE_REPORT_TOO_LONG') },
+    responses: { 200: jsonOk(diagnoseReportSchema, 'the report'), 404: jsonError('NOT_FOUND: no such diagnose'), 422: jsonError('DIAGNOSE_REPORT_TOO_LONG') },
   }), async (c) => {
     const { id } = c.req.valid('param');
     const row = isId('diagnose', id) ? await getDiagnose(deps.sql, id) : null;
-    if (!row) throw new ApiError('PROBE_JOB_NOT_FOUND', `no diagnose ${id}`);
+    if (!row) throw new ApiError('NOT_FOUND', `no diagnose ${id}`, { resource: 'diagnose', id });
     const data = await report(deps, row);
     const size = Buffer.byteLength(JSON.stringify(data));
     if (size > DIAGNOSE_REPORT_BYTES_MAX) throw new ApiError('DIAGNOSE_REPORT_TOO_LONG', `the report would be ${size} bytes; at most ${DIAGNOSE_REPORT_BYTES_MAX}`, { bytes: size, limit: DIAGNOSE_REPORT_BYTES_MAX });

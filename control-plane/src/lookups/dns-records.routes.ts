@@ -1,12 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
-import { dnsRecordsQuerySchema, dnsRecordsSchema, normalizeDomain } from '@vantage/shared-protocol';
+import { dnsRecordsQuerySchema, dnsRecordsSchema } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
-import { createOutboundPolicy } from '../delivery/outbound-policy.js';
 import { jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
-import { dnsRecords } from './dns-records.js';
-import { chooseDnsServer } from './dns-server.js';
+import { createLookups, type Lookups } from './lookups.js';
 
 const route = createRoute({
   method: 'get', path: '/dns', tags: ['info'],
@@ -24,13 +22,11 @@ const route = createRoute({
 });
 
 /** `/v1/info/dns` (docs/api/lookups.md "DNS records"; public). */
-export function dnsRecordsRouter(deps: AppDeps) {
+export function dnsRecordsRouter(deps: AppDeps, lookups: Lookups = createLookups(deps)) {
   const r = createRouter();
-  const policy = createOutboundPolicy(deps.config);
   r.openapi(route, async (c) => {
     const { q, type, server } = c.req.valid('query');
-    const target = await chooseDnsServer(server, deps.config, policy);
-    return ok(c, await dnsRecords(target, normalizeDomain(q)!, type, deps.config.lookup_dns_timeout_ms), 200);
+    return ok(c, await lookups.dns(q, type, server), 200);
   });
   return r;
 }

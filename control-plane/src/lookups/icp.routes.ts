@@ -2,19 +2,17 @@ import { createRoute } from '@hono/zod-openapi';
 import { icpFilingSchema, icpImportResultSchema, icpImportSchema, icpQuerySchema } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { auditAdmin, requireAdmin } from '../accounts/admin.js';
-import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
 import { requireAuth } from '../middleware/auth.js';
-import { findIcpRecord, importIcpRecords, type IcpRow } from './icp.db.js';
-import { registrableDomain, toFiling, toIcpRow } from './icp.js';
+import { importIcpRecords, type IcpRow } from './icp.db.js';
+import { toIcpRow } from './icp.js';
+import { createLookups, notRegistrable, type Lookups } from './lookups.js';
 
-const notRegistrable = (path: string, value: string) => new ApiError('VALIDATION_FAILED', `${path}: ${value} is a public suffix or not a domain, not a registrable domain`,
-  { fields: [{ path, message: 'must be a domain under a public suffix (Public Suffix List)' }] });
 
 /** `/v1/info/icp` (docs/api/lookups.md "ICP filing"; public): the filing of a domain's registrable domain. */
-export function icpRouter(deps: AppDeps) {
+export function icpRouter(deps: AppDeps, lookups: Lookups = createLookups(deps)) {
   const r = createRouter();
   r.openapi(createRoute({
     method: 'get', path: '/icp', tags: ['info'],
@@ -23,10 +21,7 @@ export function icpRouter(deps: AppDeps) {
     request: { query: icpQuerySchema },
     responses: { 200: jsonOk(icpFilingSchema, 'ICP filing'), 400: jsonError('VALIDATION_FAILED: q is not a registrable domain'), 429: jsonError('RATE_LIMIT_EXCEEDED') },
   }), async (c) => {
-    const { q } = c.req.valid('query');
-    const domain = registrableDomain(q);
-    if (!domain) throw notRegistrable('q', q);
-    return ok(c, toFiling(domain, await findIcpRecord(deps.sql, domain)), 200);
+    return ok(c, await lookups.icp(c.req.valid('query').q), 200);
   });
   return r;
 }

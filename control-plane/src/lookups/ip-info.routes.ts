@@ -4,8 +4,7 @@ import type { AppDeps } from '../deps.js';
 import { jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
-import { lookupGeo } from './geo.js';
-import { ipInfo } from './ip-info.js';
+import { createLookups, type Lookups } from './lookups.js';
 
 const route = createRoute({
   method: 'get', path: '/ip', tags: ['info'],
@@ -16,9 +15,8 @@ const route = createRoute({
 });
 
 /** `/v1/info/ip` (docs/api/lookups.md "IP info"; public). */
-export function ipInfoRouter(deps: AppDeps) {
+export function ipInfoRouter(deps: AppDeps, lookups: Lookups = createLookups(deps)) {
   const r = createRouter();
-  const geo = lookupGeo(deps.config, deps.log);
-  r.openapi(route, async (c) => ok(c, await ipInfo(geo, c.req.valid('query').q), 200));
+  r.openapi(route, async (c) => ok(c, await lookups.ip(c.req.valid('query').q), 200));
   return r;
 }

@@ -1,13 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
 import { sslAuditQuerySchema, sslAuditSchema, whoisInfoSchema, whoisQuerySchema } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
-import { createOutboundConnector } from '../delivery/connector.js';
-import { createOutboundPolicy } from '../delivery/outbound-policy.js';
 import { jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
-import { createSslAuditService, type SslAuditService } from './ssl-audit.js';
-import { createWhoisService, type WhoisService } from './whois.js';
+import { createLookups, type Lookups } from './lookups.js';
 
 const whois = createRoute({
   method: 'get', path: '/whois', tags: ['info'],
@@ -35,24 +32,15 @@ const ssl = createRoute({
 });
 
 /**
- * `/v1/info`: the WHOIS / RDAP look-up and the SSL audit (public). Their services are built on
- * the first request (bootstrap files and CA file read then) over `deps.connector`, or a connector
- * of their own under the same outbound policy when the deps carry none.
+ * `/v1/info`: the WHOIS / RDAP look-up and the SSL audit (public), answered by lookups.ts (its
+ * services built on the first request, over `deps.connector` or the outbound address policy).
  */
-export function whoisSslRouter(deps: AppDeps) {
+export function whoisSslRouter(deps: AppDeps, lookups: Lookups = createLookups(deps)) {
   const r = createRouter();
-  let services: { whois: WhoisService; ssl: SslAuditService } | null = null;
-  const get = () => {
-    if (!services) {
-      const connector = deps.connector ?? createOutboundConnector(createOutboundPolicy(deps.config));
-      services = { whois: createWhoisService(deps.config, connector), ssl: createSslAuditService(deps.config, connector) };
-    }
-    return services;
-  };
-  r.openapi(whois, async (c) => ok(c, await get().whois.lookup(c.req.valid('query').q), 200));
+  r.openapi(whois, async (c) => ok(c, await lookups.whois(c.req.valid('query').q), 200));
   r.openapi(ssl, async (c) => {
     const { q, port } = c.req.valid('query');
-    return ok(c, await get().ssl.audit(q, port), 200);
+    return ok(c, await lookups.ssl(q, port), 200);
   });
   return r;
 }

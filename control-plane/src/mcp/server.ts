@@ -11,6 +11,9 @@ import { rolesOfUser } from '../teams/memberships.db.js';
 import type { Actor } from '../teams/authorize.js';
 import { probeCreator } from '../probes/create.js';
 import { GroupViews } from '../probes/view.js';
+import { historyReads } from '../checks/history-reads.js';
+import { createLookups } from '../lookups/lookups.js';
+import { monitorWriter } from '../monitors/writer.js';
 import { authenticateMcp } from './authenticate.js';
 import { endMcpSession, insertMcpSession } from './mcp-activity.db.js';
 import type { McpTokenRow } from './mcp-tokens.db.js';
@@ -63,6 +66,9 @@ export function createMcpApp(deps: AppDeps, opts: McpAppOptions = {}): { app: Ho
   const limiter = new ToolCallLimiter(deps.config.mcp_rate_limit_per_min);
   const create_probe = probeCreator({ sql: deps.sql, pick_sql: deps.pick_sql, log: deps.log, config: deps.config, hub: deps.hub });
   const views = new GroupViews(deps.sql);
+  const lookups = createLookups(deps);
+  const monitors = monitorWriter(deps);
+  const history = historyReads(deps);
 
   async function openSession(token: McpTokenRow, client: { name: string; version: string }, client_ip: string, user_agent: string | undefined): Promise<Session> {
     const actor = await actorOf(deps, token);
@@ -89,7 +95,7 @@ export function createMcpApp(deps: AppDeps, opts: McpAppOptions = {}): { app: Ho
       if (token.scope_tools.length > 0 && !token.scope_tools.includes(tool.name)) continue;
       server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>) => recordedCall(
         { sql: deps.sql, log, token, session_id: transport.sessionId!, limiter, timeout_ms: deps.config.mcp_tool_timeout_ms, now },
-        tool.name, args, (signal) => tool.run({ sql: deps.sql, token, actor, create_probe, views, signal } satisfies ToolContext, args),
+        tool.name, args, (signal) => tool.run({ sql: deps.sql, token, actor, create_probe, views, lookups, monitors, history, signal } satisfies ToolContext, args),
       ));
     }
     await server.connect(transport);

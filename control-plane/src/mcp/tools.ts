@@ -2,40 +2,16 @@ import { z } from 'zod';
 import { isId, monitorListQuerySchema, nodeListQuerySchema, PROBE_TYPES, probeRequestSchema, type ProbeTaskResult, type ProbeType } from '@vantage/shared-protocol';
 import type { Principal } from '../env.js';
 import { ApiError } from '../errors.js';
-import { allows, type Actor, type OwnerScope } from '../teams/authorize.js';
+import { decideAccess } from '../teams/authorize.js';
 import { listNodesJson } from '../nodes/nodes.db.js';
 import { findMonitor, listMonitors } from '../monitors/monitors.db.js';
 import { toMonitor } from '../monitors/view.js';
-import type { GroupViews } from '../probes/view.js';
-import type { probeCreator } from '../probes/create.js';
-import type { Sql } from '../db/sql.js';
 import type { McpTokenRow } from './mcp-tokens.db.js';
+import { scopeOf, type ToolContext, type ToolDef } from './tool-def.js';
+import { LOOKUP_TOOLS } from './tools-lookups.js';
+import { MONITOR_TOOLS } from './tools-monitors.js';
 
-/** What a tool runs with: the token, its owner as an Actor (teams/authorize.ts), and the app's parts. */
-export interface ToolContext {
-  sql: Sql;
-  token: McpTokenRow;
-  actor: Actor;
-  create_probe: ReturnType<typeof probeCreator>;
-  views: GroupViews;
-  signal: AbortSignal;
-}
-
-/** A tool's answer: structured content, a readable one-line summary, and the units it used (probe tasks, else 1). */
-export interface ToolOutput { data: Record<string, unknown>; text: string; units: number }
-
-/** One tool: its input schema (from the shared wire schemas) and what it does. */
-export interface ToolDef {
-  name: string;
-  description: string;
-  input: z.ZodObject;
-  run(ctx: ToolContext, args: any): Promise<ToolOutput>;
-}
-
-/** The owners whose resources the token reads: its account and teams (a workspace token: its team only). */
-function scopeOf(actor: Actor): OwnerScope {
-  return { user_id: actor.team_only === null ? actor.user_id : null, team_ids: [...actor.roles.keys()] };
-}
+export type { ToolContext, ToolDef, ToolOutput } from './tool-def.js';
 
 /**
  * The regions a tool may use (docs/api/mcp.md "Scope"): `asked` when the token has no region
@@ -139,8 +115,10 @@ export const TOOLS: readonly ToolDef[] = [
     input: z.object({ id: z.string().max(64) }),
     async run(ctx, args: { id: string }) {
       const row = isId('monitor', args.id) ? await findMonitor(ctx.sql, args.id) : null;
-      if (!row || !allows(ctx.actor, { user_id: row.user_id, team_id: row.team_id }, 'read')) throw new ApiError('MONITOR_NOT_FOUND', 'monitor not found');
+      decideAccess(ctx.actor, row, 'read', 'MONITOR_NOT_FOUND', 'monitor');
       return { data: toMonitor(row) as unknown as Record<string, unknown>, text: `${row.name} (${row.type} ${row.target}): ${row.state}`, units: 1 };
     },
   },
+  ...MONITOR_TOOLS,
+  ...LOOKUP_TOOLS,
 ];

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
   heartbeatRotatedSchema, monitorCreateSchema, monitorListQuerySchema, monitorListSchema, monitorPatchSchema,
-  monitorSchema, monitorStatusChangeSchema, newId, probeCreatedSchema, probeRequestSchema, type MonitorStatus,
+  monitorSchema, monitorStatusChangeSchema, probeCreatedSchema, probeRequestSchema, type MonitorStatus,
 } from '@vantage/shared-protocol';
 import type { Context } from 'hono';
 import { publicBaseUrl } from '../config/public-url.js';
@@ -13,23 +13,20 @@ import { ownerAfterMove } from '../teams/move.js';
 import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
-import { secretBoxOf } from '../secrets/secret-box.js';
 import { requireAuth } from '../middleware/auth.js';
 import type { HostResolver } from '../probes/address-policy.js';
 import { probeCreator } from '../probes/create.js';
 import { nodeLinkStates } from '../nodes/nodes.db.js';
 import { signalAssignmentsChanged } from './assignment-signals.js';
-import { createPlacementEngine } from './placement-engine.js';
 import { adhocProbeOf } from './run.js';
 import { monitorFor } from './access.js';
 import { EXAMPLES, EXAMPLE_MONITOR_ID, bodyWithExample, okWithExample } from './examples.js';
 import { heartbeatUrl, newHeartbeatToken } from './heartbeat.js';
-import { maskedConfig, openedConfig, sealedConfig, secretsFailure } from './header-secrets.js';
+import { openedConfig, sealedConfig, secretsFailure } from './header-secrets.js';
+import { monitorWriter } from './writer.js';
 import {
-  changeMonitorStatus, countMonitors, deleteMonitor, insertMonitor, listMonitors, rotateHeartbeatToken, updateMonitor, type MonitorRow,
+  deleteMonitor, listMonitors, rotateHeartbeatToken, updateMonitor,
 } from './monitors.db.js';
-import { planLimits } from './plans.js';
-import { monitorChecker } from './spec.js';
 import { toMonitor } from './view.js';
 import { flappingSince } from '../alerting/flap-marks.js';
 
@@ -130,36 +127,14 @@ const rotate = createRoute({
  */
 export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } = {}) {
   const r = createRouter();
-  const check = monitorChecker({ sql: deps.sql, config: deps.config, resolve: opts.resolve });
-  const plan = planLimits(deps.config);
-  // Placement answers at once for the monitor a request changed; the job (main.ts) does the rest.
-  const placement = createPlacementEngine({ sql: deps.sql, log: deps.log, config: deps.config });
+  const writer = monitorWriter(deps, { resolve: opts.resolve });
+  const { check, plan, box, shown, placed, quotaError, nameTaken } = writer;
   const probe = probeCreator({ sql: deps.sql, pick_sql: deps.pick_sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve });
-  const placed = async (row: MonitorRow): Promise<MonitorRow> => ({ ...row, node_ids: await placement.placeNow(row.id) });
-  // Header secrets: sealed when stored, masked in every answer (header-secrets.ts).
-  const box = secretBoxOf(deps.config);
-  const shown = (row: MonitorRow): MonitorRow => ({ ...row, config: maskedConfig(box, row.id, row.type, row.config) });
-
-  const quotaError = () => new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${plan.plan} plan allows ${plan.monitors_max} monitors`, { limit: 'monitors', max: plan.monitors_max, plan: plan.plan });
-  const nameTaken = (owner: Owner, name: string) => new ApiError('MONITOR_NAME_TAKEN',
-    `${owner.team_id === null ? 'you already have' : `team ${owner.team_id} already has`} a monitor named "${name}"`, { fields: [{ path: 'name', message: 'already taken' }] });
 
   async function setStatus(c: Context<AppEnv>, from: MonitorStatus, to: MonitorStatus) {
     const { id } = c.req.param() as { id: string };
     const { row: current } = await monitorFor(c, deps, id, 'write');
-    const refuse = (status: MonitorStatus) => status === 'paused'
-      ? new ApiError('MONITOR_PAUSED', 'the monitor is already paused')
-      : new ApiError('CONFLICT', 'the monitor is already active: only a paused monitor can be resumed');
-    if (current.status !== from) throw refuse(current.status);
-    // The event names its creator; a team's monitor reports to the team's endpoints (webhooks/event-owner.db.ts).
-    const row = await changeMonitorStatus(deps.sql, id, from, to, to === 'paused' ? 'paused' : 'pending', (tx, m) => deps.events.publish({
-      type: to === 'paused' ? 'monitor.paused' : 'monitor.resumed', user_id: m.user_id,
-      data: { monitor: { id: m.id, name: m.name, type: m.type, target: m.target ?? '' }, status: to, changed_at: m.state_changed_at.toISOString() },
-    }, tx));
-    if (!row) throw refuse((await monitorFor(c, deps, id, 'write')).row.status);
-    // Paused: it leaves its nodes' sets (a delta); resumed: it comes back, on nodes that are still fit.
-    await placement.placeNow(id);
-    return ok(c, { id, status: row.status, state: row.state }, 200);
+    return ok(c, await writer.setStatus(current, from, to), 200);
   }
 
   r.openapi(list, async (c) => {
@@ -171,15 +146,8 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
 
   r.openapi(create, async (c) => {
     const { team_id, ...body } = c.req.valid('json');
-    const owner = await ownerForNew(c, deps, team_id);
-    if (await countMonitors(deps.sql, owner) >= plan.monitors_max) throw quotaError();
-    const fields = await check(owner, body);
-    const id = newId('monitor');
-    const config = secretsFailure(() => sealedConfig(box, id, body.type, fields.config, null));
-    const hb = body.type === 'heartbeat' ? newHeartbeatToken() : null;
-    const out = await insertMonitor(deps.sql, { ...fields, config, id, ...owner, type: body.type, heartbeat: hb }, plan.monitors_max);
-    if ('refused' in out) throw out.refused === 'limit' ? quotaError() : nameTaken(owner, fields.name);
-    return ok(c, toMonitor(shown(await placed(out.row)), hb ? { token: hb.token, url: heartbeatUrl(publicBaseUrl(deps.config), hb.token) } : undefined), 201);
+    const { row, heartbeat } = await writer.create(await ownerForNew(c, deps, team_id), body);
+    return ok(c, toMonitor(row, heartbeat), 201);
   });
 
   r.openapi(readOne, async (c) => {

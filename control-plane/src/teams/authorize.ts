@@ -83,13 +83,22 @@ export async function authorize(
   c: Context<AppEnv>, deps: Pick<AppDeps, 'sql'>, owner: Owner | null | undefined, access: Access, not_found: ErrorCode, what: string,
 ): Promise<Actor> {
   const actor = await actorOf(c, deps);
+  decideAccess(actor, owner, access, not_found, what);
+  return actor;
+}
+
+/**
+ * The rule of {@link authorize} for an actor already known (the MCP entry point's token owner):
+ * same arguments and errors, no request context.
+ * @throws ApiError `not_found` (404) or FORBIDDEN (403) as {@link authorize}
+ */
+export function decideAccess(actor: Actor, owner: Owner | null | undefined, access: Access, not_found: ErrorCode, what: string): asserts owner is Owner {
   if (!owner || !allows(actor, owner, 'read')) throw new ApiError(not_found, `${what} not found`);
   if (!allows(actor, owner, access)) {
     const role = actor.roles.get(owner.team_id!) ?? null;
     throw new ApiError('FORBIDDEN', `your role in this team (${role}) cannot ${access === 'write' ? 'change' : access} this ${what}: it needs ${leastRoleFor(access)} or above`,
       { team_id: owner.team_id, role, required_role: leastRoleFor(access) });
   }
-  return actor;
 }
 
 /**
@@ -98,7 +107,11 @@ export async function authorize(
  * caller is not in yields an empty scope, never an error, as for any filter.
  */
 export async function ownerScope(c: Context<AppEnv>, deps: Pick<AppDeps, 'sql'>, access: Access = 'read', team_id?: string | null): Promise<OwnerScope> {
-  const actor = await actorOf(c, deps);
+  return scopeOfActor(await actorOf(c, deps), access, team_id);
+}
+
+/** The rule of {@link ownerScope} for an actor already known (the MCP entry point's token owner). */
+export function scopeOfActor(actor: Actor, access: Access = 'read', team_id?: string | null): OwnerScope {
   const teams = [...actor.roles].filter(([, role]) => roleGrants(role, access)).map(([team]) => team);
   if (team_id === undefined) return { user_id: actor.team_only === null ? actor.user_id : null, team_ids: teams };
   if (team_id === null) return { user_id: actor.team_only === null ? actor.user_id : null, team_ids: [] };
@@ -113,9 +126,13 @@ export async function ownerScope(c: Context<AppEnv>, deps: Pick<AppDeps, 'sql'>,
  *   caller's role there cannot write (viewer)
  */
 export async function ownerForNew(c: Context<AppEnv>, deps: Pick<AppDeps, 'sql'>, team_id?: string | null): Promise<Owner> {
-  const actor = await actorOf(c, deps);
+  return ownerForNewOfActor(await actorOf(c, deps), team_id);
+}
+
+/** The rule of {@link ownerForNew} for an actor already known (the MCP entry point's token owner). */
+export function ownerForNewOfActor(actor: Actor, team_id?: string | null): Owner {
   const team = team_id ?? actor.team_only;
   if (team === null) return { user_id: actor.user_id, team_id: null };
-  await authorize(c, deps, { user_id: actor.user_id, team_id: team }, 'write', 'TEAM_NOT_FOUND', 'team');
+  decideAccess(actor, { user_id: actor.user_id, team_id: team }, 'write', 'TEAM_NOT_FOUND', 'team');
   return { user_id: actor.user_id, team_id: team };
 }
