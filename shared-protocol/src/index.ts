@@ -46,3 +46,5 @@ export * from './oauth.js';
 export * from './info-lookups.js';
 export * from './lookups/whois-ssl.js';
 export * from './mcp.js';
+export * from './verdicts.js';
+export * from './compliance.js';

@@ -29,6 +29,7 @@ import {
   changeMonitorStatus, countMonitors, deleteMonitor, insertMonitor, listMonitors, rotateHeartbeatToken, updateMonitor, type MonitorRow,
 } from './monitors.db.js';
 import { planLimits } from './plans.js';
+import { assertMinInterval, assertQuota } from '../billing/quotas.js';
 import { monitorChecker } from './spec.js';
 import { toMonitor } from './view.js';
 import { flappingSince } from '../alerting/flap-marks.js';
@@ -173,6 +174,7 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     const { team_id, ...body } = c.req.valid('json');
     const owner = await ownerForNew(c, deps, team_id);
     if (await countMonitors(deps.sql, owner) >= plan.monitors_max) throw quotaError();
+    await assertQuota(deps, c.get('principal')!.user_id, 'monitors').then(() => assertMinInterval(deps, c.get('principal')!.user_id, body.type === 'heartbeat' ? undefined : body.interval_s));
     const fields = await check(owner, body);
     const id = newId('monitor');
     const config = secretsFailure(() => sealedConfig(box, id, body.type, fields.config, null));
