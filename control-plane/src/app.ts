@@ -7,6 +7,7 @@ import { DELAY_WINDOWS, LoadMonitor, loadShedding } from './middleware/load-shed
 import { cleanInput } from './middleware/clean-input.js';
 import { identify } from './accounts/identify.js';
 import { exceptArtifactUploads } from './artifacts/upload-exemption.js';
+import { exceptReportVerification } from './attestation/verify-exemption.js';
 import { exceptHeartbeatCheckins } from './control-checks/heartbeat-checkin-body.js';
 import { failedAuthLimit, rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
@@ -48,7 +49,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use('*', loadShedding(deps.config, new LoadMonitor(DELAY_WINDOWS, () => deps.sql`SELECT 1`)));
   // Node artifact uploads carry a node credential and their own size bound (artifacts/upload.routes.ts);
   // heartbeat check-ins count whatever their body and keep a sanitised prefix of it (control-checks/heartbeat-checkin-body.ts).
-  app.use('*', exceptArtifactUploads(exceptHeartbeatCheckins(limitBody())));
+  app.use('*', exceptArtifactUploads(exceptHeartbeatCheckins(exceptReportVerification(limitBody()))));
   app.use('*', exceptHeartbeatCheckins(cleanInput(app)));
   // A status page's custom domain (its Host header) is answered before anything else serves `/`
   // (the console would), from the page cache, so before credentials and rate limits too.

@@ -39,6 +39,8 @@ import { startDomainExpiryJob } from './control-checks/domain-expiry-job.js';
 import { loadBootstrap } from './lookups/rdap-bootstrap.js';
 import { startAlertEngine } from './alerting/engine.js';
 import { startStatusPageJobs } from './status-pages/jobs.js';
+import { startVerdictJobs } from './verdicts/generate.js';
+import { startComplianceJobs } from './compliance/report-job.js';
 import { lateOutageListener } from './alerting/engine-hook.js';
 import { createMetrics } from './metrics/registry.js';
 import { withResultMetrics } from './metrics/result-metrics.js';
@@ -176,6 +178,9 @@ const domainExpiryJob = startDomainExpiryJob({ ...base, events: outbound.events 
 const alertEngine = startAlertEngine({ ...base, events: outbound.events });
 // Status page incidents opened and resolved from alert events, and maintenance notices to subscribers (once, any number of instances).
 const statusPageJobs = startStatusPageJobs({ ...base, mail: outbound.mail });
+// Verdict reports generated, signed and announced (orders claimed with SKIP LOCKED: any number of instances).
+const verdictJobs = startVerdictJobs({ ...base, mail: outbound.mail });
+const complianceJobs = startComplianceJobs(base);
 // The MCP entry point on its own listener (VANTAGE_MCP_PORT, path /mcp; docs/api/mcp.md), and the
 // clearing of raw tool-call payloads 7 days after their call.
 const mcpListener = config.mcp_port === undefined ? null : await startMcpListener(deps, config.host, config.mcp_port);
@@ -218,6 +223,8 @@ async function shutdown(signal: string): Promise<void> {
     domainExpiryJob.stop(),
     alertEngine.stop(),
     statusPageJobs.stop(),
+    verdictJobs.stop(),
+    complianceJobs.stop(),
     mcpListener?.close().catch((err) => log.error({ err }, 'MCP listener close failed')),
     hub.close().catch((err) => log.error({ err }, 'hub close failed')),
     outbound.close(config.shutdown_grace_ms).catch((err) => log.error({ err }, 'delivery worker close failed')),

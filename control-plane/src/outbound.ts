@@ -17,6 +17,7 @@ import { createEventPublisher } from './webhooks/publisher.js';
 import { createWebhookSender } from './webhooks/sender.js';
 import { createSubscriberWebhookSender } from './status-pages/subscriber-sender.js';
 import { createAlertSenders } from './alerting/senders/index.js';
+import { createVerdictWebhookSender } from './verdicts/webhook-sender.js';
 
 /** Everything that sends messages out of Vantage, built once per process. */
 export interface Outbound {
@@ -68,6 +69,7 @@ export function createOutbound(
   const senders = senderRegistry([
     createWebhookSender({ sql, config, http, mail }),
     createSubscriberWebhookSender({ sql, config, http }),
+    createVerdictWebhookSender({ sql, config, http }),
     ...(transport ? [createEmailSender(transport)] : []),
     ...createAlertSenders({ sql, config, http, transport }),
     ...(opts.extra_senders ?? []),

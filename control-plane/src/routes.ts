@@ -66,7 +66,14 @@ import { agentObsMonitorsRouter } from './agent-obs/monitors.routes.js';
 import { agentObsEventsRouter } from './agent-obs/events.routes.js';
 import { dashboardsRouter } from './dashboards/dashboards.routes.js';
 import { publicDashboardsRouter } from './dashboards/public.routes.js';
+import { adminAttestRouter, attestRouter } from './attestation/attest.routes.js';
+import { verdictOrdersRouter } from './verdicts/verdicts.routes.js';
+import { complianceRouter } from './compliance/compliance.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
+import { apiCallQuota } from './billing/api-usage.js';
+import { billingRouter } from './billing/billing.routes.js';
+import { adminBillingRouter, entitlementsRouter } from './billing/entitlements.routes.js';
+import { stripeWebhookRouter } from './billing/stripe-webhook.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
 /**
@@ -77,6 +84,8 @@ import { deprecatedFields } from './http/deprecated-fields.js';
 export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   // Field names of earlier API revisions, renamed before any route validates (docs/api/versioning.md).
   app.use('*', deprecatedFields(app as OpenAPIHono<any>, deps.config));
+  // The daily API call quota of keyed callers (billing/api-usage.ts), before any /v1 route runs.
+  app.use('/v1/*', apiCallQuota(deps));
   app.route(API_DOCS_PATH, apiDocsRouter(deps));
   app.route('/', installRouter(deps));
   app.route('/v1/auth', authRouter(deps));
@@ -151,5 +160,15 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   // Dashboards and their shared public view (docs/api/dashboards.md).
   app.route('/v1/dashboards', dashboardsRouter(deps));
   app.route('/v1/public/dashboards', publicDashboardsRouter(deps));
+  // Verdict orders and attestation (docs/api/verdicts.md): signed reports, public keys and verification.
+  app.route('/v1/verdict/orders', verdictOrdersRouter(deps));
+  app.route('/v1/attest', attestRouter(deps));
+  app.route('/v1/admin/attest', adminAttestRouter(deps));
+  app.route('/v1/compliance', complianceRouter(deps));
+  // Plans, billing and entitlements (docs/api/billing.md).
+  app.route('/v1/billing', billingRouter(deps));
+  app.route('/v1/billing', stripeWebhookRouter(deps));
+  app.route('/v1/entitlements', entitlementsRouter(deps));
+  app.route('/v1/admin', adminBillingRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

@@ -71,6 +71,18 @@ export const ID_PREFIXES = {
   /** A dashboard and one of its widgets (docs/api/dashboards.md). */
   dashboard: 'dash_',
   widget: 'wg_',
+  /** A verdict order, an attestation signing key, one step of a signed report and a key ceremony (docs/api/verdicts.md). */
+  verdict_order: 'v_',
+  attest_key: 'atk_',
+  attestation_record: 'att_',
+  key_ceremony: 'kc_',
+  /** A compliance subscription and one of its periodic reports (docs/api/compliance.md). */
+  compliance_subscription: 'cs_',
+  compliance_report: 'cr_',
+  /** A plan subscription, an invoice (charge) and an entitlement (docs/api/billing.md). */
+  billing_subscription: 'sub_',
+  billing_invoice: 'bi_',
+  entitlement: 'etl_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */

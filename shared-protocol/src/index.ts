@@ -48,3 +48,5 @@ export * from './info-lookups.js';
 export * from './lookups/whois-ssl.js';
 export * from './mcp.js';
 export * from './agent-obs.js';
+export * from './verdicts.js';
+export * from './compliance.js';

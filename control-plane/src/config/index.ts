@@ -24,6 +24,7 @@ import { statusPagesConfigSchema } from './status-pages.js';
 import { whoisSslConfigSchema } from './whois-ssl.js';
 import { mcpConfigSchema } from './mcp.js';
 import { agentObsConfigSchema } from './agent-obs.js';
+import { billingConfigSchema } from './billing.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -44,7 +45,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(consoleConfigSchema.shape)
   .extend(metricsConfigSchema.shape)
   .extend(mcpConfigSchema.shape)
-  .extend(agentObsConfigSchema.shape);
+  .extend(agentObsConfigSchema.shape)
+  .extend(billingConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

@@ -24,6 +24,25 @@ export const PLAN_DEFAULTS: Record<PlanName, { monitors_max: number; node_count_
   business: { monitors_max: 1000, node_count_default: 5, node_count_max: 20 },
 };
 
+/**
+ * The quotas billing enforces per account besides the three above (docs/api/billing.md "Plans and
+ * quotas"; ours, the API reference gives no numbers): `min_interval_s` shortest monitor interval
+ * (shorter: FEATURE_LOCKED), `api_calls_per_day` calls made with API keys and PATs per UTC day
+ * (beyond: QUOTA_EXCEEDED, then api_pack credits), `status_pages` and `mcp_tokens` live ones per
+ * account. self_hosted: bounds on a mistake, not quotas. Operators replace any number per plan
+ * with VANTAGE_BILLING_PLAN_QUOTAS.
+ */
+export const PLAN_QUOTA_DEFAULTS: Record<PlanName, { min_interval_s: number; api_calls_per_day: number; status_pages: number; mcp_tokens: number }> = {
+  self_hosted: { min_interval_s: 10, api_calls_per_day: 1_000_000_000, status_pages: 1_000_000, mcp_tokens: 1_000_000 },
+  free: { min_interval_s: 300, api_calls_per_day: 1_000, status_pages: 1, mcp_tokens: 2 },
+  pro: { min_interval_s: 60, api_calls_per_day: 50_000, status_pages: 10, mcp_tokens: 20 },
+  business: { min_interval_s: 60, api_calls_per_day: 500_000, status_pages: 50, mcp_tokens: 100 },
+};
+
+/** Every quota a plan sets (docs/api/billing.md "Plans and quotas"); `checks_retention_days` is the deployment plan's (checks/retention.ts). */
+export const QUOTA_NAMES = ['monitors', 'node_count', 'min_interval_s', 'checks_retention_days', 'api_calls_per_day', 'status_pages', 'mcp_tokens'] as const;
+export type QuotaName = (typeof QUOTA_NAMES)[number];
+
 /** Plan configuration (docs/api/monitors.md "Plans"): every account is on the deployment's plan. */
 export const planConfigSchema = z.object({
   /**

@@ -10,6 +10,7 @@ import { maskedConfig, sealedConfig, secretsFailure } from './header-secrets.js'
 import { changeMonitorStatus, countMonitors, findMonitor, insertMonitor, type MonitorRow } from './monitors.db.js';
 import { createPlacementEngine } from './placement-engine.js';
 import { planLimits } from './plans.js';
+import { assertMinInterval, assertQuota } from '../billing/quotas.js';
 import { monitorChecker } from './spec.js';
 
 /**
@@ -39,11 +40,15 @@ export function monitorWriter(deps: Pick<AppDeps, 'sql' | 'config' | 'log' | 'ev
      * Create a monitor of `body` (monitorCreateSchema, without team_id) for `owner`, placed at once.
      * @returns the stored row as shown (secrets masked, node_ids placed) and, for a heartbeat
      *   monitor, its check-in token and URL (shown once)
-     * @throws ApiError MONITOR_LIMIT_EXCEEDED, MONITOR_NAME_TAKEN, and the checker's VALIDATION_FAILED,
+     * @throws ApiError MONITOR_LIMIT_EXCEEDED (deployment or account plan), FEATURE_LOCKED (an
+     *   interval under the plan's minimum), MONITOR_NAME_TAKEN, and the checker's VALIDATION_FAILED,
      *   MONITOR_INVALID_TARGET, MONITOR_INVALID_INTERVAL
      */
     async create(owner: Owner, body: Omit<MonitorCreate, 'team_id'>): Promise<{ row: MonitorRow; heartbeat?: { token: string; url: string } }> {
       if (await countMonitors(deps.sql, owner) >= plan.monitors_max) throw quotaError();
+      // The account's plan (docs/api/billing.md "Quotas"): its monitor count and shortest interval.
+      await assertQuota(deps, owner.user_id, 'monitors');
+      await assertMinInterval(deps, owner.user_id, body.type === 'heartbeat' ? undefined : body.interval_s);
       const fields = await check(owner, body);
       const id = newId('monitor');
       const config = secretsFailure(() => sealedConfig(box, id, body.type, fields.config, null));

@@ -16,6 +16,7 @@ import { requireAuth } from '../middleware/auth.js';
 import { authorize, ownerForNew, ownerScope, type Owner } from '../teams/authorize.js';
 import { checkCustomDomain } from './domain-check.js';
 import { pageCacheOf } from './page-cache.js';
+import { assertQuota } from '../billing/quotas.js';
 import {
   deletePage, getPage, insertPage, listComponents, listPages, ownedTargets, updatePage,
   type ComponentRow, type PageFields, type StatusPageRow, type Taken,
@@ -127,6 +128,7 @@ export function statusPagesRouter(deps: AppDeps) {
     const body = c.req.valid('json');
     const custom_domain = domainOf(body.custom_domain);
     const owner = await ownerForNew(c, deps, body.team_id);
+    await assertQuota(deps, c.get('principal')!.user_id, 'status_pages');
     await checkComponents(owner, body.components);
     const fields: PageFields = {
       slug: body.slug, title: body.title, description: body.description, custom_domain, theme: body.theme, logo_url: body.logo_url,

@@ -1,8 +1,8 @@
-import { WEBHOOK_HEADERS, webhookSignatureHeader } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
 import type { DeliveryRow } from '../delivery/deliveries.db.js';
 import type { OutboundHttp } from '../delivery/http-client.js';
+import { postSignedWebhook } from '../delivery/signed-webhook.js';
 import { failure, type SendContext, type SendOutcome, type Sender } from '../delivery/sender.js';
 import { getSubscriber } from './subscribers.db.js';
 
@@ -22,18 +22,7 @@ export function createSubscriberWebhookSender(deps: { sql: Sql; config: Config; 
     async send(delivery: DeliveryRow, ctx: SendContext): Promise<SendOutcome> {
       const sub = await getSubscriber(deps.sql, delivery.destination);
       if (!sub || sub.state !== 'confirmed' || sub.secret === null) return failure('the subscriber unsubscribed or was removed', false);
-      const body = JSON.stringify(delivery.payload);
-      const timestamp = Math.floor(Date.now() / 1000);
-      const res = await deps.http.post(sub.address, body, {
-        'content-type': 'application/json',
-        'user-agent': 'Vantage-Webhooks/1',
-        [WEBHOOK_HEADERS.id]: delivery.message_id,
-        [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-        [WEBHOOK_HEADERS.signature]: webhookSignatureHeader([sub.secret], delivery.message_id, timestamp, body),
-      }, { timeout_ms: deps.config.delivery_timeout_ms, signal: ctx.signal });
-      if (res.kind === 'error') return { ok: false, retriable: !res.refused, error: res.error, status_code: null, response_body: null, latency_ms: res.latency_ms };
-      if (res.status_code >= 200 && res.status_code < 300) return { ok: true, status_code: res.status_code, response_body: res.response_body, latency_ms: res.latency_ms };
-      return { ok: false, retriable: true, error: `HTTP ${res.status_code}`, status_code: res.status_code, response_body: res.response_body, latency_ms: res.latency_ms };
+      return postSignedWebhook(deps.http, deps.config, sub.address, [sub.secret], delivery, ctx);
     },
   };
 }
