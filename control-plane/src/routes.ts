@@ -62,6 +62,9 @@ import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.j
 import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
 import { mcpTokensRouter } from './mcp/mcp-tokens.routes.js';
 import { mcpActivityRouter } from './mcp/mcp-activity.routes.js';
+import { certOrdersRouter } from './certificates/orders.routes.js';
+import { certificatesRouter } from './certificates/certificates.routes.js';
+import { dnsCredentialsRouter } from './certificates/dns-credentials.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
 
@@ -142,5 +145,9 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   // MCP tokens and what was done with them (docs/api/mcp.md); the MCP server itself listens apart (mcp/listener.ts).
   app.route('/v1/mcp/tokens', mcpTokensRouter(deps));
   app.route('/v1/mcp', mcpActivityRouter(deps));
+  // Certificates over ACME and DNS credentials (docs/api/certificates.md); orders before /{id}.
+  app.route('/v1/certificates/orders', certOrdersRouter(deps));
+  app.route('/v1/certificates', certificatesRouter(deps));
+  app.route('/v1/dns-credentials', dnsCredentialsRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }
