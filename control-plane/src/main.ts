@@ -48,6 +48,7 @@ import { registerScrapeGauges } from './metrics/scrape-gauges.js';
 import { createOpsState } from './metrics/ops-state.js';
 import { startMcpListener } from './mcp/listener.js';
 import { startPayloadRetention } from './mcp/payload-retention.js';
+import { startCertificateJobs } from './certificates/order-jobs.js';
 
 // Entry point: configuration is read once here and passed down; the secrets key comes from
 // VANTAGE_SECRETS_KEY or, without it, from the key file in the data folder, and is settled
@@ -186,6 +187,8 @@ const complianceJobs = startComplianceJobs(base);
 const mcpListener = config.mcp_port === undefined ? null : await startMcpListener(deps, config.host, config.mcp_port);
 if (mcpListener) log.info({ url: mcpListener.url }, 'MCP entry point listening');
 const mcpRetention = startPayloadRetention(base);
+// Certificate order steps over ACME and DNS credential health checks (claimed with SKIP LOCKED and a lease).
+const certificateJobs = startCertificateJobs({ ...base, box: secretBoxOf(config) });
 // Claims due deliveries (SKIP LOCKED with a lease: any number of instances); releases this instance's claims of a previous run first.
 await outbound.start();
 
@@ -219,6 +222,7 @@ async function shutdown(signal: string): Promise<void> {
     placementJob.stop().then(() => feed.stop()),
     checkJobs.stop(),
     artifactJobs.stop(),
+    certificateJobs.stop(),
     heartbeatJob.stop(),
     domainExpiryJob.stop(),
     alertEngine.stop(),

@@ -69,6 +69,9 @@ import { publicDashboardsRouter } from './dashboards/public.routes.js';
 import { adminAttestRouter, attestRouter } from './attestation/attest.routes.js';
 import { verdictOrdersRouter } from './verdicts/verdicts.routes.js';
 import { complianceRouter } from './compliance/compliance.routes.js';
+import { certOrdersRouter } from './certificates/orders.routes.js';
+import { certificatesRouter } from './certificates/certificates.routes.js';
+import { dnsCredentialsRouter } from './certificates/dns-credentials.routes.js';
 import { API_DOCS_PATH, apiDocsRouter } from './http/api-docs.routes.js';
 import { apiCallQuota } from './billing/api-usage.js';
 import { billingRouter } from './billing/billing.routes.js';
@@ -170,5 +173,9 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/billing', stripeWebhookRouter(deps));
   app.route('/v1/entitlements', entitlementsRouter(deps));
   app.route('/v1/admin', adminBillingRouter(deps));
+  // Certificates over ACME and DNS credentials (docs/api/certificates.md); orders before /{id}.
+  app.route('/v1/certificates/orders', certOrdersRouter(deps));
+  app.route('/v1/certificates', certificatesRouter(deps));
+  app.route('/v1/dns-credentials', dnsCredentialsRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

@@ -8,7 +8,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export DEBIAN_FRONTEND=noninteractive
 
-APT_PACKAGES=(g++ make python3 iproute2 iputils-ping traceroute mtr-tiny ntpsec-ntpdate bind9-dnsutils curl shellcheck postgresql postgresql-client ca-certificates chromium prometheus poppler-utils)
+APT_PACKAGES=(g++ make python3 iproute2 iputils-ping traceroute mtr-tiny ntpsec-ntpdate bind9-dnsutils pebble bind9 bind9-utils curl shellcheck postgresql postgresql-client ca-certificates chromium prometheus poppler-utils)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ "${#missing[@]}" -gt 0 ]; then

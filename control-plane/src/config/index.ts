@@ -25,6 +25,7 @@ import { whoisSslConfigSchema } from './whois-ssl.js';
 import { mcpConfigSchema } from './mcp.js';
 import { agentObsConfigSchema } from './agent-obs.js';
 import { billingConfigSchema } from './billing.js';
+import { certificatesConfigSchema } from './certificates.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -46,7 +47,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(metricsConfigSchema.shape)
   .extend(mcpConfigSchema.shape)
   .extend(agentObsConfigSchema.shape)
-  .extend(billingConfigSchema.shape);
+  .extend(billingConfigSchema.shape)
+  .extend(certificatesConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**
