@@ -9,7 +9,7 @@ import { check, DIST, ensureBuilt, LOOPBACK, loginInBrowser, openBrowser, SHOTS,
 
 // The alerting and webhook pages of the console in Chromium against a real control plane (with
 // its delivery worker) on real Postgres, and a receiver on loopback: a webhook channel made and
-// test-sent from the page, a policy with an escalation level, an alert group, an alert event (opened by the real
+// test-sent from the page, a policy with an escalation level (then edited), an alert group, an alert event (opened by the real
 // alert engine from a down round) acknowledged and resolved through the page and read back through
 // the API, a silence, a maintenance window on the calendar, a webhook endpoint with its test ping
 // delivered and redelivered. axe-core on every page; screenshots to .tap/console/.
@@ -68,6 +68,13 @@ t.test('console in Chromium: channels, policies, alert events, silences, groups,
   await check(t, page, 'alert-policies');
   const policies = await call(app, 'GET', '/v1/alert-policies', { token: user.access_token });
   t.match(policies.body.data.items, [{ name: 'On call', monitor_id, escalation_levels: [{ level_index: 1, after_seconds: 600 }] }], 'the API has the policy and its level');
+  // Edit it: a 2-minute delay; the levels, untouched, stay as they were.
+  await page.getByRole('button', { name: 'Edit policy On call' }).click();
+  await page.getByLabel('Delay (s)').fill('120');
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await page.getByRole('heading', { name: 'New policy' }).waitFor({ timeout: 30_000 });
+  const edited = await call(app, 'GET', '/v1/alert-policies', { token: user.access_token });
+  t.match(edited.body.data.items, [{ name: 'On call', delay_s: 120, escalation_levels: [{ level_index: 1, after_seconds: 600 }] }], 'the edit is saved, the levels kept');
 
   // The monitor goes down (a judged round) and the alert engine opens an event.
   const now = new Date();

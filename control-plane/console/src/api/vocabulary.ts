@@ -1,3 +1,4 @@
+import type { ALERT_NOISE_KINDS, ALERT_NOISE_MATCHES } from '@vantage/shared-protocol';
 import type { ALERT_EVENT_STATUSES, ALERT_GROUP_BY, MAINTENANCE_RECURRENCES, PASSKEY_NAME_MAX_CHARS, SUBSCRIBABLE_EVENTS } from '@vantage/shared-protocol';
 
 /*
@@ -32,3 +33,9 @@ true satisfies Same<(typeof WEBHOOK_EVENTS)[number], (typeof SUBSCRIBABLE_EVENTS
 /** The longest passkey name, in characters (docs/api/accounts.md "Passkeys"). */
 export const PASSKEY_NAME_MAX = 64;
 true satisfies (typeof PASSKEY_NAME_MAX extends typeof PASSKEY_NAME_MAX_CHARS ? true : false);
+
+/** Noise rule kinds and a duplicate rule's match (docs/api/alerting.md "Noise rules"). */
+export const NOISE_KINDS = ['flap', 'duplicate', 'min_duration'] as const;
+true satisfies Same<(typeof NOISE_KINDS)[number], (typeof ALERT_NOISE_KINDS)[number]>;
+export const NOISE_MATCHES = ['host', 'target'] as const;
+true satisfies Same<(typeof NOISE_MATCHES)[number], (typeof ALERT_NOISE_MATCHES)[number]>;

@@ -9,6 +9,7 @@ const TABS: Array<{ href: string; label: MessageKey }> = [
   { href: '/alerts/silences', label: 'alerting.tab.silences' },
   { href: '/alerts/groups', label: 'alerting.tab.groups' },
   { href: '/alerts/maintenance', label: 'alerting.tab.maintenance' },
+  { href: '/alerts/noise', label: 'alerting.tab.noise' },
 ];
 
 /** The alerting section's sub-navigation; `here` is the current tab's path. */

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import type { AlertChannel, AlertPolicy } from '@vantage/shared-protocol';
 import { api } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
@@ -18,6 +19,7 @@ export default function PoliciesPage() {
   const policies = useApi<{ items: AlertPolicy[] }>('/v1/alert-policies');
   const channels = useApi<{ items: AlertChannel[] }>('/v1/alert-channels');
   const action = useAction(policies.reload);
+  const [editing, setEditing] = useState<AlertPolicy | null>(null);
   const names = new Map(channels.data?.items.map((c) => [c.id, c.name]) ?? []);
   const channelNames = (ids: string[]) => ids.map((id) => names.get(id) ?? id).join(', ');
   const remove = (p: AlertPolicy) => action.run(async () => {
@@ -49,6 +51,7 @@ export default function PoliciesPage() {
                 )}</td>
                 <td>{p.enabled ? t('profile.on') : t('profile.off')}</td>
                 <td class="actions">
+                  <button type="button" aria-label={t('policies.edit_named', { name: p.name })} onClick={() => setEditing(p)}>{t('policies.edit')}</button>
                   <button type="button" aria-label={t(p.enabled ? 'policies.disable_named' : 'policies.enable_named', { name: p.name })} onClick={() => void action.call('PATCH', `/v1/alert-policies/${encodeURIComponent(p.id)}`, { enabled: !p.enabled })}>{p.enabled ? t('policies.disable') : t('policies.enable')}</button>
                   <button type="button" class="danger" aria-label={t('policies.delete_named', { name: p.name })} onClick={() => void remove(p)}>{t('channels.delete')}</button>
                 </td>
@@ -57,7 +60,9 @@ export default function PoliciesPage() {
           </table>
         )}
       </Listed>
-      {channels.data && <PolicyForm channels={channels.data.items} created={policies.reload} />}
+      {channels.data && (editing
+        ? <PolicyForm key={editing.id} channels={channels.data.items} editing={editing} created={() => { setEditing(null); policies.reload(); }} cancel={() => setEditing(null)} />
+        : <PolicyForm key="new" channels={channels.data.items} created={policies.reload} />)}
     </section>
   );
 }

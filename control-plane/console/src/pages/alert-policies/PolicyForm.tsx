@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { AlertChannel } from '@vantage/shared-protocol';
+import type { AlertChannel, AlertPolicy } from '@vantage/shared-protocol';
 import { api } from '../../api/client.js';
 import { useSubmit } from '../../api/use-submit.js';
 import { Field } from '../../components/Field.js';
@@ -9,27 +9,34 @@ import { t } from '../../i18n/i18n.js';
 import { LevelRows, levelsBody, type LevelRow } from './LevelRows.js';
 
 /**
- * Create a policy (POST /v1/alert-policies): name, monitor, the channels of the first
- * notification, delay, results to recover, and escalation levels.
+ * Create a policy (POST /v1/alert-policies), or edit `editing` (PATCH /v1/alert-policies/{id}):
+ * name, monitor, the channels of the first notification, delay, results to recover, and
+ * escalation levels. An edit sends the levels only when they were changed here (a PATCH that
+ * gives them replaces them all, and levels may also page on-call schedules this form does not show).
  */
-export function PolicyForm({ channels, created }: { channels: AlertChannel[]; created: () => void }) {
-  const [name, setName] = useState('');
-  const [monitor_id, setMonitor] = useState('');
-  const [picked, setPicked] = useState<string[]>([]);
-  const [delay_s, setDelay] = useState('0');
-  const [recovery_n, setRecovery] = useState('1');
-  const [levels, setLevels] = useState<LevelRow[]>([]);
+export function PolicyForm({ channels, created, editing, cancel }: { channels: AlertChannel[]; created: () => void; editing?: AlertPolicy; cancel?: () => void }) {
+  const [name, setName] = useState(editing?.name ?? '');
+  const [monitor_id, setMonitor] = useState(editing?.monitor_id ?? '');
+  const [picked, setPicked] = useState<string[]>(editing?.channel_ids ?? []);
+  const [delay_s, setDelay] = useState(String(editing?.delay_s ?? 0));
+  const [recovery_n, setRecovery] = useState(String(editing?.recovery_n ?? 1));
+  const [levels, setLevelRows] = useState<LevelRow[]>(editing?.escalation_levels.map((l) => ({ after_seconds: String(l.after_seconds), channel_id: l.channel_ids[0] ?? '' })) ?? []);
+  const [levelsChanged, setLevelsChanged] = useState(false);
+  const setLevels = (rows: LevelRow[]) => { setLevelRows(rows); setLevelsChanged(true); };
   const { busy, error, submit } = useSubmit(async () => {
-    await api('POST', '/v1/alert-policies', {
-      name, monitor_id, channel_ids: picked, delay_s: Number(delay_s), recovery_n: Number(recovery_n), escalation_levels: levelsBody(levels),
-    });
-    setName(''); setPicked([]); setLevels([]);
+    const body = { name, monitor_id, channel_ids: picked, delay_s: Number(delay_s), recovery_n: Number(recovery_n) };
+    if (editing) {
+      await api('PATCH', `/v1/alert-policies/${encodeURIComponent(editing.id)}`, { ...body, ...(levelsChanged ? { escalation_levels: levelsBody(levels) } : {}) });
+    } else {
+      await api('POST', '/v1/alert-policies', { ...body, escalation_levels: levelsBody(levels) });
+      setName(''); setPicked([]); setLevelRows([]);
+    }
     created();
   });
   const toggle = (id: string, on: boolean) => setPicked(on ? [...picked, id] : picked.filter((p) => p !== id));
   return (
     <>
-      <h2>{t('policies.new')}</h2>
+      <h2>{editing ? t('policies.edit_title', { name: editing.name }) : t('policies.new')}</h2>
       <form onSubmit={submit} class="narrow">
         <Field id="pol-name" label={t('policies.name')}><input id="pol-name" required maxLength={200} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></Field>
         <MonitorSelect id="pol-monitor" label={t('policies.monitor')} value={monitor_id} onChange={setMonitor} />
@@ -46,7 +53,8 @@ export function PolicyForm({ channels, created }: { channels: AlertChannel[]; cr
         </div>
         <LevelRows rows={levels} channels={channels} onChange={setLevels} />
         <FormError id="policy-error" error={error} />
-        <button type="submit" class="primary" disabled={busy}>{t('policies.create')}</button>
+        <button type="submit" class="primary" disabled={busy}>{editing ? t('policies.save') : t('policies.create')}</button>
+        {cancel && <button type="button" onClick={cancel}>{t('form.cancel')}</button>}
       </form>
     </>
   );

@@ -5,6 +5,8 @@ import { StateBadge } from '../../components/StateBadge.js';
 import { Empty, ErrorState, Loading } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { MonitorActions } from './MonitorActions.js';
+import { HeartbeatPanel } from './HeartbeatPanel.js';
+import { ArtifactsPanel } from './ArtifactsPanel.js';
 
 const PERIODS = ['24h', '7d', '30d', '90d'] as const;
 
@@ -38,6 +40,7 @@ export default function MonitorDetailPage({ params }: { params: Record<string, s
       </div>
       <p class="muted">{m.type} · {m.target ?? ''} · {t('form.seconds', { n: m.interval_s })}</p>
       <MonitorActions monitor={m} changed={monitor.reload} />
+      {m.type === 'heartbeat' && <HeartbeatPanel monitor={m} changed={monitor.reload} />}
       <h2>{t('detail.uptime')}</h2>
       <dl class="stats">{PERIODS.map((p) => <UptimeCell key={p} base={base} period={p} />)}</dl>
       <h2>{t('detail.latency')}</h2>
@@ -54,6 +57,7 @@ export default function MonitorDetailPage({ params }: { params: Record<string, s
           ))}</tbody>
         </table>
       )}
+      {m.type === 'browser' && checks.data && <ArtifactsPanel checks={checks.data.items} />}
       <h2>{t('detail.state_changes')}</h2>
       {changes.error ? <ErrorState error={changes.error} retry={changes.reload} /> : !changes.data ? <Loading /> : changes.data.items.length === 0 ? <Empty>{t('detail.state_changes_empty')}</Empty> : (
         <table>

@@ -32,6 +32,7 @@ export default function MonitorsPage() {
       <div class="title-row">
         <h1>{t('monitors.title')}</h1>
         <Link href="/monitors/new" class="button primary">{t('monitors.new')}</Link>
+        <Link href="/monitors/transfer" class="button">{t('transfer.title')}</Link>
       </div>
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>{t('monitors.search')}<input type="search" value={query.get('q') ?? ''} onChange={(e) => setFilter('q', (e.target as HTMLInputElement).value)} /></label>

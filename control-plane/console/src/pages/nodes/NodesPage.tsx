@@ -1,5 +1,6 @@
 import type { NodeListItem } from '@vantage/shared-protocol';
 import { useApi } from '../../api/use-api.js';
+import { Link } from '../../components/Link.js';
 import { Empty, ErrorState, Loading } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { navigate, useLocation } from '../../router.js';
@@ -43,7 +44,7 @@ export default function NodesPage() {
               <thead><tr><th scope="col">{t('monitors.name')}</th><th scope="col">{t('nodes.status')}</th><th scope="col">{t('probes.location')}</th><th scope="col">{t('nodes.network')}</th><th scope="col">{t('nodes.capabilities')}</th><th scope="col">{t('nodes.last_seen')}</th></tr></thead>
               <tbody>{list.data.items.map((n) => (
                 <tr key={n.id}>
-                  <td>{n.name}</td><td><span class={`badge node-${n.status}`}>{t(`nodes.status.${n.status}`)}</span></td>
+                  <td><Link href={`/nodes/${n.id}`}>{n.name}</Link></td><td><span class={`badge node-${n.status}`}>{t(`nodes.status.${n.status}`)}</span></td>
                   <td>{[n.city, n.region, n.country].filter(Boolean).join(', ')}</td>
                   <td>{[n.asn === null ? null : `AS${n.asn}`, n.provider].filter(Boolean).join(' ')}</td>
                   <td>{n.capabilities.join(', ')}</td><td>{formatTime(n.last_seen_at)}</td>
