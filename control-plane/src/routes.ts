@@ -58,6 +58,7 @@ import { lookupUsageRouter } from './lookups/lookup-usage.routes.js';
 import { statusPagesRouter } from './status-pages/status-pages.routes.js';
 import { publicStatusPagesRouter } from './status-pages/public.routes.js';
 import { incidentsRouter } from './incidents/incidents.routes.js';
+import { asCodeMarksRouter } from './as-code/as-code-marks.routes.js';
 import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.js';
 import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
 import { mcpTokensRouter } from './mcp/mcp-tokens.routes.js';
@@ -142,5 +143,7 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   // MCP tokens and what was done with them (docs/api/mcp.md); the MCP server itself listens apart (mcp/listener.ts).
   app.route('/v1/mcp/tokens', mcpTokensRouter(deps));
   app.route('/v1/mcp', mcpActivityRouter(deps));
+  // Monitoring as code (docs/api/as-code.md): which resources files manage.
+  app.route('/v1/as-code', asCodeMarksRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

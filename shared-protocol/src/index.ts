@@ -46,3 +46,4 @@ export * from './oauth.js';
 export * from './info-lookups.js';
 export * from './lookups/whois-ssl.js';
 export * from './mcp.js';
+export * from './as-code.js';

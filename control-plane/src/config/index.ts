@@ -23,6 +23,7 @@ import { secretsConfigSchema } from './secrets.js';
 import { statusPagesConfigSchema } from './status-pages.js';
 import { whoisSslConfigSchema } from './whois-ssl.js';
 import { mcpConfigSchema } from './mcp.js';
+import { asCodeConfigSchema } from './as-code.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -42,7 +43,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(whoisSslConfigSchema.shape)
   .extend(consoleConfigSchema.shape)
   .extend(metricsConfigSchema.shape)
-  .extend(mcpConfigSchema.shape);
+  .extend(mcpConfigSchema.shape)
+  .extend(asCodeConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**
