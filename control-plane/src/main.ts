@@ -47,6 +47,7 @@ import { withResultMetrics } from './metrics/result-metrics.js';
 import { registerScrapeGauges } from './metrics/scrape-gauges.js';
 import { createOpsState } from './metrics/ops-state.js';
 import { startMcpListener } from './mcp/listener.js';
+import { startProvisioning } from './as-code/provision.js';
 import { startPayloadRetention } from './mcp/payload-retention.js';
 import { startCertificateJobs } from './certificates/order-jobs.js';
 
@@ -135,12 +136,24 @@ server.on('error', (err) => {
 hub.attach(server);
 await hub.ready();
 await feed.start();
+if (config.provision_files && !config.provision_api_key) log.error('VANTAGE_PROVISION_FILES is set without VANTAGE_PROVISION_API_KEY (the account to apply them into): no provisioning');
+// Channel secrets of provisioned files are `{ env: NAME }` references: the environment is read here, once.
+const provisionEnv = { ...process.env };
+let provisioning: ReturnType<typeof startProvisioning> | null = null;
 // A raised backlog absorbs every node reconnecting at once after a restart (hub.ts LISTEN_BACKLOG).
 server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }, () => {
   const info = server.address() as { address: string; port: number; family: string };
   const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
   log.info({ url: `http://${host}:${info.port}`, public_url: config.public_url, instance_id: base.config.instance_id }, 'control plane listening');
   ops.listening = true;
+  // Monitoring-as-code files (VANTAGE_PROVISION_FILES) applied through this instance's own API.
+  if (config.provision_files && config.provision_api_key) {
+    const self = info.address === '0.0.0.0' ? '127.0.0.1' : info.address === '::' ? '[::1]' : host;
+    provisioning = startProvisioning({
+      pattern: config.provision_files, api_key: config.provision_api_key, prune: config.provision_prune, poll_ms: config.provision_poll_ms,
+      base_url: `http://${self}:${info.port}`, env: provisionEnv, log,
+    });
+  }
   // Links handed out (check-in URLs, artifact URLs, e-mail links) come from configuration only, never a request's Host.
   if (!config.public_url) {
     log.warn({ public_base_url: publicBaseUrl(config) }, 'VANTAGE_PUBLIC_URL is not set: heartbeat check-in URLs, signed artifact URLs and e-mail links point at this listening address, which clients elsewhere may not reach; set it to the URL clients use');
@@ -229,6 +242,7 @@ async function shutdown(signal: string): Promise<void> {
     statusPageJobs.stop(),
     verdictJobs.stop(),
     complianceJobs.stop(),
+    provisioning?.stop(),
     mcpListener?.close().catch((err) => log.error({ err }, 'MCP listener close failed')),
     hub.close().catch((err) => log.error({ err }, 'hub close failed')),
     outbound.close(config.shutdown_grace_ms).catch((err) => log.error({ err }, 'delivery worker close failed')),

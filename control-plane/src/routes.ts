@@ -58,6 +58,7 @@ import { lookupUsageRouter } from './lookups/lookup-usage.routes.js';
 import { statusPagesRouter } from './status-pages/status-pages.routes.js';
 import { publicStatusPagesRouter } from './status-pages/public.routes.js';
 import { incidentsRouter } from './incidents/incidents.routes.js';
+import { asCodeMarksRouter } from './as-code/as-code-marks.routes.js';
 import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.js';
 import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
 import { mcpTokensRouter } from './mcp/mcp-tokens.routes.js';
@@ -177,5 +178,7 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/certificates/orders', certOrdersRouter(deps));
   app.route('/v1/certificates', certificatesRouter(deps));
   app.route('/v1/dns-credentials', dnsCredentialsRouter(deps));
+  // Monitoring as code (docs/api/as-code.md): which resources files manage.
+  app.route('/v1/as-code', asCodeMarksRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

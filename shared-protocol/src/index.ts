@@ -50,3 +50,4 @@ export * from './mcp.js';
 export * from './agent-obs.js';
 export * from './verdicts.js';
 export * from './compliance.js';
+export * from './as-code.js';

@@ -1,4 +1,4 @@
-import { ALERT_CHANNEL_CONFIG_SCHEMAS, ALERT_CHANNEL_SECRET_FIELDS, fieldIssues, type AlertChannelType } from '@vantage/shared-protocol';
+import { ALERT_CHANNEL_CONFIG_SCHEMAS, ALERT_CHANNEL_SECRET_FIELDS, fieldIssues, maskChannelConfig, maskChannelSecret, type AlertChannelType } from '@vantage/shared-protocol';
 import { refusalDetails, refuseOutboundUrl, type OutboundPolicy } from '../delivery/outbound-policy.js';
 import { ApiError } from '../errors.js';
 import { tryCompileTemplate } from './template.js';
@@ -41,30 +41,10 @@ export async function validateChannelConfig(type: AlertChannelType, raw: unknown
 }
 
 /** `****` and the last 4 characters (nothing of a value of 8 characters or fewer). */
-export function maskSecret(value: string): string {
-  return value.length <= 8 ? '****' : `****${value.slice(-4)}`;
-}
-
-/** A secret URL keeps its scheme and host (so a user can tell which service it is), the rest masked. */
-function maskUrl(value: string): string {
-  try {
-    const u = new URL(value);
-    return `${u.protocol}//${u.host}/${maskSecret(value)}`;
-  } catch {
-    return maskSecret(value);
-  }
-}
+export const maskSecret = maskChannelSecret;
 
 /** The config as the API returns it: every secret field (ALERT_CHANNEL_SECRET_FIELDS) masked. */
-export function maskConfig(type: AlertChannelType, config: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...config };
-  for (const field of ALERT_CHANNEL_SECRET_FIELDS[type]) {
-    const v = out[field];
-    if (typeof v === 'string') out[field] = /^https?:\/\//.test(v) ? maskUrl(v) : maskSecret(v);
-    else if (v && typeof v === 'object') out[field] = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? maskSecret(x) : '****']));
-  }
-  return out;
-}
+export const maskConfig = maskChannelConfig;
 
 /**
  * A PATCH's config over the stored one, field by field: a field given replaces the stored value,

@@ -26,6 +26,7 @@ import { mcpConfigSchema } from './mcp.js';
 import { agentObsConfigSchema } from './agent-obs.js';
 import { billingConfigSchema } from './billing.js';
 import { certificatesConfigSchema } from './certificates.js';
+import { asCodeConfigSchema } from './as-code.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -48,7 +49,8 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(mcpConfigSchema.shape)
   .extend(agentObsConfigSchema.shape)
   .extend(billingConfigSchema.shape)
-  .extend(certificatesConfigSchema.shape);
+  .extend(certificatesConfigSchema.shape)
+  .extend(asCodeConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**

@@ -236,6 +236,10 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'GET /v1/monitors/{id}/stream': 'monitor:read',
   'GET /v1/monitors/{id}/artifacts/{sha256}': 'monitor:read',
   ...crud('/v1/monitor-groups', 'monitor:read', 'monitor:write'),
+  // Monitoring-as-code marks (docs/api/as-code.md "Marks").
+  'GET /v1/as-code/marks': 'monitor:read',
+  'PUT /v1/as-code/marks/{kind}/{resource_id}': 'monitor:write',
+  'DELETE /v1/as-code/marks/{kind}/{resource_id}': 'monitor:write',
 
   // Alerting.
   ...crud('/v1/alert-channels', 'alert:read', 'alert:write'),
