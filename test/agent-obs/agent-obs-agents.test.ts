@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { createAgent, openStateDb, type Agent } from '@vantage/node-agent';
-import { runCheck } from '../../node-agent/src/probes/runner.js';
-import { quietLog, testConfig } from '../../node-agent/src/connection/test-support/helpers.js';
+import type { Agent } from '@vantage/node-agent';
+import { startRealAgent } from '../../control-plane/src/probes/real-agents.js';
 import { makeToken, waitFor } from '../../control-plane/src/hub/test-harness.js';
 import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
 import { startEndpoints, type EndpointPath, type Mode } from './endpoints.js';
@@ -29,20 +25,8 @@ const user = await registerUser(app);
 const api = (method: string, path: string, body?: unknown) => call(app, method, path, { token: user.access_token, body });
 
 async function startAgent(): Promise<Agent> {
-  const dir = mkdtempSync(join(tmpdir(), 'vantage-agent-'));
-  const db = openStateDb(dir);
-  const agent = createAgent({
-    db, log: quietLog, runCheck, agent_version: '0.0.0-test', backoff: { min_ms: 50, max_ms: 200 }, capabilities: ['http'],
-    config: testConfig({ control_plane_url: url, token: await makeToken(sql, { country_code: 'DE', user_id: user.user_id }), allow_cidrs: LOOPBACK }),
-  });
-  const exit = agent.start();
-  t.teardown(async () => {
-    await agent.stop(0);
-    await exit;
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return agent;
+  const token = await makeToken(sql, { country_code: 'DE', user_id: user.user_id });
+  return (await startRealAgent(t, { url, token, allow_cidrs: LOOPBACK, capabilities: ['http'] })).agent;
 }
 
 /** The newest events of monitor `id`. */

@@ -1,14 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
 import type { Page } from 'playwright-core';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAgent, openStateDb } from '@vantage/node-agent';
-import { runCheck } from '../../node-agent/src/probes/runner.js';
-import { quietLog, testConfig } from '../../node-agent/src/connection/test-support/helpers.js';
+import { startRealAgent } from '../../control-plane/src/probes/real-agents.js';
 import { makeToken, waitFor } from '../../control-plane/src/hub/test-harness.js';
 import { testApp } from '../../control-plane/src/test-support/app.js';
 import { check, DIST, ensureBuilt, LOOPBACK, openBrowser, SHOTS, skip } from './browser-kit.js';
@@ -20,19 +17,7 @@ import { check, DIST, ensureBuilt, LOOPBACK, openBrowser, SHOTS, skip } from './
 
 /** A real agent with its own state folder, enrolled with `token`, stopped at teardown. */
 async function startAgent(t: Test, url: string, token: string): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'console-agent-'));
-  const db = openStateDb(dir);
-  const agent = createAgent({
-    db, log: quietLog, runCheck, agent_version: '0.0.0-test', backoff: { min_ms: 50, max_ms: 200 }, capabilities: ['http', 'dns', 'tcp'],
-    config: testConfig({ control_plane_url: url, token, allow_cidrs: LOOPBACK }),
-  });
-  const exit = agent.start();
-  t.teardown(async () => {
-    await agent.stop(0);
-    await exit;
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  await startRealAgent(t, { url, token, allow_cidrs: LOOPBACK, capabilities: ['http', 'dns', 'tcp'] });
 }
 
 /** Register a fresh account through the console's form; resolves on the monitor list. */

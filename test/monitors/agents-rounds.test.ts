@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { roundPhaseMs } from '@vantage/shared-protocol';
-import { createAgent, openStateDb, type Agent } from '@vantage/node-agent';
-import { runCheck } from '../../node-agent/src/probes/runner.js';
-import { quietLog, testConfig } from '../../node-agent/src/connection/test-support/helpers.js';
+import type { Agent } from '@vantage/node-agent';
+import { startRealAgent } from '../../control-plane/src/probes/real-agents.js';
 import { makeToken, waitFor } from '../../control-plane/src/hub/test-harness.js';
 import { startPlacementJob } from '../../control-plane/src/monitors/placement-job.js';
 import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
@@ -35,20 +31,8 @@ const port = (target.address() as AddressInfo).port;
 
 /** A real agent with its own state folder, enrolled with a token of `country`, stopped at teardown. */
 async function startAgent(country: string): Promise<Agent> {
-  const dir = mkdtempSync(join(tmpdir(), 'vantage-agent-'));
-  const db = openStateDb(dir);
-  const agent = createAgent({
-    db, log: quietLog, runCheck, agent_version: '0.0.0-test', backoff: { min_ms: 50, max_ms: 200 }, capabilities: ['http', 'dns', 'tcp'],
-    config: testConfig({ control_plane_url: url, token: await makeToken(sql, { country_code: country, user_id: user.user_id }), allow_cidrs: LOOPBACK }),
-  });
-  const exit = agent.start();
-  t.teardown(async () => {
-    await agent.stop(0);
-    await exit;
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return agent;
+  const token = await makeToken(sql, { country_code: country, user_id: user.user_id });
+  return (await startRealAgent(t, { url, token, allow_cidrs: LOOPBACK, capabilities: ['http', 'dns', 'tcp'] })).agent;
 }
 
 t.test('agents get their set, run aligned rounds, and their results are accepted', async (t) => {

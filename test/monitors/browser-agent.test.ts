@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { browserCheckOutputSchema, type NodeCapability } from '@vantage/shared-protocol';
-import { createAgent, openStateDb, type Agent } from '@vantage/node-agent';
-import { runCheck } from '../../node-agent/src/probes/runner.js';
-import { quietLog, testConfig } from '../../node-agent/src/connection/test-support/helpers.js';
+import type { Agent } from '@vantage/node-agent';
+import { startRealAgent } from '../../control-plane/src/probes/real-agents.js';
 import { readIdentity } from '../../node-agent/src/state/identity.js';
 import { CHROMIUM_PATH, SKIP_WITHOUT_CHROMIUM } from '../../node-agent/src/browser/test-support/harness.js';
 import { startPageServer } from '../../node-agent/src/browser/test-support/pages.js';
@@ -32,19 +28,8 @@ t.test('a browser monitor runs on the node that advertises browser and its resul
 
   /** A real agent; `capabilities` absent = detected (Chromium at CHROMIUM_PATH tried). */
   async function startAgent(country: string, capabilities?: NodeCapability[]): Promise<{ agent: Agent; node_id: () => string }> {
-    const dir = mkdtempSync(join(tmpdir(), 'vantage-agent-'));
-    const db = openStateDb(dir);
-    const agent = createAgent({
-      db, log: quietLog, runCheck, agent_version: '0.0.0-test', backoff: { min_ms: 50, max_ms: 200 }, ...(capabilities ? { capabilities } : {}),
-      config: testConfig({ control_plane_url: url, token: await makeToken(sql, { country_code: country, user_id: user.user_id }), allow_cidrs: LOOPBACK, browser_executable: CHROMIUM_PATH }),
-    });
-    const exit = agent.start();
-    t.teardown(async () => {
-      await agent.stop(0);
-      await exit;
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const token = await makeToken(sql, { country_code: country, user_id: user.user_id });
+    const { agent, db } = await startRealAgent(t, { url, token, allow_cidrs: LOOPBACK, capabilities, config: { browser_executable: CHROMIUM_PATH } });
     return { agent, node_id: () => readIdentity(db)!.node_id };
   }
 
