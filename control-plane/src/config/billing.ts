@@ -47,7 +47,8 @@ export const billingConfigSchema = z.object({
   stripe_webhook_secret: z.string().min(1).optional(),
   /** Base URL of the Stripe API (VANTAGE_STRIPE_API_URL); default https://api.stripe.com. Tests point it at a loopback server. */
   stripe_api_url: z.url().optional(),
-  /** Stripe Price ids of the monthly pro and business plans (VANTAGE_STRIPE_PRICE_PRO, VANTAGE_STRIPE_PRICE_BUSINESS); unset = an inline monthly price from VANTAGE_BILLING_PRICE_*_CENTS. */
+  /** Stripe Price id of the monthly pro plan; unset = an inline monthly price from VANTAGE_BILLING_PRICE_PRO_CENTS. */
   stripe_price_pro: z.string().min(1).optional(),
+  /** Stripe Price id of the monthly business plan; unset = an inline monthly price from VANTAGE_BILLING_PRICE_BUSINESS_CENTS. */
   stripe_price_business: z.string().min(1).optional(),
 });
