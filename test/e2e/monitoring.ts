@@ -56,6 +56,8 @@ export async function startMonitoringNetwork(t: Teardown, env: Record<string, st
       VANTAGE_SMTP_URL: smtp.smtp_url, VANTAGE_DELIVERY_ALLOW_CIDRS: '127.0.0.1/32', VANTAGE_CHECKS_ROUND_GRACE_MS: '5000',
       VANTAGE_MONITOR_EXTRA_INTERVALS_S: String(ROUND_S),
       VANTAGE_PLAN: 'pro',
+      // The pro plan's shortest interval is 60 s (docs/api/billing.md); this network runs 10 s rounds.
+      VANTAGE_BILLING_PLAN_QUOTAS: JSON.stringify({ pro: { min_interval_s: ROUND_S } }),
       ...env,
     },
   });

@@ -62,6 +62,8 @@ export const planConfigSchema = z.object({
    * comma list of seconds, 10-86400: the node protocol's assignment bounds), for every monitor
    * type but browser (which keeps its 300 s minimum). Default none. For demos and labs that need
    * rounds faster than a minute (`pnpm start` uses 10); docs/api/monitors.md "Create and update".
+   * The account's plan still bounds them from below (its `min_interval_s` quota, 10 s on the
+   * self_hosted plan; VANTAGE_BILLING_PLAN_QUOTAS changes it).
    */
   monitor_extra_intervals_s: z.array(z.coerce.number().int().min(10).max(86_400)).max(20).default([]),
 });
