@@ -30,9 +30,9 @@ export async function quotaOverrides(sql: SqlExecutor, user_id: string): Promise
 /** Live resources of a counted quota the account owns: monitors, status pages, unrevoked unexpired MCP tokens. */
 export async function countUsed(sql: SqlExecutor, user_id: string, quota: 'monitors' | 'status_pages' | 'mcp_tokens'): Promise<number> {
   const [row] = quota === 'monitors'
-    ? await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitors WHERE user_id = ${user_id}`
+    ? await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitors WHERE user_id = ${user_id} AND team_id IS NULL`
     : quota === 'status_pages'
-      ? await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM status_pages WHERE user_id = ${user_id}`
+      ? await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM status_pages WHERE user_id = ${user_id} AND team_id IS NULL`
       : await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM mcp_tokens WHERE user_id = ${user_id} AND revoked_at IS NULL AND expires_at > now()`;
   return row!.n;
 }

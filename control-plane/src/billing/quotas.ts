@@ -36,11 +36,16 @@ export async function accountQuotas(deps: QuotaDeps, user_id: string): Promise<A
  * monitors answer 422 MONITOR_LIMIT_EXCEEDED (the monitors API's own code), the others 429
  * QUOTA_EXCEEDED with X-RateLimit-Limit (the quota) and X-RateLimit-Remaining 0; both with
  * `details {quota, plan, limit, used}`. A count quota does not reset with time, so no Retry-After:
- * the caller deletes something or upgrades.
+ * the caller deletes something or upgrades. A resource a team will own (`owner.team_id` set) is
+ * not counted against its creator's plan: a team's monitors and status pages follow the
+ * deployment's limits (docs/api/billing.md "Teams").
+ * @param owner the account creating the resource and the team that will own it, if any
  * @returns the account's quotas, for callers that need the number again (race-safe inserts)
  */
-export async function assertQuota(deps: QuotaDeps, user_id: string, quota: 'monitors' | 'status_pages' | 'mcp_tokens'): Promise<AccountQuotas> {
+export async function assertQuota(deps: QuotaDeps, owner: { user_id: string; team_id: string | null }, quota: 'monitors' | 'status_pages' | 'mcp_tokens'): Promise<AccountQuotas> {
+  const user_id = owner.user_id;
   const account = await accountQuotas(deps, user_id);
+  if (owner.team_id !== null && quota !== 'mcp_tokens') return account;
   const limit = account.quotas[quota];
   const used = await countUsed(deps.sql, user_id, quota);
   if (used >= limit) throw quotaExceeded(quota, account.plan, limit, used);

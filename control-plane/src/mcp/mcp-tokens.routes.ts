@@ -62,7 +62,7 @@ export function mcpTokensRouter(deps: AppDeps, now: () => number = Date.now) {
 
   r.openapi(create, async (c) => {
     const principal = c.get('principal')!;
-    await assertQuota(deps, principal.user_id, 'mcp_tokens');
+    await assertQuota(deps, { user_id: principal.user_id, team_id: null }, 'mcp_tokens');
     const { fields, secret } = newMcpToken({ user_id: principal.user_id, team_id: principal.team_id ?? null }, c.req.valid('json'), now());
     const row = await insertMcpToken(deps.sql, fields);
     return ok(c, { token: toMcpToken(row), secret }, 201);

@@ -46,10 +46,11 @@ export function monitorWriter(deps: Pick<AppDeps, 'sql' | 'config' | 'log' | 'ev
      */
     async create(owner: Owner, body: Omit<MonitorCreate, 'team_id'>): Promise<{ row: MonitorRow; heartbeat?: { token: string; url: string } }> {
       if (await countMonitors(deps.sql, owner) >= plan.monitors_max) throw quotaError();
-      // The account's plan (docs/api/billing.md "Quotas"): its monitor count and shortest interval.
-      await assertQuota(deps, owner.user_id, 'monitors');
-      await assertMinInterval(deps, owner.user_id, body.type === 'heartbeat' ? undefined : body.interval_s);
+      // The account's plan (docs/api/billing.md "Quotas"): its monitor count, then (once the
+      // interval is known to be one the deployment accepts) its shortest interval.
+      await assertQuota(deps, owner, 'monitors');
       const fields = await check(owner, body);
+      await assertMinInterval(deps, owner.user_id, body.type === 'heartbeat' ? undefined : body.interval_s);
       const id = newId('monitor');
       const config = secretsFailure(() => sealedConfig(box, id, body.type, fields.config, null));
       const hb = body.type === 'heartbeat' ? newHeartbeatToken() : null;

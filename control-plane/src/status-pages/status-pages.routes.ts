@@ -128,7 +128,7 @@ export function statusPagesRouter(deps: AppDeps) {
     const body = c.req.valid('json');
     const custom_domain = domainOf(body.custom_domain);
     const owner = await ownerForNew(c, deps, body.team_id);
-    await assertQuota(deps, c.get('principal')!.user_id, 'status_pages');
+    await assertQuota(deps, owner, 'status_pages');
     await checkComponents(owner, body.components);
     const fields: PageFields = {
       slug: body.slug, title: body.title, description: body.description, custom_domain, theme: body.theme, logo_url: body.logo_url,
