@@ -17,7 +17,7 @@ import { call, createApiKey, registerUser, testApp } from '../../control-plane/s
  */
 
 const LOOPBACK = ['127.0.0.0/8'];
-const { app, sql, url, deps } = await testApp(t, { config: { probe_allow_cidrs: LOOPBACK, plan: 'business', monitor_extra_intervals_s: [10], delivery_allow_cidrs: LOOPBACK } });
+const { app, sql, url, deps } = await testApp(t, { config: { probe_allow_cidrs: LOOPBACK, plan: 'business', monitor_extra_intervals_s: [10], billing_plan_quotas: { business: { min_interval_s: 10 } }, delivery_allow_cidrs: LOOPBACK } });
 const user = await registerUser(app);
 const { key } = await createApiKey(app, user.access_token);
 const api = (method: string, path: string) => call(app, method, path, { token: user.access_token });
