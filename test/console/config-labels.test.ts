@@ -1,6 +1,6 @@
 import t from 'tap';
-import '../../shared-protocol/src/parse.js';
-import { MONITOR_CONFIGS } from '../../shared-protocol/src/monitors/config.js';
+import '@vantage/shared-protocol/parse';
+import { MONITOR_CONFIGS } from '@vantage/shared-protocol/monitor-config';
 import { fieldsOf, type FieldSpec } from '../../control-plane/console/src/pages/monitor-form/schema-fields.js';
 import { CONFIG_LABELS } from '../../control-plane/console/src/pages/monitor-form/config-labels.js';
 import { toConfig, toRaw } from '../../control-plane/console/src/pages/monitor-form/config-values.js';
