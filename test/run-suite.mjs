@@ -8,17 +8,19 @@
 // in NETWORK_FILES: each builds a routed test network with installed agents, its own control plane
 // and receivers, and counts rounds and deliveries against the clock, so two of them never share
 // the machine) and the unit stream (every other file: each makes its own database and, where it
-// needs one, its own network namespaces with a per-run prefix, so it can run beside anything). On
-// a 2-core machine, one file at a time in each keeps both cores busy without pairing two heavy
-// files (with more cores the unit stream runs cores - 1 files at once); the type check runs beside
-// them. VANTAGE_TEST_STREAMS=1 runs everything in one stream, as before.
+// needs one, its own network namespaces with a per-run prefix, so it can run beside anything). The
+// unit files form one queue that workers take in small batches (one tap process per batch): beside
+// the network stream there are cores - 1 workers (one on a 2-core machine, so two heavy files are
+// never paired with a network file); when the network stream ends, one more worker starts, so no
+// core idles for the rest of the run. The type check runs beside them. VANTAGE_TEST_STREAMS=1 runs
+// everything in one stream.
 //
 // Prints each test file's outcome as it finishes (tagged with its stream), the failures in full,
 // and a last line `N passed, N failed` (N counts tap's top-level test files plus the type check;
-// assertions are reported beside it). Full TAP output is kept in .tap/report-<stream>.tap. Extra
-// arguments are passed to tap (file filters) and run in one stream.
+// assertions are reported beside it). Full TAP output is kept in .tap/report-<stream>.tap (one per
+// unit worker). Extra arguments are passed to tap (file filters) and run in one stream.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 
@@ -31,8 +33,6 @@ const NETWORK_FILES = [
   'test/demo.test.ts',
   'test/installer.test.ts',
 ];
-/** tap's own default exclusions, which an explicit --exclude replaces. */
-const DEFAULT_EXCLUDE = '**/@(fixture*(s)|dist)/**';
 
 const args = process.argv.slice(2);
 const started = Date.now();
@@ -65,13 +65,21 @@ async function typeCheck() {
   else { failed++; console.log('not ok - type check'); }
 }
 
+/** Adds tap's assertion summaries (`total: 3, pass: 2, fail: 1`) field by field; null for none. */
+function addSummaries(parts) {
+  const sum = {};
+  for (const part of parts) {
+    for (const [, key, n] of part.matchAll(/(\w+): (\d+)/g)) sum[key] = (sum[key] ?? 0) + Number(n);
+  }
+  return parts.length ? Object.entries(sum).map(([k, n]) => `${k}: ${n}`).join(', ') : null;
+}
+
 /**
  * One tap process. Top-level results are printed as `ok N - file # time=..ms [stream, at S s]`,
- * failing assertions in full before their file's line.
- * @returns the assertion summary tap printed (`{ total: .., pass: .. }`) or null
+ * failing assertions in full before their file's line; the TAP output is appended to `report`.
+ * @returns the assertion summary tap printed (`total: .., pass: ..`) or null
  */
-async function tapStream(name, tapArgs, jobs = 1) {
-  const report = createWriteStream(`.tap/report-${name}.tap`);
+async function tapRun(name, tapArgs, report, jobs = 1) {
   let summary = null;
   let failureBlock = null;
   let failedHere = 0;
@@ -89,9 +97,42 @@ async function tapStream(name, tapArgs, jobs = 1) {
     const m = /^# \{ (total: .*) \}$/.exec(line);
     if (m) summary = m[1];
   });
-  report.end();
-  if (code !== 0 && failedHere === 0) { failed++; console.log(`not ok - tap (${name} stream) exited with ${code}`); }
+  if (code !== 0 && failedHere === 0) { failed++; console.log(`not ok - tap (${name}) exited with ${code}`); }
   return summary;
+}
+
+/** One stream: a single tap process over `tapArgs`, reported in .tap/report-<name>.tap. */
+async function tapStream(name, tapArgs, jobs = 1) {
+  const report = createWriteStream(`.tap/report-${name}.tap`);
+  const summary = await tapRun(name, tapArgs, report, jobs);
+  report.end();
+  return summary;
+}
+
+/** Test files per tap process in the unit queue: few enough that the workers end close together. */
+const BATCH_FILES = 6;
+
+/**
+ * A worker of the unit queue: takes the next BATCH_FILES files and runs them in one tap process,
+ * until the queue is empty. @returns the assertion summaries of its batches
+ */
+async function unitWorker(name, queue) {
+  const report = createWriteStream(`.tap/report-${name}.tap`);
+  const batchSummaries = [];
+  while (queue.length) {
+    const summary = await tapRun(name, queue.splice(0, BATCH_FILES), report);
+    if (summary) batchSummaries.push(summary);
+  }
+  report.end();
+  return batchSummaries;
+}
+
+/** The unit files: every file tap would run (`tap list`, the package.json includes) but the network ones. */
+async function unitFiles() {
+  const files = [];
+  const code = await run('node_modules/.bin/tap', ['list'], (line) => { if (line.trim()) files.push(line.trim()); });
+  if (code !== 0) throw new Error(`tap list exited with ${code}`);
+  return files.filter((f) => !NETWORK_FILES.includes(f));
 }
 
 mkdirSync('.tap', { recursive: true });
@@ -107,17 +148,24 @@ else { failed++; console.log(consoleLines.join('\n')); console.log('not ok - web
 const buildCode = await run('node_modules/.bin/tap', ['build'], (line) => console.log(line));
 if (buildCode !== 0) { console.log('not ok - tap build'); console.log('0 passed, 1 failed'); process.exit(1); }
 const oneStream = args.length > 0 || process.env.VANTAGE_TEST_STREAMS === '1';
-console.log(oneStream
-  ? '▶ type check and tap (one stream)'
-  : `▶ type check and tap in two streams: network (${NETWORK_FILES.length} files, one at a time) beside unit (every other file)`);
-const streams = oneStream
-  ? [tapStream('all', args)]
-  : [
-      tapStream('network', NETWORK_FILES),
-      // Beside the network stream, the unit files use the other cores (one on a 2-core machine).
-      tapStream('unit', [DEFAULT_EXCLUDE, ...NETWORK_FILES].map((f) => `--exclude=${f}`), Math.max(1, availableParallelism() - 1)),
-    ];
-const [, ...summaries] = await Promise.all([typeCheck(), ...streams]);
+let summaries;
+if (oneStream) {
+  console.log('▶ type check and tap (one stream)');
+  [, ...summaries] = await Promise.all([typeCheck(), tapStream('all', args)]);
+} else {
+  const queue = await unitFiles();
+  const besideNetwork = Math.max(1, availableParallelism() - 1);
+  console.log(`▶ type check and tap: network stream (${NETWORK_FILES.length} files, one at a time) beside `
+    + `${besideNetwork} unit worker(s) over ${queue.length} files; one more unit worker when the network stream ends`);
+  for (const stale of ['unit', 'all']) rmSync(`.tap/report-${stale}.tap`, { force: true });
+  const workers = Array.from({ length: besideNetwork }, (_, i) => unitWorker(`unit-${i + 1}`, queue));
+  const network = tapStream('network', NETWORK_FILES).then(async (summary) => {
+    console.log(`▶ network stream ended (${seconds()} s): unit-${besideNetwork + 1} starts on the freed core`);
+    return { summary, unit: await unitWorker(`unit-${besideNetwork + 1}`, queue) };
+  });
+  const [, net, ...unitResults] = await Promise.all([typeCheck(), network, ...workers]);
+  summaries = [net.summary, addSummaries(net.unit.concat(...unitResults))];
+}
 for (const s of summaries) if (s) console.log(`assertions: { ${s} }`);
 console.log(`(tests took ${seconds()} s)`);
 console.log(`${passed} passed, ${failed} failed`);
