@@ -42,6 +42,11 @@ export async function insertMcpSession(ex: SqlExecutor, s: Pick<McpSessionRow, '
     VALUES (${s.id}, ${s.user_id}, ${s.token_id}, ${s.client_id}, ${s.client_ip}, ${s.client_version})`;
 }
 
+/** Set the client of session `id` from its `initialize` (an SSE session is recorded when its stream opens, before the client has named itself). */
+export async function setMcpSessionClient(ex: SqlExecutor, id: string, client: Pick<McpSessionRow, 'client_id' | 'client_version'>): Promise<void> {
+  await ex`UPDATE mcp_sessions SET client_id = ${client.client_id}, client_version = ${client.client_version}, last_activity_at = now() WHERE id = ${id}`;
+}
+
 /** Mark session `id` ended (once). */
 export async function endMcpSession(ex: SqlExecutor, id: string): Promise<void> {
   await ex`UPDATE mcp_sessions SET ended_at = COALESCE(ended_at, now()) WHERE id = ${id}`;
