@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { REPO_ROOT, sourceFingerprint, writeFileAtomic } from './bundle-sources.js';
 import { copyNativePackages, NATIVE_PACKAGES, WORKER_PACKAGES } from './native-deps.js';
+import { loadEsbuild } from './esbuild.js';
 
 /**
  * The agent bundle served by the control plane at GET /install/agent.tar.gz
@@ -66,26 +66,6 @@ export interface BuildResult extends BundleManifest {
 
 /** Optional modules that ws and others `require` inside try/catch: left to fail at run time. */
 const OPTIONAL_EXTERNALS = ['bufferutil', 'utf-8-validate'];
-
-/** The part of esbuild's API used here (esbuild's own types are not visible from installer/). */
-interface Esbuild {
-  build(options: Record<string, unknown>): Promise<unknown>;
-}
-
-/**
- * esbuild is not hoisted to the root: take the test package's, else the one tsx (a control-plane
- * dependency) brings, so a control plane installed without the test package still builds.
- */
-async function loadEsbuild(): Promise<Esbuild> {
-  let path: string;
-  try {
-    path = createRequire(join(repoRoot, 'test', 'package.json')).resolve('esbuild');
-  } catch {
-    const tsx = createRequire(join(repoRoot, 'control-plane', 'package.json')).resolve('tsx/package.json');
-    path = createRequire(tsx).resolve('esbuild');
-  }
-  return (await import(pathToFileURL(path).href)) as Esbuild;
-}
 
 /** Entry mtime in the tarball: SOURCE_DATE_EPOCH (the reproducible-builds convention), else 2020-01-01. */
 function archiveEpoch(): number {

@@ -15,6 +15,9 @@
 // core idles for the rest of the run. The type check runs beside them. VANTAGE_TEST_STREAMS=1 runs
 // everything in one stream.
 //
+// Then the Node 22 step (test/node22.mjs: a unit subset again on Node.js 22 LTS, installed from the
+// npm registry; VANTAGE_TEST_NODE22=0 skips it).
+//
 // Prints each test file's outcome as it finishes (tagged with its stream), the failures in full,
 // and a last line `N passed, N failed` (N counts tap's top-level test files plus the type check;
 // assertions are reported beside it). Full TAP output is kept in .tap/report-<stream>.tap (one per
@@ -167,6 +170,12 @@ if (oneStream) {
   summaries = [net.summary, addSummaries(net.unit.concat(...unitResults))];
 }
 for (const s of summaries) if (s) console.log(`assertions: { ${s} }`);
+// ── Node 22 hook: the unit files that load no native addon, again on Node.js 22 (test/node22.mjs;
+// after the streams, so it never shares the machine with the network stream). Counted below.
+if (!oneStream && process.env.VANTAGE_TEST_NODE22 !== '0') {
+  const node22 = await (await import('./node22.mjs')).node22Step(seconds);
+  passed += node22.passed; failed += node22.failed;
+}
 console.log(`(tests took ${seconds()} s)`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-// Launcher: runs the TypeScript CLI through tsx's loader (no build step in development).
-import { register } from 'tsx/esm/api';
-register();
-await import('../src/cli/main.ts');
+// Launcher of the agent CLI: the build under NODE_ENV=production, else the sources through tsx (entry.mjs).
+import { runEntry } from './entry.mjs';
+await runEntry('node-agent.mjs', 'cli/main.ts');

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-// Launcher of the `vantage` CLI: runs the TypeScript through tsx's loader (no build step in development).
-import { register } from 'tsx/esm/api';
-register();
-await import('../src/cli/vantage/main.ts');
+// Launcher of the `vantage` CLI: the build under NODE_ENV=production, else the sources through tsx (entry.mjs).
+import { runEntry } from './entry.mjs';
+await runEntry('vantage.mjs', 'cli/vantage/main.ts');

