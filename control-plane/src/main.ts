@@ -37,6 +37,7 @@ import { webhookStateEvents } from './checks/webhook-events.js';
 import { startHeartbeatJob } from './control-checks/heartbeat-job.js';
 import { startDomainExpiryJob } from './control-checks/domain-expiry-job.js';
 import { loadBootstrap } from './lookups/rdap-bootstrap.js';
+import { closeViewCounter } from './blog/view-counter.js';
 import { startAlertEngine } from './alerting/engine.js';
 import { startStatusPageJobs } from './status-pages/jobs.js';
 import { startVerdictJobs } from './verdicts/generate.js';
@@ -250,6 +251,8 @@ async function shutdown(signal: string): Promise<void> {
   server.closeIdleConnections();
   await closed;
   clearTimeout(cut);
+  // Blog reads counted since the last flush (blog/view-counter.ts), written before the pool ends.
+  await closeViewCounter(sql);
   await endDatabase(5);
   await embedded?.close();
   log.info('stopped');

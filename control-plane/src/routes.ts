@@ -79,6 +79,12 @@ import { billingRouter } from './billing/billing.routes.js';
 import { adminBillingRouter, entitlementsRouter } from './billing/entitlements.routes.js';
 import { stripeWebhookRouter } from './billing/stripe-webhook.routes.js';
 import { deprecatedFields } from './http/deprecated-fields.js';
+import { domainsRouter } from './domains/domains.routes.js';
+import { blogRouter } from './blog/blog.routes.js';
+import { adminBlogRouter } from './blog/admin-blog.routes.js';
+import { leaderboardsRouter } from './leaderboards/leaderboards.routes.js';
+import { adminLeaderboardsRouter } from './leaderboards/admin-reports.routes.js';
+import { adminLeaderboardInputsRouter } from './leaderboards/admin-inputs.routes.js';
 
 /**
  * Every feature's routers, mounted under their base paths by createApp: the one place that knows
@@ -180,5 +186,14 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/dns-credentials', dnsCredentialsRouter(deps));
   // Monitoring as code (docs/api/as-code.md): which resources files manage.
   app.route('/v1/as-code', asCodeMarksRouter(deps));
+  // Leaderboards (docs/api/leaderboards.md): public reports and opt-outs, administrators' reports, monitors and decisions.
+  app.route('/v1/leaderboards', leaderboardsRouter(deps));
+  app.route('/v1/admin/leaderboards', adminLeaderboardsRouter(deps));
+  app.route('/v1/admin', adminLeaderboardInputsRouter(deps));
+  // The blog (docs/api/blog.md): published posts and their feed; administrators write them.
+  app.route('/v1/blog', blogRouter(deps));
+  app.route('/v1/admin/blog/posts', adminBlogRouter(deps));
+  // Domain combinations (docs/api/domains.md).
+  app.route('/v1/domains', domainsRouter(deps));
   registerEventWebhooks(app as OpenAPIHono<any>);
 }

@@ -83,6 +83,9 @@ export const ID_PREFIXES = {
   billing_subscription: 'sub_',
   billing_invoice: 'bi_',
   entitlement: 'etl_',
+  /** A monthly leaderboard report and a vendor's opt-out request (docs/api/leaderboards.md). */
+  leaderboard_report: 'lb_',
+  leaderboard_opt_out: 'lbo_',
 } as const;
 
 /** Secret token prefixes (docs/api/accounts.md, docs/api/nodes.md, docs/api/conventions.md). Only a hash of each secret is stored. */

@@ -51,3 +51,6 @@ export * from './agent-obs.js';
 export * from './verdicts.js';
 export * from './compliance.js';
 export * from './as-code.js';
+export * from './domains.js';
+export * from './leaderboards.js';
+export * from './blog.js';

@@ -27,6 +27,8 @@ import { agentObsConfigSchema } from './agent-obs.js';
 import { billingConfigSchema } from './billing.js';
 import { certificatesConfigSchema } from './certificates.js';
 import { asCodeConfigSchema } from './as-code.js';
+import { leaderboardsConfigSchema } from './leaderboards.js';
+import { blogConfigSchema } from './blog.js';
 
 /** The whole control-plane configuration: every section merged; read once in main.ts. */
 export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
@@ -50,7 +52,9 @@ export const configSchema = platformConfigSchema.extend(nodesConfigSchema.shape)
   .extend(agentObsConfigSchema.shape)
   .extend(billingConfigSchema.shape)
   .extend(certificatesConfigSchema.shape)
-  .extend(asCodeConfigSchema.shape);
+  .extend(asCodeConfigSchema.shape)
+  .extend(leaderboardsConfigSchema.shape)
+  .extend(blogConfigSchema.shape);
 export type Config = z.infer<typeof configSchema>;
 
 /**
