@@ -46,8 +46,8 @@ function App() {
     const here = location.pathname;
     const now = match(here);
     if (here === '/' || here === '') navigate(session ? '/monitors' : '/login', true);
-    else if (now?.route.session && !session) navigate(`/login?next=${encodeURIComponent(here + location.search)}`, true);
-    else if (now && !now.route.session && session) navigate(safeNext(new URLSearchParams(location.search).get('next')), true);
+    else if (now?.route.session === true && !session) navigate(`/login?next=${encodeURIComponent(here + location.search)}`, true);
+    else if (now?.route.session === false && session) navigate(safeNext(new URLSearchParams(location.search).get('next')), true);
   }, [ready, path, session]);
   useEffect(() => { document.getElementById('content')?.focus({ preventScroll: true }); }, [path]);
 
@@ -55,7 +55,7 @@ function App() {
   let body;
   if (!ready) body = <Loading />;
   else if (!found) body = path === '/' ? <Loading /> : <Empty action={<Link href="/monitors">{t('state.go_home')}</Link>}>{t('state.not_found')}</Empty>;
-  else if (found.route.session !== session) body = <Loading />;
+  else if (found.route.session !== 'any' && found.route.session !== session) body = <Loading />;
   else body = <LazyPage key={`${locale}:${path}`} load={found.route.load} params={found.params} />;
   return <Shell path={path} signedIn={session && ready} prefs={prefs}>{body}</Shell>;
 }

@@ -4,8 +4,12 @@ import type { ComponentType } from 'preact';
 /** A page module: its default export renders the page with the route's parameters. */
 export type PageModule = { default: ComponentType<{ params: Record<string, string> }> };
 
-/** One route: a path pattern (`/monitors/:id`), the lazily loaded page, and whether it needs a session. */
-export interface Route { path: string; load: () => Promise<PageModule>; session: boolean }
+/**
+ * One route: a path pattern (`/monitors/:id`), the lazily loaded page, and whether it needs a
+ * session (true), is for visitors without one (false: login, register), or is open to both ('any':
+ * a shared dashboard's link).
+ */
+export interface Route { path: string; load: () => Promise<PageModule>; session: boolean | 'any' }
 
 /** Every page of the console: each is its own chunk, loaded on first visit. */
 export const ROUTES: Route[] = [
@@ -32,6 +36,15 @@ export const ROUTES: Route[] = [
   { path: '/webhooks', load: () => import('./pages/webhooks/WebhooksPage.js'), session: true },
   { path: '/webhooks/:id', load: () => import('./pages/webhook-deliveries/DeliveriesPage.js'), session: true },
   { path: '/security', load: () => import('./pages/security/SecurityPage.js'), session: true },
+  { path: '/status-pages', load: () => import('./pages/status-pages/StatusPagesPage.js'), session: true },
+  { path: '/status-pages/new', load: () => import('./pages/status-page-form/StatusPageFormPage.js'), session: true },
+  { path: '/status-pages/:id', load: () => import('./pages/status-page-form/StatusPageFormPage.js'), session: true },
+  { path: '/incidents', load: () => import('./pages/incidents/IncidentsPage.js'), session: true },
+  { path: '/incidents/:id', load: () => import('./pages/incident-detail/IncidentDetailPage.js'), session: true },
+  { path: '/dashboards', load: () => import('./pages/dashboards/DashboardsPage.js'), session: true },
+  { path: '/dashboards/:id', load: () => import('./pages/dashboard/DashboardPage.js'), session: true },
+  { path: '/dashboards/:id/widgets', load: () => import('./pages/dashboard-widgets/WidgetsEditorPage.js'), session: true },
+  { path: '/shared/dashboards/:token', load: () => import('./pages/shared-dashboard/SharedDashboardPage.js'), session: 'any' },
   { path: '/device', load: () => import('./pages/device-login/DeviceLoginPage.js'), session: true },
 ];
 

@@ -1,4 +1,5 @@
 import type { ALERT_NOISE_KINDS, ALERT_NOISE_MATCHES } from '@vantage/shared-protocol';
+import type { DASHBOARD_TEMPLATES, DATA_SOURCE_METRICS, INCIDENT_IMPACTS, INCIDENT_STATUSES, LATENCY_STATS, POSTMORTEM_STATUSES, STATUS_PAGE_THEMES, WIDGET_METRICS, WIDGET_TYPES } from '@vantage/shared-protocol';
 import type { ALERT_EVENT_STATUSES, ALERT_GROUP_BY, MAINTENANCE_RECURRENCES, PASSKEY_NAME_MAX_CHARS, SUBSCRIBABLE_EVENTS } from '@vantage/shared-protocol';
 
 /*
@@ -39,3 +40,43 @@ export const NOISE_KINDS = ['flap', 'duplicate', 'min_duration'] as const;
 true satisfies Same<(typeof NOISE_KINDS)[number], (typeof ALERT_NOISE_KINDS)[number]>;
 export const NOISE_MATCHES = ['host', 'target'] as const;
 true satisfies Same<(typeof NOISE_MATCHES)[number], (typeof ALERT_NOISE_MATCHES)[number]>;
+
+/** Status page colour schemes (docs/api/status-pages.md "Status pages"). */
+export const PAGE_THEMES = ['system', 'light', 'dark'] as const;
+true satisfies Same<(typeof PAGE_THEMES)[number], (typeof STATUS_PAGE_THEMES)[number]>;
+
+/** Incident statuses, in the order an incident moves through them, and impacts (docs/api/status-pages.md "Incidents"). */
+export const INCIDENT_STATUS_LIST = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
+true satisfies Same<(typeof INCIDENT_STATUS_LIST)[number], (typeof INCIDENT_STATUSES)[number]>;
+export const INCIDENT_IMPACT_LIST = ['none', 'minor', 'major', 'critical'] as const;
+true satisfies Same<(typeof INCIDENT_IMPACT_LIST)[number], (typeof INCIDENT_IMPACTS)[number]>;
+export const POSTMORTEM_STATUS_LIST = ['draft', 'published'] as const;
+true satisfies Same<(typeof POSTMORTEM_STATUS_LIST)[number], (typeof POSTMORTEM_STATUSES)[number]>;
+
+/** Dashboard templates, widget types, data-source metrics by kind and latency statistics (docs/api/dashboards.md). */
+export const TEMPLATES = ['monitor_overview', 'node_fleet', 'alerting'] as const;
+true satisfies Same<(typeof TEMPLATES)[number], (typeof DASHBOARD_TEMPLATES)[number]>;
+export const WIDGET_TYPE_LIST = ['timeseries', 'stat', 'status_strip', 'donut', 'bar', 'table', 'heatmap', 'gauge', 'text'] as const;
+true satisfies Same<(typeof WIDGET_TYPE_LIST)[number], (typeof WIDGET_TYPES)[number]>;
+export const METRICS_BY_KIND = {
+  monitor: ['latency', 'uptime', 'checks_by_node'],
+  event: ['alert_events', 'incidents'],
+  node: ['directory', 'online_count'],
+} as const satisfies typeof DATA_SOURCE_METRICS;
+true satisfies Same<keyof typeof METRICS_BY_KIND, keyof typeof DATA_SOURCE_METRICS>;
+export type Metric = (typeof METRICS_BY_KIND)[keyof typeof METRICS_BY_KIND][number];
+/** Which metrics each widget type draws (the API refuses the others). */
+export const METRICS_OF_TYPE = {
+  timeseries: ['latency', 'uptime', 'checks_by_node'],
+  stat: ['latency', 'uptime', 'alert_events', 'incidents', 'directory', 'online_count'],
+  gauge: ['latency', 'uptime', 'online_count'],
+  status_strip: ['uptime'],
+  heatmap: ['latency', 'uptime'],
+  donut: ['uptime', 'checks_by_node', 'alert_events', 'incidents', 'online_count'],
+  bar: ['latency', 'uptime', 'checks_by_node', 'alert_events', 'incidents'],
+  table: ['latency', 'uptime', 'checks_by_node', 'alert_events', 'incidents', 'directory'],
+  text: [],
+} as const satisfies Record<(typeof WIDGET_TYPE_LIST)[number], readonly Metric[]>;
+true satisfies Same<(typeof METRICS_OF_TYPE)[keyof typeof METRICS_OF_TYPE][number], (typeof WIDGET_METRICS)[keyof typeof WIDGET_METRICS][number]>;
+export const STAT_LIST = ['p50', 'p95', 'p99', 'avg'] as const;
+true satisfies Same<(typeof STAT_LIST)[number], (typeof LATENCY_STATS)[number]>;

@@ -1,9 +1,11 @@
 import type { Messages } from './en.js';
 import { cnAlerting } from './cn-alerting.js';
+import { cnPages } from './cn-pages.js';
 
 /** Simplified Chinese strings of the console (locale `cn`). */
 export const cn: Messages = {
   ...cnAlerting,
+  ...cnPages,
   'app.name': 'Vantage',
   'app.skip': '跳到正文',
   'nav.label': '主导航',
@@ -11,7 +13,7 @@ export const cn: Messages = {
   'nav.api_keys': 'API 密钥',
   'nav.profile': '个人资料',
   'nav.logout': '退出登录',
-  'nav.later': '更多页面（状态页、仪表盘）建成后会出现在这里。',
+  'nav.later': '更多页面建成后会出现在这里。',
   'prefs.locale': '语言',
   'prefs.theme': '主题',
   'theme.system': '跟随系统',

@@ -1,8 +1,10 @@
 import { enAlerting } from './en-alerting.js';
+import { enPages } from './en-pages.js';
 
 /** English strings of the console: every visible string lives here (and in cn.ts, tw.ts). */
 export const en = {
   ...enAlerting,
+  ...enPages,
   'app.name': 'Vantage',
   'app.skip': 'Skip to content',
   'nav.label': 'Main',
@@ -10,7 +12,7 @@ export const en = {
   'nav.api_keys': 'API keys',
   'nav.profile': 'Profile',
   'nav.logout': 'Log out',
-  'nav.later': 'More pages (status pages, dashboards) arrive here as they are built.',
+  'nav.later': 'More pages arrive here as they are built.',
   'prefs.locale': 'Language',
   'prefs.theme': 'Theme',
   'theme.system': 'System',

@@ -1,9 +1,11 @@
 import type { Messages } from './en.js';
 import { twAlerting } from './tw-alerting.js';
+import { twPages } from './tw-pages.js';
 
 /** Traditional Chinese strings of the console (locale `tw`). */
 export const tw: Messages = {
   ...twAlerting,
+  ...twPages,
   'app.name': 'Vantage',
   'app.skip': '跳至內容',
   'nav.label': '主導覽',
@@ -11,7 +13,7 @@ export const tw: Messages = {
   'nav.api_keys': 'API 金鑰',
   'nav.profile': '個人資料',
   'nav.logout': '登出',
-  'nav.later': '更多頁面（狀態頁、儀表板）建置後會出現在這裡。',
+  'nav.later': '更多頁面建置後會出現在這裡。',
   'prefs.locale': '語言',
   'prefs.theme': '主題',
   'theme.system': '跟隨系統',
