@@ -30,6 +30,12 @@ export async function getChannelById(sql: Sql, id: string): Promise<AlertChannel
   return row ?? null;
 }
 
+/** Channels by id, whoever owns them (the senders' batched read at send time); ids not found are absent. */
+export async function getChannelsByIds(sql: Sql, ids: string[]): Promise<AlertChannelRow[]> {
+  if (ids.length === 0) return [];
+  return sql<AlertChannelRow[]>`SELECT * FROM alert_channels WHERE id = ANY(${ids}::text[])`;
+}
+
 /** Insert a channel (inside the caller's transaction when `sql` is one). */
 export async function insertChannel(sql: SqlExecutor, c: { id: string; user_id: string; team_id: string | null; name: string; type: AlertChannelType; config: Record<string, unknown> }): Promise<AlertChannelRow> {
   const [row] = await sql<AlertChannelRow[]>`

@@ -23,10 +23,12 @@ import { batchFor, stepWrites, writeSteps, type StepWrites } from './step-writes
 
 /*
  * The alert engine (docs/api/alerting.md "Alert events"). One pass: open events for monitors
- * failing `recovery_n` consecutive rounds, resolve open events whose monitor is up again, then
- * run the notification steps that are due. Every change commits with the deliveries it queues,
- * and each delivery's message id is `<event>:<level>:<channel>:<kind>`, so a pass cut short
- * and run again (this instance after a restart, or another) neither loses nor repeats a page.
+ * failing `recovery_n` consecutive rounds (running the first step of those without a delay in the
+ * same transaction, so the page is queued as the event opens), resolve open events whose monitor
+ * is up again, then run the notification steps that are due. Every change commits with the
+ * deliveries it queues, and each delivery's message id is `<event>:<level>:<channel>:<kind>`, so
+ * a pass cut short and run again (this instance after a restart, or another) neither loses nor
+ * repeats a page.
  * Steps are claimed FOR UPDATE SKIP LOCKED and opening relies on the one-open-event index, so
  * any number of instances run passes at once.
  */
@@ -109,24 +111,31 @@ async function publish(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads,
 
 /**
  * Open events for failing monitors that reached their policy's threshold, every candidate page
- * by page (a storm of monitors going down opens all its events in one pass). @returns how many opened
+ * by page (a storm of monitors going down opens all its events in one pass), each page's events
+ * due at once paging in the transaction that opens them.
+ * @returns how many opened, and how many of their steps ran
  */
-export async function openEvents(deps: AlertEngineDeps, now: Date): Promise<number> {
-  let opened = 0;
+export async function openEvents(deps: AlertEngineDeps, now: Date): Promise<{ opened: number; steps: number }> {
+  const total = { opened: 0, steps: 0 };
   let after: CandidateCursor | undefined;
   for (;;) {
     const page = await failingCandidates(deps.sql, BATCH, after);
-    if (page.length > 0) opened += await openPage(deps, page, now);
-    if (page.length < BATCH) return opened;
+    if (page.length > 0) {
+      const r = await openPage(deps, page, now);
+      total.opened += r.opened;
+      total.steps += r.steps;
+    }
+    if (page.length < BATCH) return total;
     after = page.at(-1)!.cursor;
   }
 }
 
 /**
  * Open the events of a page of candidates whose threshold is reached, in one transaction (their
- * rounds, failures and the owners' suppressions read once for the page). @returns how many opened
+ * rounds, failures and the owners' suppressions read once for the page), and run the first step
+ * of those due at once (no delay) in it too. @returns how many opened, and how many steps ran
  */
-async function openPage(deps: AlertEngineDeps, page: Array<{ policy: EnginePolicy; monitor: EngineMonitor }>, now: Date): Promise<number> {
+async function openPage(deps: AlertEngineDeps, page: Array<{ policy: EnginePolicy; monitor: EngineMonitor }>, now: Date): Promise<{ opened: number; steps: number }> {
   return deps.sql.begin(async (tx) => {
     const ids = [...new Set(page.map((c) => c.monitor.id))];
     const verdicts = await lastVerdictsOf(tx, ids, Math.max(...page.map((c) => c.policy.recovery_n)));
@@ -148,8 +157,24 @@ async function openPage(deps: AlertEngineDeps, page: Array<{ policy: EnginePolic
       });
     }
     // One statement for the page: a storm of 1,000 monitors opens its events in 10 inserts, not 1,000.
-    return (await insertEvents(tx, rows, now)).length;
+    const inserted = new Set(await insertEvents(tx, rows, now));
+    // Events due at once (no delay) page in this transaction: the page is queued when the event
+    // commits, not at a later claim (the rows are this transaction's, so no other pass has them).
+    const due = rows.filter((r) => inserted.has(r.id) && r.next_due_at !== null && r.next_due_at.getTime() <= now.getTime());
+    if (due.length > 0) await runSteps(deps, tx, due.map((r) => ({ ...r, created_at: now })), now);
+    return { opened: inserted.size, steps: due.length };
   });
+}
+
+/**
+ * Run the steps of `events` (locked by the caller, or inserted by its transaction) and write what
+ * they queue, in the caller's transaction (their policies and monitors read in one query each).
+ */
+async function runSteps(deps: AlertEngineDeps, tx: SqlExecutor, events: AlertEventRow[], now: Date): Promise<void> {
+  const reads = await stepReads(tx, events);
+  const w = stepWrites();
+  for (const e of events) await runStep(deps, tx, reads, w, e, now);
+  await writeSteps(tx, deps.config, w);
 }
 
 /**
@@ -193,10 +218,7 @@ export async function runDueSteps(deps: AlertEngineDeps, now: Date): Promise<num
   for (;;) {
     const n = await deps.sql.begin(async (tx) => {
       const due = await claimDueEvents(tx, now, BATCH);
-      const reads = await stepReads(tx, due);
-      const w = stepWrites();
-      for (const e of due) await runStep(deps, tx, reads, w, e, now);
-      await writeSteps(tx, deps.config, w);
+      if (due.length > 0) await runSteps(deps, tx, due, now);
       return due.length;
     });
     total += n;
@@ -280,13 +302,14 @@ export async function resolveEvent(deps: AlertEngineDeps, user_id: string, id: s
 }
 
 /**
- * One engine pass at `now`: open, resolve, then due steps (a recovery before the delay pages
- * nobody), then the alert-group batches whose wait is over, then maintenance advance notices.
+ * One engine pass at `now`: open (an event without a delay pages as it opens), resolve, then due
+ * steps (a recovery before the delay's end pages nobody), then the alert-group batches whose wait
+ * is over, then maintenance advance notices. `steps` counts the steps run at opening too.
  */
 export async function alertEnginePass(deps: AlertEngineDeps, now: Date): Promise<{ opened: number; resolved: number; steps: number; grouped: number; notices: number }> {
-  const opened = await openEvents(deps, now);
+  const { opened, steps: first } = await openEvents(deps, now);
   const resolved = await resolveRecovered(deps, now);
-  const steps = await runDueSteps(deps, now);
+  const steps = first + await runDueSteps(deps, now);
   const grouped = await flushDueBatches(deps, now);
   const notices = deps.mail ? await sendMaintenanceNotices({ sql: deps.sql, mail: deps.mail }, now) : 0;
   return { opened, resolved, steps, grouped, notices };

@@ -80,9 +80,8 @@ export async function claimDue(sql: Sql, o: {
   instance_id: string; channels: string[]; limit: number; lease_ms: number; destination_cap: number; scan: number;
 }): Promise<ClaimedDelivery[]> {
   if (o.limit <= 0 || o.channels.length === 0) return [];
-  return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`;
-    return tx<ClaimedDelivery[]>`
+  // The lock and the claim are pipelined (one round trip): the claim runs once the lock is held.
+  const [, claimed] = await sql.begin((tx) => [tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`, tx<ClaimedDelivery[]>`
       WITH inflight AS (
         SELECT channel, destination, count(*)::int AS n FROM deliveries
         WHERE status = 'pending' AND claimed_until > now() GROUP BY channel, destination
@@ -115,8 +114,8 @@ export async function claimDue(sql: Sql, o: {
         FROM claimed WHERE interrupted_by IS NOT NULL
         ON CONFLICT DO NOTHING
       )
-      SELECT * FROM claimed ORDER BY next_attempt_at`;
-  });
+      SELECT * FROM claimed ORDER BY next_attempt_at`]);
+  return claimed as unknown as ClaimedDelivery[];
 }
 
 /** The outcome of one attempt, as the worker records it. */

@@ -11,6 +11,7 @@ import type { AlertChannelRow } from '../alert-channels.db.js';
 import { signUnsubscribeToken } from '../email-recipient-tokens.js';
 import { RECIPIENT_PATHS, sendableRecipients } from '../email-recipients.js';
 import { deliveryChannel } from '../notify.js';
+import type { ChannelLoader } from './channel-loader.js';
 import { afterSuccess, loadDelivery } from './http-channel.js';
 
 const LOG_MAX_CHARS = 1024;
@@ -20,6 +21,8 @@ export interface AlertEmailSenderDeps {
   sql: Sql;
   config: Config;
   transport: MailTransport | null;
+  /** Batches the channel reads of sends started together (channel-loader.ts). */
+  channels?: ChannelLoader;
 }
 
 /** One recipient's outcome. */
@@ -63,7 +66,7 @@ export function createAlertEmailSender(deps: AlertEmailSenderDeps): Sender {
     channel: deliveryChannel('email'),
     async send(delivery, ctx): Promise<SendOutcome> {
       if (!deps.transport) return failure('no SMTP server is configured (VANTAGE_SMTP_URL)', false);
-      const loaded = await loadDelivery(deps.sql, delivery, 'email');
+      const loaded = await loadDelivery(deps, delivery, 'email');
       if (!('channel' in loaded)) return loaded;
       const { channel, n } = loaded;
       if (!emailChannelConfigSchema.safeParse(channel.config).success) return failure('the channel\'s stored config is invalid', false);

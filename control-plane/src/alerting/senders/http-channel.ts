@@ -6,6 +6,7 @@ import type { HttpResult, OutboundHttp } from '../../delivery/http-client.js';
 import type { Logger } from '../../log.js';
 import { failure, type Sender, type SendContext, type SendOutcome } from '../../delivery/sender.js';
 import { getChannelById, markVerified, type AlertChannelRow } from '../alert-channels.db.js';
+import type { ChannelLoader } from './channel-loader.js';
 import { deliveryChannel } from '../notify.js';
 
 /** One HTTP request of a notification. */
@@ -34,6 +35,8 @@ export interface ChannelFormat<T extends AlertChannelType> {
 /** What an alert channel sender reads and sends with. */
 export interface AlertSenderDeps {
   sql: Sql;
+  /** Batches the channel reads of sends started together (channel-loader.ts); without it each send reads its own. */
+  channels?: ChannelLoader;
   config: Pick<Config, 'delivery_timeout_ms'>;
   http: OutboundHttp;
 }
@@ -81,8 +84,8 @@ function httpOutcome(res: HttpResult, accept: ChannelFormat<AlertChannelType>['a
  * Read the delivery's channel and notification, or the reason it cannot be sent (fails at once:
  * the channel was deleted, or the row is not what this sender sends).
  */
-export async function loadDelivery(sql: Sql, delivery: DeliveryRow, type: AlertChannelType): Promise<{ channel: AlertChannelRow; n: AlertNotification } | SendOutcome> {
-  const channel = await getChannelById(sql, delivery.destination);
+export async function loadDelivery(deps: Pick<AlertSenderDeps, 'sql' | 'channels'>, delivery: DeliveryRow, type: AlertChannelType): Promise<{ channel: AlertChannelRow; n: AlertNotification } | SendOutcome> {
+  const channel = deps.channels ? await deps.channels.load(delivery.destination) : await getChannelById(deps.sql, delivery.destination);
   if (!channel) return failure('the alert channel was deleted', false);
   if (channel.type !== type) return failure(`the alert channel is now of type ${channel.type}`, false);
   const n = alertNotificationSchema.safeParse(delivery.payload);
@@ -106,7 +109,7 @@ export function createHttpChannelSender<T extends AlertChannelType>(format: Chan
   return {
     channel: deliveryChannel(format.type),
     async send(delivery, ctx): Promise<SendOutcome> {
-      const loaded = await loadDelivery(deps.sql, delivery, format.type);
+      const loaded = await loadDelivery(deps, delivery, format.type);
       if (!('channel' in loaded)) return loaded;
       const { channel, n } = loaded;
       const parsed = ALERT_CHANNEL_CONFIG_SCHEMAS[format.type].safeParse(channel.config);

@@ -2,6 +2,7 @@ import type { MailTransport } from '../../email/transport.js';
 import type { Sender } from '../../delivery/sender.js';
 import { discordFormat } from './discord.js';
 import { dingtalkFormat } from './dingtalk.js';
+import { createChannelLoader } from './channel-loader.js';
 import { createAlertEmailSender, type AlertEmailSenderDeps } from './email.js';
 import { feishuFormat } from './feishu.js';
 import { createHttpChannelSender, type AlertSenderDeps } from './http-channel.js';
@@ -17,9 +18,11 @@ import { wecomFormat } from './wecom.js';
  * One delivery-engine sender per alert channel type (`alert.email`, `alert.slack`…), for the
  * delivery engine's sender registry (outbound.ts). `transport` is the SMTP transport, null
  * without one (alert e-mails then fail at once with that reason); `config` also gives the e-mail
- * sender its session key and public URL (unsubscribe links).
+ * sender its session key and public URL (unsubscribe links). The senders share one channel
+ * loader: the sends a claim starts together read their channels in one query.
  */
-export function createAlertSenders(deps: AlertSenderDeps & { transport: MailTransport | null; config: AlertEmailSenderDeps['config'] }): Sender[] {
+export function createAlertSenders(base: AlertSenderDeps & { transport: MailTransport | null; config: AlertEmailSenderDeps['config'] }): Sender[] {
+  const deps = { ...base, channels: base.channels ?? createChannelLoader(base.sql) };
   return [
     createAlertEmailSender(deps),
     createHttpChannelSender(webhookFormat, deps),
