@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
   // /healthz, /readyz and /metrics answer before load shedding, credentials and the console.
   app.route('/', opsRouter(deps));
-  app.use('*', loadShedding(deps.config, new LoadMonitor(DELAY_WINDOWS, () => deps.sql`SELECT 1`)));
+  app.use('*', loadShedding(deps.config, new LoadMonitor(DELAY_WINDOWS, () => deps.sql`SELECT 1`, deps.results.storeLatencyMs && (() => deps.results.storeLatencyMs!()))));
   // Node artifact uploads carry a node credential and their own size bound (artifacts/upload.routes.ts);
   // heartbeat check-ins count whatever their body and keep a sanitised prefix of it (control-checks/heartbeat-checkin-body.ts).
   app.use('*', exceptArtifactUploads(exceptHeartbeatCheckins(exceptReportVerification(limitBody()))));

@@ -55,6 +55,12 @@ export interface ResultSink {
    * replaces that failure). Called before the re-send. @returns how many
    */
   nodeReturned?(node_id: string, tasks_held: string[]): Promise<number>;
+  /**
+   * The slowest store of probe-task results since the last call (from the hub's hand-over to the
+   * commit, queue wait included; one still in flight by its age), ms: load shedding reads it
+   * once a window (middleware/load-shed.ts). Absent: not measured.
+   */
+  storeLatencyMs?(): number;
 }
 
 /**

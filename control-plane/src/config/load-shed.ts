@@ -27,6 +27,14 @@ export const loadShedConfigSchema = z.object({
    * windows passes it). 0 disables.
    */
   shed_db_latency_ms: z.coerce.number().int().min(0).max(60_000).default(400),
+  /**
+   * Time to store node results, ms, beyond which probe creations are refused: the probe pipeline
+   * is behind its latency budget (a probe's last result stored within 200 ms of its creation:
+   * docs/benchmarks.md), even while a `SELECT 1` is still quick (results queue behind one
+   * another's commits). Measured from the hub's hand-over of a `result.batch` to its commit; it
+   * must be sustained (the slowest store of each of the last five 1 s windows passes it). 0 disables.
+   */
+  shed_result_latency_ms: z.coerce.number().int().min(0).max(60_000).default(200),
   /** Retry-After of a shed request, whole seconds. */
   shed_retry_after_s: z.coerce.number().int().min(1).max(3600).default(1),
 });

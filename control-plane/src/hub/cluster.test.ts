@@ -120,15 +120,18 @@ t.test('a node that closes while a liveness round runs is not put back online', 
 });
 
 t.test('an unanswered task.run takes the node out of service at once, then its dead link is closed', async (t) => {
-  const { node, node_id } = await enrollNode(a.base, await makeToken(sql));
+  // Out of service 3 s after the task.run; dead 8.5 s after the node's last frame at a 4 s
+  // interval (2 s gave a window of 1.5 s, too short to observe on a busy machine).
+  const c = await startHub(t, sql, url, { instance_id: 'inst-c', heartbeat_interval_ms: 4000 });
+  const { node, node_id } = await enrollNode(c.base, await makeToken(sql));
   // The link goes silent without a close (a cut cable): the node reads nothing and sends nothing.
   node.autoHeartbeat = false;
   (node.ws as unknown as { _socket: { pause(): void } })._socket.pause();
-  t.equal(await a.hub.sendTask(node_id, tcpRun(newId('probe_task'))), 'sent');
+  t.equal(await c.hub.sendTask(node_id, tcpRun(newId('probe_task'))), 'sent');
   await waitFor(async () => (await sql`SELECT status FROM nodes WHERE id = ${node_id}`)[0]!.status === 'offline');
-  t.ok(a.hub.localNodeIds().includes(node_id), 'taken out of service while its socket is still held');
+  t.ok(c.hub.localNodeIds().includes(node_id), 'taken out of service while its socket is still held');
   t.equal(await b.hub.sendTask(node_id, tcpRun(newId('probe_task'))), 'offline', 'other instances no longer route to it');
-  await waitFor(async () => !a.hub.localNodeIds().includes(node_id));
+  await waitFor(async () => !c.hub.localNodeIds().includes(node_id));
   // The close's row write follows the socket's removal from the local set (it is not atomic with it).
   await waitFor(async () => (await sql`SELECT instance_id FROM nodes WHERE id = ${node_id}`)[0]!.instance_id === null);
   const [row] = await sql`SELECT status, instance_id FROM nodes WHERE id = ${node_id}`;

@@ -1,4 +1,5 @@
 import { CLOSE_CODES, type CloseName, type ServerMessage } from '@vantage/shared-protocol';
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
@@ -12,6 +13,12 @@ import type { UpgradeAuth } from './upgrade.js';
 /** One node WebSocket, from upgrade to close. `node_id` is set once enroll/hello succeeded. */
 export interface Conn {
   ws: WebSocket;
+  /**
+   * The socket under `ws` (the upgraded request's): corked while a heartbeat is sent in answer
+   * to the node's frames, so it leaves with ws's pong to the node's ping in one write
+   * (liveness.ts beatWithFrame).
+   */
+  socket: Pick<Duplex, 'cork' | 'uncork'>;
   auth: Extract<UpgradeAuth, { ok: true }>;
   /** Socket peer address (IPv4-mapped IPv6 unwrapped), used for GeoIP at enrollment. */
   ip: string | null;
@@ -26,8 +33,8 @@ export interface Conn {
   chain: Promise<void>;
   hello_timer: NodeJS.Timeout | null;
   /**
-   * Frames for the node held back until its `welcome` is sent (null once it was): an agent drops
-   * whatever arrives before `welcome`, and a hello registers the link before its online mark is
+   * Frames for the node held back until its `welcome` is sent (null once it was): an older agent
+   * drops whatever arrives before `welcome`, and a hello registers the link before its online mark is
    * written, so a task.run routed to it meanwhile must wait, not be lost.
    */
   before_welcome: ServerMessage[] | null;

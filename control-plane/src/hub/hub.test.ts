@@ -329,3 +329,28 @@ t.test('behind a trusted proxy the node is located from X-Forwarded-For, otherwi
   const w2 = await direct.next('welcome');
   t.match(await nodeRow(w2.node_id), { ip_address: '127.0.0.1', country: null }, 'X-Forwarded-For is ignored without trust_proxy');
 });
+
+t.test('a node heartbeat with its ping, when the hub\'s heartbeat is due: the heartbeat goes out with the pong, ahead of it', async (t) => {
+  const { node } = await enrollNode(base, await makeToken(sql));
+  t.teardown(() => node.close());
+  node.autoHeartbeat = false;
+  const seen: string[] = [];
+  let beat_at = 0;
+  node.onFrame = (m) => {
+    if (m.type !== 'heartbeat') return false;
+    seen.push('heartbeat');
+    beat_at = Date.now();
+    return true;
+  };
+  node.ws.on('pong', () => seen.push('pong'));
+  // The hub's first heartbeat to a quiet link comes at a random point of its first interval (2 s here), half an interval late.
+  await waitFor(async () => beat_at > 0, 20_000);
+  // Past half an interval since it: the next one is due within half an interval.
+  await new Promise((r) => setTimeout(r, 1200));
+  seen.length = 0;
+  // What node-agent sends every interval: its heartbeat, then a ping (client.ts).
+  node.send({ type: 'heartbeat', sent_at: Date.now() });
+  node.ws.ping();
+  await waitFor(async () => seen.includes('pong'), 20_000);
+  t.same(seen.slice(0, 2), ['heartbeat', 'pong'], 'the heartbeat is sent in answer, before the pong (one write)');
+});

@@ -8,7 +8,7 @@ import {
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config/index.js';
 import { nodeHolder, refreshInstanceLease, releaseInstanceNodes } from '../nodes/instances.db.js';
-import { markNodeOffline, setNodeReachable } from '../nodes/nodes.db.js';
+import { setNodeReachable } from '../nodes/nodes.db.js';
 import type { Sql } from '../db/sql.js';
 import { sharedGeoLocator, type GeoLocator } from '../nodes/geo/geoip.js';
 import type { Logger } from '../log.js';
@@ -17,9 +17,9 @@ import { closeWith, newLinkState, sendFrame, type Conn, type HubCore } from './c
 import { handleFrame } from './frames.js';
 import { handshake } from './handshake.js';
 import { leaseStaleMs, startLease } from './lease.js';
-import { noteLife, startLiveness, type LivenessLimits } from './liveness.js';
+import { beatWithFrame, noteLife, startLiveness, type LivenessLimits } from './liveness.js';
 import { nodeReports } from './node-reports.js';
-import { onlineMarker } from './online-marks.js';
+import { offlineMarker, onlineMarker } from './online-marks.js';
 import { startRelay, type Relay } from './relay.js';
 import { createUpgradeHandler } from './upgrade.js';
 
@@ -90,10 +90,12 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
    * a newer link of the node is registered by then (that link's own mark decides).
    */
   const offlineWrites = new Map<string, Promise<void>>();
+  // Batched with the other links closing at about the same time (online-marks.ts).
+  const offlineMark = offlineMarker(sql, instance_id, (node_id) => registry.has(node_id), log);
   const markOffline = (conn: Conn, node_id: string): void => {
     const done = writeAfter(conn, node_id, 'mark offline', async () => {
       if (registry.has(node_id)) return;
-      await markNodeOffline(sql, node_id, instance_id);
+      await offlineMark(node_id);
     });
     offlineWrites.set(node_id, done);
     void done.then(() => { if (offlineWrites.get(node_id) === done) offlineWrites.delete(node_id); });
@@ -159,6 +161,7 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     ws.on('pong', () => alive('pong'));
     ws.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
       alive('frame');
+      beatWithFrame(conn, Date.now(), interval_ms);
       const raw = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       conn.chain = conn.chain.then(async () => {
         if (conn.ws.readyState !== conn.ws.OPEN) return;
@@ -193,7 +196,7 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     ready: () => started,
     accept(req: IncomingMessage, socket: Duplex, head: Buffer, auth: Conn['auth'], ip: string | null) {
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, {
-        ws, auth, ip, node_id: null, live: newLinkState(Date.now(), interval_ms),
+        ws, socket, auth, ip, node_id: null, live: newLinkState(Date.now(), interval_ms),
         last_frame_at: Date.now(), bad_frames: 0, chain: Promise.resolve(), hello_timer: null, before_welcome: null,
       }));
     },

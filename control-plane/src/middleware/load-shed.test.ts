@@ -22,6 +22,9 @@ t.test('which signal sheds which request', async (t) => {
   t.match(shedReason({ ...load(0, 0), db_ms: () => 400 }, true, { ...limits, shed_db_latency_ms: 300 }), { signal: 'db_latency', limit: 300, value: 400 });
   t.equal(shedReason({ ...load(0, 0), db_ms: () => 400 }, false, { ...limits, shed_db_latency_ms: 300 }), null, 'polls go on');
   t.equal(shedReason({ ...load(0, 0), db_ms: () => 400 }, true, { ...limits, shed_db_latency_ms: 0 }), null, 'database signal off');
+  t.match(shedReason({ ...load(0, 0), store_ms: () => 300 }, true, { ...limits, shed_result_latency_ms: 200 }), { signal: 'result_latency', limit: 200, value: 300 });
+  t.equal(shedReason({ ...load(0, 0), store_ms: () => 300 }, false, { ...limits, shed_result_latency_ms: 200 }), null, 'polls go on');
+  t.equal(shedReason({ ...load(0, 0), store_ms: () => 300 }, true, { ...limits, shed_result_latency_ms: 0 }), null, 'result signal off');
   t.equal(shedReason(load(99, 99, 9999), true, { ...limits, shed_max_inflight_creations: 0, shed_max_inflight_requests: 0, shed_event_loop_delay_ms: 0 }), null, '0 disables');
 });
 

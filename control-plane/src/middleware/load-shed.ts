@@ -6,10 +6,10 @@ import { ApiError } from '../errors.js';
 
 /** Limits of {@link loadShedding} (config/load-shed.ts); 0 disables a limit. */
 export type LoadShedOptions = Pick<Config, 'shed_max_inflight_creations' | 'shed_max_inflight_requests' | 'shed_event_loop_delay_ms' | 'shed_retry_after_s'>
-  & Partial<Pick<Config, 'shed_db_latency_ms'>>;
+  & Partial<Pick<Config, 'shed_db_latency_ms' | 'shed_result_latency_ms'>>;
 
 /** Why a request was shed: the signal, its limit and the value that passed it. */
-export interface ShedReason { signal: 'inflight_creations' | 'inflight_requests' | 'event_loop_delay' | 'db_latency'; limit: number; value: number }
+export interface ShedReason { signal: 'inflight_creations' | 'inflight_requests' | 'event_loop_delay' | 'db_latency' | 'result_latency'; limit: number; value: number }
 
 /**
  * How the event-loop delay is judged: the 99th percentile of each `window_ms` window, and the
@@ -44,12 +44,15 @@ export class LoadMonitor {
   readonly #p99_ms: number[] = [];
   readonly #timer: NodeJS.Timeout;
   readonly #db: DbLatency | null;
+  readonly #store_ms: number[] = [];
 
   /**
    * @param db_probe one cheap round trip through the application's database pool (`SELECT 1`):
    *   timed while probe creations arrive, it is the database signal ({@link dbLatencyMs})
+   * @param result_store_ms the slowest store of node results since the last call, ms (ResultSink
+   *   storeLatencyMs), read at the end of each window: the result signal ({@link resultLatencyMs})
    */
-  constructor(readonly windows: DelayWindows = DELAY_WINDOWS, db_probe?: () => Promise<unknown>) {
+  constructor(readonly windows: DelayWindows = DELAY_WINDOWS, db_probe?: () => Promise<unknown>, private readonly result_store_ms?: () => number) {
     if (!(windows.window_ms > 0 && Number.isInteger(windows.windows) && windows.windows >= 1)) throw new Error(`LoadMonitor: bad delay windows ${JSON.stringify(windows)}`);
     this.#delay.enable();
     this.#db = db_probe ? new DbLatency(db_probe, windows) : null;
@@ -63,6 +66,20 @@ export class LoadMonitor {
     this.#p99_ms.push(Math.max(0, p99_ms - RESOLUTION_MS));
     if (this.#p99_ms.length > this.windows.windows) this.#p99_ms.shift();
     this.#db?.endWindow();
+    if (this.result_store_ms) {
+      this.#store_ms.push(this.result_store_ms());
+      if (this.#store_ms.length > this.windows.windows) this.#store_ms.shift();
+    }
+  }
+
+  /**
+   * How long storing node results took, sustained over the last `windows` windows: per window the
+   * slowest store (one still in flight counts for its age), the lowest of the windows, ms. 0
+   * without a source, and until that many windows were seen. A window in which no result was
+   * stored counts 0: an idle pipeline is not a slow one.
+   */
+  resultLatencyMs(): number {
+    return this.#store_ms.length < this.windows.windows ? 0 : Math.min(...this.#store_ms);
   }
 
   /**
@@ -158,9 +175,11 @@ class DbLatency {
  * any request once `shed_max_inflight_requests` are in flight; a probe creation once
  * `shed_max_inflight_creations` creations are in flight, the event-loop delay, sustained
  * ({@link LoadMonitor.eventLoopDelayMs}), passed `shed_event_loop_delay_ms`, or the database
- * round trip, sustained ({@link LoadMonitor.dbLatencyMs}), passed `shed_db_latency_ms`.
+ * round trip, sustained ({@link LoadMonitor.dbLatencyMs}), passed `shed_db_latency_ms`, or the
+ * store of node results, sustained ({@link LoadMonitor.resultLatencyMs}), passed
+ * `shed_result_latency_ms` (the probe pipeline is behind its latency budget).
  */
-export function shedReason(load: { inflight: number; creations: number; delay_ms: () => number; db_ms?: () => number }, creates: boolean, o: LoadShedOptions): ShedReason | null {
+export function shedReason(load: { inflight: number; creations: number; delay_ms: () => number; db_ms?: () => number; store_ms?: () => number }, creates: boolean, o: LoadShedOptions): ShedReason | null {
   if (o.shed_max_inflight_requests > 0 && load.inflight >= o.shed_max_inflight_requests) {
     return { signal: 'inflight_requests', limit: o.shed_max_inflight_requests, value: load.inflight };
   }
@@ -175,13 +194,17 @@ export function shedReason(load: { inflight: number; creations: number; delay_ms
   const db_limit = o.shed_db_latency_ms ?? 0;
   const db_ms = db_limit > 0 && load.db_ms ? load.db_ms() : 0;
   if (db_limit > 0 && db_ms >= db_limit) return { signal: 'db_latency', limit: db_limit, value: Math.round(db_ms) };
+  const store_limit = o.shed_result_latency_ms ?? 0;
+  const store_ms = store_limit > 0 && load.store_ms ? load.store_ms() : 0;
+  if (store_limit > 0 && store_ms >= store_limit) return { signal: 'result_latency', limit: store_limit, value: Math.round(store_ms) };
   return null;
 }
 
 /**
  * Admission control (docs/architecture/control-plane.md "Load shedding"): past the instance's
  * capacity, or its database's (a probe query through the pool slow for seconds: the database is
- * the bottleneck while this process has CPU to spare, so the event loop stays on time), a request is answered at once with 503 UNAVAILABLE, `Retry-After:
+ * the bottleneck while this process has CPU to spare, so the event loop stays on time), or the
+ * probe pipeline's (node results waiting past the latency budget to be stored), a request is answered at once with 503 UNAVAILABLE, `Retry-After:
  * shed_retry_after_s` and `details {signal, limit, value}`, before it costs a database query,
  * instead of joining a queue whose latency climbs to seconds. Probe creation is shed first (it is
  * what brings more work: tasks, node results, polls); polls of probes already accepted go on so
@@ -192,9 +215,10 @@ export function shedReason(load: { inflight: number; creations: number; delay_ms
 export function loadShedding(opts: LoadShedOptions, monitor = new LoadMonitor()): MiddlewareHandler<AppEnv> {
   const delay_ms = () => monitor.eventLoopDelayMs();
   const db_ms = () => monitor.dbLatencyMs();
+  const store_ms = () => monitor.resultLatencyMs();
   return async function loadSheddingMiddleware(c, next) {
     const creates = createsWork(c);
-    const reason = shedReason({ inflight: monitor.inflight, creations: monitor.creations, delay_ms, db_ms }, creates, opts);
+    const reason = shedReason({ inflight: monitor.inflight, creations: monitor.creations, delay_ms, db_ms, store_ms }, creates, opts);
     if (reason) {
       c.get('log')?.debug({ shed: reason }, 'request shed');
       throw new ApiError('UNAVAILABLE', `the control plane is at capacity (${reason.signal.replace(/_/g, ' ')} ${reason.value}, limit ${reason.limit}); retry after ${opts.shed_retry_after_s} s`,

@@ -10,14 +10,24 @@ import type { Sql } from '../db/sql.js';
 
 /**
  * Every node recorded against `instance_id` goes offline and its lease row is deleted: crash
- * recovery at start (a previous run under the same name) and a graceful close. @returns how many
+ * recovery at start (a previous run under the same name) and a graceful close. The rows are
+ * locked in id order, as every statement over many nodes' rows locks them (nodes.db.ts
+ * markNodesOnline, markNodesOffline, recordOutboxStatsMany): a batch of a killed run's backend
+ * still finishing, or the offline marks of links closing during a close, then cannot deadlock
+ * with it. @returns how many
  */
 export async function releaseInstanceNodes(sql: Sql, instance_id: string): Promise<number> {
   const rows = await sql`
-    WITH lease AS (DELETE FROM hub_instances WHERE instance_id = ${instance_id})
+    WITH lease AS (DELETE FROM hub_instances WHERE instance_id = ${instance_id}),
+      locked AS (
+        SELECT n.id FROM nodes n WHERE n.instance_id = ${instance_id} AND n.status IN ('online', 'offline')
+        ORDER BY n.id FOR UPDATE OF n
+      )
     UPDATE nodes SET status = 'offline', instance_id = NULL,
-      last_seen_at = CASE WHEN status = 'online' THEN now() ELSE last_seen_at END
-    WHERE instance_id = ${instance_id} AND status IN ('online', 'offline') RETURNING id`;
+      last_seen_at = CASE WHEN nodes.status = 'online' THEN now() ELSE nodes.last_seen_at END
+    FROM locked
+    WHERE nodes.id = locked.id AND nodes.instance_id = ${instance_id} AND nodes.status IN ('online', 'offline')
+    RETURNING nodes.id`;
   return rows.length;
 }
 
@@ -55,7 +65,8 @@ export async function reclaimNodes(sql: Sql, ids: string[], instance_id: string)
  * The holders are found by skipping through nodes_instance_idx (one index probe per instance, as
  * many as there are instances), and only their nodes are visited: testing every online node for
  * a lease took 15 ms of the database's CPU at 10,000 nodes on a quiet machine, 100-300 ms on a
- * busy one, every heartbeat interval on every instance.
+ * busy one, every heartbeat interval on every instance. Their rows are locked in id order (see
+ * {@link releaseInstanceNodes}).
  * @returns the ids taken offline
  */
 export async function releaseDeadInstances(sql: Sql, stale_ms: number): Promise<string[]> {
@@ -73,10 +84,14 @@ export async function releaseDeadInstances(sql: Sql, stale_ms: number): Promise<
       UNION
       SELECT h.instance_id FROM holders h
       WHERE h.instance_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM hub_instances i WHERE i.instance_id = h.instance_id)
+    ), locked AS (
+      SELECT l.id FROM nodes l WHERE l.status = 'online' AND l.instance_id IN (SELECT instance_id FROM gone)
+      ORDER BY l.id FOR UPDATE OF l
     )
     UPDATE nodes n SET status = 'offline', instance_id = NULL,
       last_seen_at = coalesce((SELECT d.lease_at FROM dead d WHERE d.instance_id = n.instance_id), n.last_seen_at)
-    WHERE n.status = 'online' AND n.instance_id IN (SELECT instance_id FROM gone)
+    FROM locked
+    WHERE n.id = locked.id AND n.status = 'online' AND n.instance_id IN (SELECT instance_id FROM gone)
     RETURNING n.id`;
   return rows.map((r) => r.id);
 }

@@ -238,6 +238,31 @@ export async function markNodeOffline(sql: Sql, id: string, instance_id: string)
 }
 
 /**
+ * {@link markNodeOffline} for many nodes of one instance in one statement (a burst of closed
+ * links: a network blip cuts every node at once), the rows locked in id order as
+ * {@link markNodesOnline} locks them, so the two cannot deadlock. Committed asynchronously
+ * (`synchronous_commit = off`): an offline mark lost to a database crash in the next fraction of
+ * a second leaves a node `online` on this instance, which the instance's release (on its next
+ * start) or its stale lease (instances.db.ts) corrects, as for a crash of the instance itself.
+ */
+export async function markNodesOffline(sql: Sql, ids: string[], instance_id: string): Promise<void> {
+  if (ids.length === 0) return;
+  await sql.begin(async (tx) => {
+    await tx`SET LOCAL synchronous_commit = off`;
+    await tx`
+      WITH locked AS (
+        SELECT n.id FROM nodes n
+        WHERE n.id = ANY(${ids}) AND n.instance_id = ${instance_id} AND n.status IN ('online', 'offline')
+        ORDER BY n.id FOR UPDATE OF n
+      )
+      UPDATE nodes SET status = 'offline', instance_id = NULL,
+        last_seen_at = CASE WHEN nodes.status = 'online' THEN now() ELSE nodes.last_seen_at END
+      FROM locked
+      WHERE nodes.id = locked.id AND nodes.instance_id = ${instance_id} AND nodes.status IN ('online', 'offline')`;
+  });
+}
+
+/**
  * Take a held node out of service while its link is suspect (a task.run went unanswered), or put
  * it back once the node answered: `reachable` false sets `offline` (node selection skips it) but
  * keeps `instance_id`; true sets `online` again. Only while `instance_id` still holds the node.

@@ -1,6 +1,7 @@
 import { batchCalls } from '../db/batch.js';
 import type { Sql } from '../db/sql.js';
 import { storeFirstResults, type NodeTaskResult } from './tasks.db.js';
+import { WriteLatency } from './store-latency.js';
 
 /** Results stored by one statement at most (a larger backlog takes several). */
 const BATCH_MAX = 2000;
@@ -25,13 +26,19 @@ export function firstResultWriter(sql: Sql, isRowError: (err: unknown) => boolea
     }
   }, { max: BATCH_MAX, weight: (results) => results.length });
 
+  const latency = new WriteLatency();
   /**
    * Store what can be stored at once of `results` (each carrying its sending node).
    * @returns result_id → group_id of the results stored, or null when the write met a row the
    *   database refuses (store them by the detailed path)
    */
-  return function store(results: NodeTaskResult[]): Promise<Map<string, string> | null> {
+  const store = (results: NodeTaskResult[]): Promise<Map<string, string> | null> => {
     if (results.length === 0) return Promise.resolve(new Map());
-    return write(results);
+    const done = latency.start();
+    const written = write(results);
+    written.then(done, done);
+    return written;
   };
+  /** The slowest store (queue wait and commit) since the last call, ms (store-latency.ts). */
+  return Object.assign(store, { latencyMs: () => latency.take() });
 }

@@ -67,6 +67,8 @@ export function isRowDataError(err: unknown): boolean {
  *
  * `taskAck(node_id, ack)`: accepted → the task is running; rejected → it ends failed with
  * "node rejected the task: <reason>" (class rejected). Acks for other nodes' tasks are ignored.
+ *
+ * `storeLatencyMs()`: the slowest store of first task results since the last call (first-results.ts).
  */
 export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config; checks?: MonitorResultStore; geo?: GeoLocator }): ResultSink {
   const { sql } = deps;
@@ -230,5 +232,5 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
     return n;
   }
 
-  return { ingest, taskAck, pendingTasks, nodeReturned };
+  return { ingest, taskAck, pendingTasks, nodeReturned, storeLatencyMs: storeFirst.latencyMs };
 }

@@ -23,6 +23,15 @@ const STABLE_LINK_MS = 10_000;
  */
 const RESTART_CLOSE_CODES = new Set([CLOSE_CODES.server_shutdown.code, 1001, 1012]);
 
+/**
+ * Frames held when they arrive before `welcome`, at most. A control plane of protocol 3 may send
+ * a heartbeat or a `task.run` to a link it has registered while its hello is still being
+ * written (older ones did; current ones hold them until `welcome`): they are handled right after
+ * `welcome`, in order, instead of being lost (a lost `task.run` waits for its deadline). Beyond
+ * this many the rest are dropped: a peer sending that much before `welcome` is not a hub.
+ */
+const EARLY_FRAMES_MAX = 256;
+
 export interface ConnectionOptions {
   /** Control plane base URL (http/https); the socket goes to NODE_WS_PATH under it. */
   control_plane_url: string;
@@ -73,7 +82,9 @@ interface Outcome {
  * after an established link went down, every 1-2.5 s while that outage is young, exponential
  * backoff for repeated failures beyond it; fatal ones (close
  * codes marked fatal in shared-protocol, 401/403 on the upgrade) end {@link Connection.run} with an
- * {@link AgentFatalError}. Invalid frames are logged and dropped; the link stays up.
+ * {@link AgentFatalError}. Invalid frames are logged and dropped; the link stays up. Valid frames
+ * that arrive before `welcome` (a heartbeat, a `task.run`) are held and handled right after it,
+ * in order (EARLY_FRAMES_MAX).
  */
 export class Connection {
   readonly #o: ConnectionOptions;
@@ -183,6 +194,26 @@ export class Connection {
         });
       });
       ws.on('open', () => ws.send(JSON.stringify(first)));
+      // Frames that came before `welcome`, handled right after it (see EARLY_FRAMES_MAX).
+      let early: ServerMessage[] | null = [];
+      /** A handler's error: fatal ones stop the agent, others cost their message. */
+      const failed = (err: unknown, type: string): void => {
+        if (err instanceof AgentFatalError) {
+          fatal = err;
+          ws.close(1000, 'agent stopping');
+          return;
+        }
+        log.error({ err, type }, 'handling a control plane message failed');
+      };
+      /** A message of the welcomed link (anything but `welcome`). */
+      const handle = (m: ServerMessage): void => {
+        try {
+          if (m.type === 'heartbeat') this.#o.clock?.noteServerTime(m.sent_at);
+          else this.#o.onMessage(m);
+        } catch (err) {
+          failed(err, m.type);
+        }
+      };
       ws.on('message', (data: Buffer, isBinary: boolean) => {
         dead.refresh();
         const parsed = parseServerMessage(isBinary ? data : data.toString('utf8'));
@@ -196,6 +227,12 @@ export class Connection {
           return;
         }
         const m = parsed.value;
+        if (m.type !== 'welcome' && !this.#welcomed) {
+          if (m.type === 'error') log.warn({ code: m.code, message: m.message }, 'control plane error before welcome');
+          else if (early && early.length < EARLY_FRAMES_MAX) early.push(m);
+          else log.warn({ type: m.type }, 'message before welcome dropped: too many held');
+          return;
+        }
         try {
           if (m.type === 'welcome') {
             if (this.#welcomed) return;
@@ -215,21 +252,14 @@ export class Connection {
               this.send({ type: 'heartbeat', sent_at: Date.now(), ...this.#o.clock?.report() });
               if (this.#o.clock) ping();
             }, interval_ms);
+            const held = early ?? [];
+            early = null;
+            for (const h of held) if (!fatal) handle(h);
             return;
           }
-          if (!this.#welcomed) {
-            log.warn({ type: m.type }, 'message before welcome dropped');
-            return;
-          }
-          if (m.type === 'heartbeat') this.#o.clock?.noteServerTime(m.sent_at);
-          else this.#o.onMessage(m);
+          handle(m);
         } catch (err) {
-          if (err instanceof AgentFatalError) {
-            fatal = err;
-            ws.close(1000, 'agent stopping');
-            return;
-          }
-          log.error({ err, type: m.type }, 'handling a control plane message failed');
+          failed(err, m.type);
         }
       });
       ws.on('error', (err) => {

@@ -1,10 +1,9 @@
 import t from 'tap';
-import { CLOSE_CODES, PROTOCOL_VERSION, type NodeMessage } from '@vantage/shared-protocol';
-import { Secret } from '../secret.js';
+import { CLOSE_CODES } from '@vantage/shared-protocol';
 import { DEFAULT_RECONNECT, reconnectDelay } from './backoff.js';
 import { Connection } from './client.js';
 import { ControlPlaneStub } from './test-support/control-plane-stub.js';
-import { quietLog } from './test-support/helpers.js';
+import { quietLog, stubGreeting } from './test-support/helpers.js';
 
 t.test('reconnect delay: prompt after an established link, soon while the outage is young, then exponential', async (t) => {
   const table: Array<[number, number | null, number, number]> = [
@@ -21,16 +20,13 @@ t.test('reconnect delay: prompt after an established link, soon while the outage
 
 /** A Connection to `stub` that enrolls once, then says hello with its credential; counts welcomes. */
 function agentConnection(stub: ControlPlaneStub, backoff_min_ms: number) {
-  const token = stub.issueToken();
-  let identity: { node_id: string; credential: string } | null = null;
+  const agent = stubGreeting(stub.issueToken());
   const state = { welcomes: 0 };
   const conn = new Connection({
     control_plane_url: stub.url,
-    greeting: () => identity
-      ? { secret: new Secret(identity.credential), first: { type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: 'test', node_id: identity.node_id } as NodeMessage }
-      : { secret: new Secret(token), first: { type: 'enroll', protocol_version: PROTOCOL_VERSION, agent_version: 'test' } as NodeMessage },
+    greeting: agent.greeting,
     onWelcome: (w) => {
-      if (w.credential) identity = { node_id: w.node_id, credential: w.credential };
+      agent.remember(w);
       state.welcomes++;
     },
     onMessage: () => {},

@@ -97,8 +97,11 @@ export async function untilAllOnline(sql: Sql, sim: ChildProcess, n: number, t0:
   return null;
 }
 
-/** Every node's link cut at once and every node reconnecting at once. @returns ms until all are back, or null */
-export async function herd(sql: Sql, sim: ChildProcess, n: number, deadline_ms: number): Promise<number | null> {
+/**
+ * Every node's link cut at once, each node reconnecting on the agent's schedule (0.1-1 s after a
+ * stable link went down), or with `at_once` all with no delay. @returns ms until all are back, or null
+ */
+export async function herd(sql: Sql, sim: ChildProcess, n: number, deadline_ms: number, at_once = false): Promise<number | null> {
   const cut = new Promise<void>((resolve) => {
     const on = (m: { herd?: boolean }) => {
       if (!m.herd) return;
@@ -108,7 +111,7 @@ export async function herd(sql: Sql, sim: ChildProcess, n: number, deadline_ms: 
     sim.on('message', on);
   });
   const t0 = performance.now();
-  sim.send({ cmd: 'herd' });
+  sim.send({ cmd: 'herd', at_once });
   await cut;
   return untilAllOnline(sql, sim, n, t0, deadline_ms);
 }

@@ -20,8 +20,9 @@
  *
  * IPC: receives `{ bases, tokens }`, replies `{ ready: node_ids }` once every enrollment is
  * confirmed. Then `{ cmd: 'stats' }` → `{ stats }` (links welcomed now, frames dropped before
- * welcome by type, failed attempts, the simulator's own CPU time so far in ms); `{ cmd: 'herd' }` cuts every link and reconnects them all at
- * once (no delay), replying `{ herd: true }` once cut; `'stop'` closes every socket and exits.
+ * welcome by type, failed attempts, the simulator's own CPU time so far in ms); `{ cmd: 'herd' }` cuts every link at once and
+ * each node reconnects on the agent's schedule (`at_once: true`: all with no delay), replying
+ * `{ herd: true }` once cut; `'stop'` closes every socket and exits.
  */
 import { createRequire } from 'node:module';
 import { enrollProof, newId, NODE_WS_PATH, PROTOCOL_VERSION } from '@vantage/shared-protocol';
@@ -182,7 +183,7 @@ const ids: string[] = [];
 for (let i = 0; i < nodes.length; i += 100) ids.push(...await Promise.all(nodes.slice(i, i + 100).map(enrolled)));
 process.send!({ ready: ids });
 
-process.on('message', (m: 'stop' | { cmd: 'stats' | 'herd' }) => {
+process.on('message', (m: 'stop' | { cmd: 'stats' | 'herd'; at_once?: boolean }) => {
   if (m === 'stop') {
     stopping = true;
     for (const n of nodes) {
@@ -197,18 +198,27 @@ process.on('message', (m: 'stop' | { cmd: 'stats' | 'herd' }) => {
     process.send!({ stats: { ...stats, cpu_ms: (cpu.user + cpu.system) / 1000 } });
   }
   if (m.cmd === 'herd') {
-    // Every link cut at the same instant, every node back at once (no backoff: the worst case).
+    // Every link cut at the same instant (a network blip); each node reconnects as the agent
+    // does after an established link went down: after reconnectDelay(0, 0), 0.1-1 s jittered.
+    // `at_once` (hub-bench.ts --herd-at-once) sends every hello at once instead.
+    const now = Date.now();
     for (const n of nodes) {
       const ws = n.ws;
       if (!ws) continue;
       for (const t of n.timers) clearTimeout(t);
       n.timers = [];
+      const stable = n.welcomed && now - n.up_at >= STABLE_LINK_MS;
       if (n.welcomed) stats.welcomed_now--;
       n.welcomed = false;
       n.ws = null; // its close event then finds another link (or none) and does nothing
       ws.terminate();
+      if (stable) {
+        n.failures = 0;
+        n.down_at = now;
+      } else n.failures++;
+      const retry_in_ms = m.at_once ? 0 : reconnectDelay(n.failures, n.down_at === null ? null : now - n.down_at);
+      n.timers.push(setTimeout(() => connect(n), retry_in_ms));
     }
-    for (const n of nodes) connect(n);
     process.send!({ herd: true });
   }
 });

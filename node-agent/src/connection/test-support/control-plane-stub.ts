@@ -16,6 +16,11 @@ export interface StubOptions {
   heartbeats?: boolean;
   /** Answer result.batch with result.ack. Default true. */
   auto_ack?: boolean;
+  /**
+   * Frames sent on a `hello` before its `welcome`, as a control plane of protocol 3 may (one that
+   * registered the link while the hello was still being written).
+   */
+  before_welcome?: ServerMessageInput[];
 }
 
 /** A node socket held by the stub. */
@@ -119,6 +124,7 @@ export class ControlPlaneStub extends EventEmitter {
         this.send(s, { type: 'enroll.confirmed', node_id: s.node_id! });
       } else if (m.type === 'hello' && kind === 'credential') {
         s.node_id = this.credentials.get(bearer)!;
+        for (const early of this.#opts.before_welcome ?? []) this.send(s, early);
         this.#welcome(s, null, interval_ms);
       } else if (m.type === 'result.batch') {
         const ids: string[] = [];

@@ -1,4 +1,6 @@
 import pino from 'pino';
+import { PROTOCOL_VERSION, type NodeMessage, type WelcomeMessage } from '@vantage/shared-protocol';
+import { Secret } from '../../secret.js';
 import type { CheckRun } from '../../probes/check-run.js';
 import type { RunCheckFn } from '../../tasks/check-job.js';
 import { agentConfigSchema, type AgentConfig } from '../../config/schema.js';
@@ -50,4 +52,19 @@ export function heldChecks() {
     else setImmediate(() => finish(true));
   });
   return { runCheck, release: (target: string) => held.get(target)?.(), held };
+}
+
+/**
+ * The greeting of an agent that enrolls with `token` once, then says hello with the credential
+ * its first welcome carried (pass every welcome to `remember`).
+ */
+export function stubGreeting(token: string) {
+  let identity: { node_id: string; credential: string } | null = null;
+  return {
+    enrolled: () => identity !== null,
+    greeting: () => identity
+      ? { secret: new Secret(identity.credential), first: { type: 'hello', protocol_version: PROTOCOL_VERSION, agent_version: 'test', node_id: identity.node_id } as NodeMessage }
+      : { secret: new Secret(token), first: { type: 'enroll', protocol_version: PROTOCOL_VERSION, agent_version: 'test' } as NodeMessage },
+    remember: (w: WelcomeMessage) => { if (w.credential) identity = { node_id: w.node_id, credential: w.credential }; },
+  };
 }
