@@ -5,8 +5,14 @@ import { z } from 'zod';
  * from files, so `vantage apply --prune` deletes only those and the console shows them read-only.
  */
 
-/** The kinds of resource a file may declare, in the order they are created. */
-export const AS_CODE_KINDS = ['monitor_group', 'alert_channel', 'monitor', 'alert_policy'] as const;
+/**
+ * The kinds of resource a file may declare, in the order they are created (a kind only refers to
+ * kinds before it: monitors to groups, policies to monitors and channels, silences, maintenance
+ * windows, status pages and dashboards to monitors and groups); deletions go in reverse.
+ */
+export const AS_CODE_KINDS = [
+  'monitor_group', 'alert_channel', 'webhook_endpoint', 'monitor', 'alert_policy', 'alert_silence', 'maintenance_window', 'status_page', 'dashboard',
+] as const;
 export const asCodeKindSchema = z.enum(AS_CODE_KINDS);
 export type AsCodeKind = z.infer<typeof asCodeKindSchema>;
 

@@ -1,7 +1,7 @@
 import type { AsCodeKind } from '@vantage/shared-protocol';
 import type { Sql } from '../db/sql.js';
 
-/** A stored mark (migration 0076). */
+/** A stored mark (migrations 0076, 0088). */
 export interface AsCodeMarkRow {
   user_id: string;
   kind: AsCodeKind;
@@ -12,7 +12,8 @@ export interface AsCodeMarkRow {
 }
 
 const TABLE: Record<AsCodeKind, string> = {
-  monitor_group: 'monitor_groups', alert_channel: 'alert_channels', monitor: 'monitors', alert_policy: 'alert_policies',
+  monitor_group: 'monitor_groups', alert_channel: 'alert_channels', webhook_endpoint: 'webhook_endpoints', monitor: 'monitors', alert_policy: 'alert_policies',
+  alert_silence: 'alert_silences', maintenance_window: 'maintenance_windows', status_page: 'status_pages', dashboard: 'dashboards',
 };
 
 /** Whether `resource_id` is a personal (not a team's) resource of `user_id` of that kind. */
@@ -29,7 +30,12 @@ export async function listMarks(sql: Sql, user_id: string, kind: AsCodeKind | nu
       AND (   (m.kind = 'monitor_group' AND EXISTS (SELECT 1 FROM monitor_groups r WHERE r.id = m.resource_id))
            OR (m.kind = 'alert_channel' AND EXISTS (SELECT 1 FROM alert_channels r WHERE r.id = m.resource_id))
            OR (m.kind = 'monitor'       AND EXISTS (SELECT 1 FROM monitors r WHERE r.id = m.resource_id))
-           OR (m.kind = 'alert_policy'  AND EXISTS (SELECT 1 FROM alert_policies r WHERE r.id = m.resource_id)))
+           OR (m.kind = 'alert_policy'  AND EXISTS (SELECT 1 FROM alert_policies r WHERE r.id = m.resource_id))
+           OR (m.kind = 'webhook_endpoint'   AND EXISTS (SELECT 1 FROM webhook_endpoints r WHERE r.id = m.resource_id))
+           OR (m.kind = 'alert_silence'      AND EXISTS (SELECT 1 FROM alert_silences r WHERE r.id = m.resource_id))
+           OR (m.kind = 'maintenance_window' AND EXISTS (SELECT 1 FROM maintenance_windows r WHERE r.id = m.resource_id))
+           OR (m.kind = 'status_page'        AND EXISTS (SELECT 1 FROM status_pages r WHERE r.id = m.resource_id))
+           OR (m.kind = 'dashboard'          AND EXISTS (SELECT 1 FROM dashboards r WHERE r.id = m.resource_id)))
     ORDER BY m.kind, m.key, m.resource_id`;
 }
 

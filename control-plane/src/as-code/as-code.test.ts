@@ -1,11 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import t from 'tap';
-import {
-  applyFiles, createApiClient, exportAccount, planFiles, renderPlan, type ApiClient,
-} from '@vantage/node-agent/as-code';
-import { call, createApiKey, registerUser, testApp } from '../test-support/app.js';
+import { applyFiles, exportAccount, planFiles, renderPlan } from '@vantage/node-agent/as-code';
+import { call, testApp } from '../test-support/app.js';
+import { asCodeFixtures } from '../test-support/as-code.js';
 
 /*
  * Monitoring as code against a real control plane on loopback: plan output for each kind of
@@ -14,21 +11,8 @@ import { call, createApiKey, registerUser, testApp } from '../test-support/app.j
  */
 
 const { app, url } = await testApp(t, { config: { delivery_allow_cidrs: ['127.0.0.0/8'] } });
-const dir = await mkdtemp(join(tmpdir(), 'as-code-'));
-t.teardown(() => rm(dir, { recursive: true, force: true }));
+const { account, file } = await asCodeFixtures(t, app, url);
 const env = { OPS_HOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAAAAAAAAAA==' };
-
-async function account(): Promise<{ api: ApiClient; token: string }> {
-  const user = await registerUser(app);
-  const { key } = await createApiKey(app, user.access_token);
-  return { api: createApiClient({ base_url: url, token: key }), token: key };
-}
-
-async function file(name: string, text: string): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(path, text);
-  return path;
-}
 
 const BASE = `version: 1
 x-defaults: &http

@@ -174,3 +174,16 @@ t.test('keys: status:read reads, status:write changes, other scopes are refused'
   r = await call(app, 'POST', '/v1/incidents', { token: monitors, body: { title: 'I' } });
   t.equal(r.status, 403);
 });
+
+t.test('an address looked up before its page exists (a remembered miss) shows the page once it is made or renamed there', async (t) => {
+  const { app } = await testApp(t);
+  const alice = await registerUser(app);
+  t.equal((await call(app, 'GET', '/v1/public/status-pages/later')).status, 404);
+  t.equal((await call(app, 'GET', '/v1/public/status-pages/renamed')).status, 404);
+  const made = await call(app, 'POST', '/v1/status-pages', { token: alice.access_token, body: { slug: 'later', title: 'Later' } });
+  t.equal(made.status, 201);
+  t.equal((await call(app, 'GET', '/v1/public/status-pages/later')).status, 200, 'made: shown at once');
+  t.equal((await call(app, 'PATCH', `/v1/status-pages/${made.body.data.id}`, { token: alice.access_token, body: { slug: 'renamed' } })).status, 200);
+  t.equal((await call(app, 'GET', '/v1/public/status-pages/renamed')).status, 200, 'renamed: shown at once');
+  t.equal((await call(app, 'GET', '/v1/public/status-pages/later')).status, 404, 'the old address is gone');
+});

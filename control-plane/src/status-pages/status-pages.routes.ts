@@ -136,6 +136,8 @@ export function statusPagesRouter(deps: AppDeps) {
     };
     const row = await insertPage(deps.sql, owner, fields, body.components);
     if (typeof row === 'string') throw takenError(row, fields);
+    // Its slug and domain may be remembered as misses (page-cache.ts): the new page shows at once.
+    cache.forget(row);
     return ok(c, await view(row), 201);
   });
 
@@ -161,6 +163,7 @@ export function statusPagesRouter(deps: AppDeps) {
     if (updated === 'missing') throw new ApiError('STATUS_PAGE_NOT_FOUND', 'status page not found');
     if (typeof updated === 'string') throw takenError(updated, fields);
     cache.forget(row);
+    cache.forget(updated);
     return ok(c, await view(updated), 200);
   });
 

@@ -1,5 +1,6 @@
 import { ApiCallError, type ApiClient } from './client.js';
 import { KIND_SECTION, type AsCodeKind } from './format.js';
+import { KIND_HANDLERS } from './kinds/index.js';
 import type { AsCodeIssue } from './load.js';
 import type { Plan, ResourceChange } from './plan.js';
 import { KIND_PATH, type AccountState } from './state.js';
@@ -28,7 +29,7 @@ function need(ids: Ids, kind: AsCodeKind, name: string): string {
   return id;
 }
 
-/** The request body for a create (with `name`) or an update (without), ids looked up by name. */
+/** The request body for a create (with `name`) or an update (without), ids looked up by name (the first four kinds; the others are KIND_HANDLERS'). */
 function bodyOf(c: ResourceChange, ids: Ids, create: boolean): Record<string, unknown> {
   const v = c.desired!.view;
   const name = create ? { name: c.name } : {};
@@ -51,6 +52,7 @@ function bodyOf(c: ResourceChange, ids: Ids, create: boolean): Record<string, un
         escalation_levels: escalation_levels.map((l) => ({ level_index: l.level_index, after_seconds: l.after_seconds, channel_ids: l.channels.map((n) => need(ids, 'alert_channel', n)) })),
       };
     }
+    default: throw new Error(`no request body for ${c.kind}: it is written by its kind handler`);
   }
 }
 
@@ -80,8 +82,9 @@ export async function preflightMonitors(api: ApiClient, plan: Plan): Promise<AsC
 }
 
 /**
- * Carry out `plan` through the API in its order (groups, channels, monitors, policies; deletes
- * last, policies first), marking each created or updated resource with its file and unmarking
+ * Carry out `plan` through the API in its order (AS_CODE_KINDS: groups, channels, webhook
+ * endpoints, monitors, policies, silences, windows, status pages, dashboards; deletes last, in
+ * reverse), marking each created or updated resource with its file and unmarking
  * deleted ones. A failed change is reported and the rest go on; a change that needs a resource
  * whose creation failed fails with DEPENDENCY_FAILED.
  */
@@ -97,8 +100,10 @@ export async function applyPlan(api: ApiClient, plan: Plan, state: AccountState)
         await api.delete(`/v1/as-code/marks/${c.kind}/${id}`);
         ids[c.kind].delete(c.name);
       } else {
-        if (c.action === 'create') id = (await api.post<{ id: string }>(KIND_PATH[c.kind], bodyOf(c, ids, true))).id;
-        else if (!c.mark_only) await api.patch(`${KIND_PATH[c.kind]}/${id}`, bodyOf(c, ids, false));
+        const handler = KIND_HANDLERS[c.kind];
+        const write = { api, need: (kind: AsCodeKind, name: string) => need(ids, kind, name) };
+        if (c.action === 'create') id = handler ? await handler.create(c, write) : (await api.post<{ id: string }>(KIND_PATH[c.kind], bodyOf(c, ids, true))).id;
+        else if (!c.mark_only) await (handler ? handler.update(c, write) : api.patch(`${KIND_PATH[c.kind]}/${id}`, bodyOf(c, ids, false)));
         ids[c.kind].set(c.name, id!);
         await api.put(`/v1/as-code/marks/${c.kind}/${id}`, { key: c.name, source_file: c.source_file });
       }

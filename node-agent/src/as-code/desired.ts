@@ -2,15 +2,18 @@ import {
   ALERT_CHANNEL_CONFIG_SCHEMAS, ALERT_CHANNEL_SECRET_FIELDS, alertPolicyCreateSchema, fieldIssues, maskChannelConfig, newId,
   parseMonitorConfig, type MonitorType,
 } from '@vantage/shared-protocol';
+import type { Env } from './env-ref.js';
 import { envRefSchema, KIND_SECTION, type AsCodeKind, type ChannelSpec, type GroupSpec, type MonitorSpec, type PolicySpec } from './format.js';
+import { KIND_HANDLERS } from './kinds/index.js';
 import type { AsCodeIssue, Declared } from './load.js';
 import type { AccountState } from './state.js';
 
 /**
  * A declared resource made ready to compare and send: `view` is what plan compares with the
  * existing resource's view (state.ts; secrets masked the way the API masks them), `compare` the
- * view's keys that count (a field the file leaves to the API's default is not compared), and
- * `secrets` the channel config with env references replaced by their values (sent, never shown).
+ * view's keys that count (a field the file leaves to the API's default is not compared),
+ * `config` the channel config with env references replaced by their values and `secrets` the
+ * other kinds' resolved secrets (a status page's password): sent, never shown.
  */
 export interface Desired {
   kind: AsCodeKind;
@@ -19,6 +22,7 @@ export interface Desired {
   view: Record<string, unknown>;
   compare: string[];
   config?: Record<string, unknown>;
+  secrets?: Record<string, unknown>;
 }
 
 // The API's policy defaults (the create request's), read from its schema once.
@@ -28,8 +32,7 @@ const POLICY_DEFAULTS = (() => {
   return rest;
 })();
 
-/** Environment variables a resolution reads (the CLI's process.env at start, the control plane's at start). */
-export type Env = Record<string, string | undefined>;
+export type { Env } from './env-ref.js';
 
 function resolveRefs(config: Record<string, unknown>, env: Env, issue: (path: string, message: string) => void): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -59,6 +62,12 @@ export function resolveDesired(declared: Declared[], state: AccountState, env: E
       issues.push({ source_file: d.source_file, kind: d.kind, name: d.name, path: `${KIND_SECTION[d.kind]}.${d.name}${path ? `.${path}` : ''}`, message });
     };
     const base = { kind: d.kind, name: d.name, source_file: d.source_file };
+    const handler = KIND_HANDLERS[d.kind];
+    if (handler) {
+      const resolved = handler.resolve(d.name, d.spec, { known, existing: state[d.kind].get(d.name) ?? null, env, issue });
+      if (!bad) desired.push({ ...base, ...resolved });
+      continue;
+    }
     if (d.kind === 'monitor_group') {
       const s = d.spec as GroupSpec;
       desired.push({ ...base, view: { sort_order: s.sort_order }, compare: ['sort_order'] });

@@ -2,6 +2,7 @@ import type { ApiClient } from './client.js';
 import { resolveDesired, type Env } from './desired.js';
 import { loadFiles, type AsCodeIssue, type Declared } from './load.js';
 import { applyPlan, preflightMonitors, type ChangeResult } from './apply.js';
+import { preflightStatusPages } from './kinds/status-pages.js';
 import { makePlan, type Plan } from './plan.js';
 import { readAccountState, type AccountState } from './state.js';
 
@@ -14,7 +15,8 @@ export interface PlanOutcome {
 
 /**
  * Plan already-parsed resources against the account: check each (format.ts, references, the API's
- * own monitor checks through a dry run), then diff. Any issue, in any resource, means no plan.
+ * own monitor checks through a dry run, new status pages' slugs being free), then diff. Any
+ * issue, in any resource, means no plan.
  * @throws ApiCallError when the account cannot be read
  */
 export async function planResources(api: ApiClient, declared: Declared[], files: string[], opts: { env: Env; prune: boolean; issues?: AsCodeIssue[] }): Promise<PlanOutcome> {
@@ -23,7 +25,7 @@ export async function planResources(api: ApiClient, declared: Declared[], files:
   const all = [...(opts.issues ?? []), ...issues];
   if (all.length) return { issues: all, plan: null, state };
   const plan = makePlan(desired, state, { prune: opts.prune, files });
-  const refused = await preflightMonitors(api, plan);
+  const refused = [...await preflightMonitors(api, plan), ...await preflightStatusPages(api, plan)];
   return refused.length ? { issues: refused, plan: null, state } : { issues: [], plan, state };
 }
 

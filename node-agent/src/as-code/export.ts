@@ -1,16 +1,16 @@
 import { ALERT_CHANNEL_SECRET_FIELDS, type AlertChannelType } from '@vantage/shared-protocol';
 import { stringify } from 'yaml';
 import type { ApiClient } from './client.js';
+import { secretEnvName } from './env-ref.js';
 import { AS_CODE_KINDS, KIND_SECTION, type AsCodeKind } from './format.js';
+import { KIND_HANDLERS } from './kinds/index.js';
 import { readAccountState, type AccountState, type Existing } from './state.js';
 
-/** The env variable an exported channel secret refers to: `VANTAGE_SECRET_<CHANNEL>_<FIELD>`, upper snake case. */
-export function secretEnvName(channel: string, field: string): string {
-  const part = (s: string) => s.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toUpperCase();
-  return `VANTAGE_SECRET_${part(channel) || 'CHANNEL'}_${part(field)}`;
-}
+export { secretEnvName } from './env-ref.js';
 
 function specOf(e: Existing): Record<string, unknown> {
+  const handler = KIND_HANDLERS[e.kind];
+  if (handler) return handler.exportSpec(e);
   if (e.kind !== 'alert_channel') {
     const { node_count, ...rest } = e.view;
     // node_count 0 is "the plan's default": left out, as a file would.
@@ -29,9 +29,10 @@ function specOf(e: Existing): Record<string, unknown> {
 }
 
 /**
- * The account's resources as a version 1 document (format.ts): every personal group, channel,
- * monitor and policy, sorted by name. Channel secrets become `{ env: VANTAGE_SECRET_… }`
- * references (the API never returns them), so the document can be committed as it is.
+ * The account's resources as a version 1 document (format.ts): every personal resource of each
+ * kind that has a stable name, sorted by name. Secrets (channel secrets, a status page's
+ * password) become `{ env: VANTAGE_SECRET_… }` references (the API never returns them), so the
+ * document can be committed as it is.
  */
 export function documentOf(state: AccountState, kinds: readonly AsCodeKind[] = AS_CODE_KINDS): Record<string, unknown> {
   const doc: Record<string, unknown> = { version: 1 };

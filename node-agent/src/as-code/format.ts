@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import { envRefSchema } from './env-ref.js';
+import { KIND_HANDLERS } from './kinds/index.js';
+import { alertSilenceKind } from './kinds/alert-silences.js';
+import { dashboardKind } from './kinds/dashboards.js';
+import { maintenanceWindowKind } from './kinds/maintenance-windows.js';
+import { statusPageKind } from './kinds/status-pages.js';
+import { webhookEndpointKind } from './kinds/webhook-endpoints.js';
 import {
   AS_CODE_KINDS, type AsCodeKind, ALERT_CHANNEL_TYPES, alertPolicyPatchSchema, escalationLevelInputSchema, exportMonitorSchema, monitorGroupCreateSchema,
   monitorNameSchema,
@@ -6,23 +13,21 @@ import {
 
 /*
  * The monitoring-as-code file format, version 1 (docs/api/as-code.md). Every resource sits in a
- * map under its kind, keyed by its stable name (the resource's `name` in the API); references
- * between resources use those names, never ids. Each resource's fields are the request schema of
- * its kind in shared-protocol, so the file checks exactly what the API checks for shape.
+ * map under its kind, keyed by its stable name (the resource's `name` in the API; a status page's
+ * slug; a silence's reason, a maintenance window's title, a webhook endpoint's description);
+ * references between resources use those names, never ids. Each resource's fields are the
+ * request schema of its kind in shared-protocol (the kinds of kinds/ check their requests with it
+ * when resolved), so the file checks what the API checks for shape.
  */
 
 export { AS_CODE_KINDS, type AsCodeKind };
+export { envRefSchema, type EnvRef } from './env-ref.js';
 
 /** The document key of each kind (`monitor_groups:` holds monitor_group resources). */
 export const KIND_SECTION: Record<AsCodeKind, string> = {
   monitor_group: 'monitor_groups', alert_channel: 'alert_channels', monitor: 'monitors', alert_policy: 'alert_policies',
-};
-
-/** A secret given by the name of an environment variable: `{ env: "OPS_HOOK_SECRET" }`. Never inline. */
-export const envRefSchema = z.strictObject({
-  env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
-}).describe('A secret read from this environment variable when the file is applied');
-export type EnvRef = z.infer<typeof envRefSchema>;
+  ...Object.fromEntries(Object.values(KIND_HANDLERS).map((h) => [h.kind, h.section])),
+} as Record<AsCodeKind, string>;
 
 /** `monitor_groups.<name>`: the group's `sort_order` (default 0). */
 export const groupSpecSchema = monitorGroupCreateSchema.omit({ name: true, team_id: true });
@@ -66,6 +71,11 @@ export const asCodeFileSchema = z.strictObject({
   alert_channels: section(channelSpecSchema),
   monitors: section(monitorSpecSchema),
   alert_policies: section(policySpecSchema),
+  webhook_endpoints: section(webhookEndpointKind.spec),
+  alert_silences: section(alertSilenceKind.spec),
+  maintenance_windows: section(maintenanceWindowKind.spec),
+  status_pages: section(statusPageKind.spec),
+  dashboards: section(dashboardKind.spec),
 });
 export type AsCodeFile = z.infer<typeof asCodeFileSchema>;
 
@@ -77,4 +87,6 @@ export type PolicySpec = z.output<typeof policySpecSchema>;
 /** The spec schema of each kind (what one resource of a file is checked with). */
 export const SPEC_SCHEMAS: Record<AsCodeKind, z.ZodType> = {
   monitor_group: groupSpecSchema, alert_channel: channelSpecSchema, monitor: monitorSpecSchema, alert_policy: policySpecSchema,
+  webhook_endpoint: webhookEndpointKind.spec, alert_silence: alertSilenceKind.spec, maintenance_window: maintenanceWindowKind.spec,
+  status_page: statusPageKind.spec, dashboard: dashboardKind.spec,
 };

@@ -1,7 +1,7 @@
 import type { AlertChannel, AlertPolicy, AsCodeMark, Monitor, MonitorGroup } from '@vantage/shared-protocol';
 import type { ApiClient } from './client.js';
-import type { AsCodeKind } from './format.js';
-
+import { AS_CODE_KINDS, type AsCodeKind } from './format.js';
+import { KIND_HANDLERS } from './kinds/index.js';
 
 /** A resource as it exists: id, name, its comparable view (references by name) and its mark, if any. */
 export interface Existing {
@@ -10,6 +10,8 @@ export interface Existing {
   name: string;
   view: Record<string, unknown>;
   mark: AsCodeMark | null;
+  /** A dashboard's version (sent as expected_version with its writes). */
+  version?: number;
 }
 
 /** Everything of the caller's own (not a team's) that the engine manages, by kind then name. */
@@ -18,7 +20,8 @@ export type AccountState = Record<AsCodeKind, Map<string, Existing>>;
 /** The paths of each kind's collection. */
 export const KIND_PATH: Record<AsCodeKind, string> = {
   monitor_group: '/v1/monitor-groups', alert_channel: '/v1/alert-channels', monitor: '/v1/monitors', alert_policy: '/v1/alert-policies',
-};
+  ...Object.fromEntries(Object.values(KIND_HANDLERS).map((h) => [h.kind, h.path])),
+} as Record<AsCodeKind, string>;
 
 async function listMonitors(api: ApiClient): Promise<Monitor[]> {
   const all: Monitor[] = [];
@@ -48,32 +51,39 @@ export function policyView(p: AlertPolicy, monitorName: (id: string) => string, 
 }
 
 /**
- * Read the caller's personal monitor groups, alert channels, monitors and alert policies and
- * their as-code marks. A second resource with a name already seen (the API allows it for
- * channels and policies) is left out: the oldest one is the one files manage.
+ * Read the caller's personal resources of every kind (monitor groups, alert channels, webhook
+ * endpoints, monitors, alert policies, silences, maintenance windows, status pages, dashboards)
+ * and their as-code marks. A second resource with a name already seen (the API allows it for
+ * channels, policies and the kinds named by a free-text field) is left out: the oldest one is
+ * the one files manage. A resource without a stable name (a silence without a reason...) is too.
  * @throws ApiCallError from the API
  */
 export async function readAccountState(api: ApiClient): Promise<AccountState> {
-  const [groups, channels, monitors, policies, marks] = await Promise.all([
+  const handlers = Object.values(KIND_HANDLERS);
+  const [groups, channels, monitors, policies, marks, listed] = await Promise.all([
     api.get<MonitorGroup[]>('/v1/monitor-groups'),
     api.get<{ items: AlertChannel[] }>('/v1/alert-channels').then((r) => r.items),
     listMonitors(api),
     api.get<{ items: AlertPolicy[] }>('/v1/alert-policies').then((r) => r.items),
     api.get<{ items: AsCodeMark[] }>('/v1/as-code/marks').then((r) => r.items),
+    Promise.all(handlers.map((h) => h.list(api))),
   ]);
   const markOf = new Map(marks.map((m) => [`${m.kind}\0${m.resource_id}`, m]));
-  const state: AccountState = { monitor_group: new Map(), alert_channel: new Map(), monitor: new Map(), alert_policy: new Map() };
+  const state = Object.fromEntries(AS_CODE_KINDS.map((k) => [k, new Map()])) as AccountState;
   const names = new Map<string, string>();
-  const add = (kind: AsCodeKind, r: { id: string; name: string; team_id: string | null; created_at?: string }, view: () => Record<string, unknown>) => {
+  const add = (kind: AsCodeKind, r: { id: string; name: string; team_id: string | null; version?: number }, view: () => Record<string, unknown>) => {
     names.set(r.id, r.name);
     if (r.team_id !== null || state[kind].has(r.name)) return;
-    state[kind].set(r.name, { kind, id: r.id, name: r.name, view: view(), mark: markOf.get(`${kind}\0${r.id}`) ?? null });
+    state[kind].set(r.name, { kind, id: r.id, name: r.name, view: view(), mark: markOf.get(`${kind}\0${r.id}`) ?? null, ...(r.version !== undefined ? { version: r.version } : {}) });
   };
   const nameOf = (id: string) => names.get(id) ?? id;
   for (const g of groups) add('monitor_group', g, () => ({ sort_order: g.sort_order }));
   for (const c of [...channels].sort(byCreated)) add('alert_channel', c, () => ({ type: c.type, config: c.config }));
   for (const m of monitors) add('monitor', m, () => monitorView(m, nameOf));
   for (const p of [...policies].sort(byCreated)) add('alert_policy', p, () => policyView(p, nameOf, nameOf));
+  handlers.forEach((h, i) => {
+    for (const r of [...listed[i]!].sort(byCreated)) if (r.name !== null) add(h.kind, { ...r, name: r.name }, () => r.view(nameOf));
+  });
   return state;
 }
 
