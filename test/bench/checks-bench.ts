@@ -16,7 +16,9 @@
  *   writer, checkpointer and background writer, which other work on the machine shares) in % of
  *   one core and in µs per result; `decide_rounds_per_s`: the verdict job on that backlog;
  * - ceiling_copy_*: Postgres's own ceiling for the same rows: the checks and rounds the ingest
- *   stored, COPYed into empty tables of the same shape (needs ingest);
+ *   stored, COPYed into empty tables of the same shape (needs ingest); ceiling_upsert_*: the same
+ *   rows through conflict-checked inserts (INSERT ... SELECT ... ON CONFLICT, as ingest's
+ *   statement does them), still with no client in the loop;
  * - steady_*: `monitors` monitors x 3 nodes at 60 s fed in real time for `steady-s` seconds (each
  *   round's results when it starts), verdict and periodic jobs running: CPU as above;
  * - bytes_*: on-disk bytes per stored ping check and per round, as written (after VACUUM) and
@@ -175,13 +177,30 @@ try {
       });
       const [copied] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM bench_ceiling_checks`;
       if (copied!.n !== total) throw new Error(`ceiling: ${copied!.n} checks copied, ${total} ingested`);
+      // The same rows again through what ingest asks of the server: conflict-checked inserts (checks
+      // ON CONFLICT DO NOTHING, rounds ON CONFLICT DO UPDATE, one statement per table, still no
+      // client and no parameters), into the emptied tables.
+      await sql`TRUNCATE bench_ceiling_checks, bench_ceiling_rounds`;
+      const upsert = await measured(async () => {
+        await sql.unsafe(`INSERT INTO bench_ceiling_checks (${CHECK_COLS}) SELECT ${CHECK_COLS} FROM checks ORDER BY series_id, scheduled_at
+          ON CONFLICT (series_id, scheduled_at) DO NOTHING`);
+        // Each round once per check it got, as each node's batch upserts it (a statement may not
+        // touch a row twice: one pass per report).
+        const [reports] = await sql<{ most: number }[]>`SELECT coalesce(max(reported), 0)::int AS most FROM check_rounds`;
+        for (let k = 0; k < reports!.most; k++) {
+          await sql.unsafe(`INSERT INTO bench_ceiling_rounds (${ROUND_COLS}) SELECT ${ROUND_COLS} FROM check_rounds WHERE reported > ${k}
+            ORDER BY monitor_id, scheduled_at ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true WHERE NOT bench_ceiling_rounds.dirty`);
+        }
+      });
       await sql`DROP TABLE bench_ceiling_checks, bench_ceiling_rounds`;
       // Emptied (the server's files: the client cannot remove them).
       for (const f of ['checks', 'rounds']) await sql.unsafe(`COPY (SELECT WHERE false) TO '${file(f)}'`);
-      log(`ceiling (COPY): ${Math.round(total / ceiling.wall_s)} results/s`);
+      log(`ceiling (COPY): ${Math.round(total / ceiling.wall_s)} results/s; conflict-checked INSERT ... SELECT: ${Math.round(total / upsert.wall_s)} results/s`);
       Object.assign(figures, {
         ceiling_copy_results_per_s: Math.round(total / ceiling.wall_s), ceiling_copy_pg_cpu_pct: ceiling.pg_cpu_pct,
         ceiling_copy_pg_cpu_us_per_result: perResultUs(ceiling.pg_cpu_pct, ceiling.wall_s),
+        ceiling_upsert_results_per_s: Math.round(total / upsert.wall_s), ceiling_upsert_pg_cpu_pct: upsert.pg_cpu_pct,
+        ceiling_upsert_pg_cpu_us_per_result: perResultUs(upsert.pg_cpu_pct, upsert.wall_s),
       });
     }
 
@@ -298,7 +317,7 @@ try {
       }
       return { p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)) };
     };
-    const queries: Record<string, { p50_ms: number; p99_ms: number }> = {
+    const queries: Record<string, { p50_ms: number; p99_ms: number; node_cpu_us?: number; pg_cpu_us?: number }> = {
       uptime_90d: await time('/uptime?period=90d'),
       uptime_30d: await time('/uptime?period=30d'),
       stats_90d_daily: await time(`/stats?from=-${HISTORY_DAYS}d&bucket_s=86400`),
@@ -309,14 +328,19 @@ try {
       monitor_read: await time(''),
     };
     // The same reads without the HTTP pipeline (authentication, rate limit, envelope): where the time goes.
+    // Also the CPU each read costs this process and Postgres, µs: on a shared machine it moves less
+    // with the load than the latencies do.
     const direct = async (fn: () => Promise<unknown>, n = 200) => {
       const ms: number[] = [];
-      for (let i = 0; i < n; i++) {
-        const t0 = performance.now();
-        await fn();
-        ms.push(performance.now() - t0);
-      }
-      return { p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)) };
+      const cpu = await measured(async () => {
+        for (let i = 0; i < n; i++) {
+          const t0 = performance.now();
+          await fn();
+          ms.push(performance.now() - t0);
+        }
+      });
+      const us = (pct: number) => round((pct / 100) * cpu.wall_s * 1e6 / n);
+      return { p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)), node_cpu_us: us(cpu.node_cpu_pct), pg_cpu_us: us(cpu.pg_cpu_pct) };
     };
     const series = await monitorSeries(sql, target!);
     Object.assign(queries, {

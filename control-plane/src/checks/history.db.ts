@@ -1,7 +1,6 @@
 import type { AssertionResult, MonitorState } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import type { ChangeRow } from './decide.db.js';
-import type { Verdict } from './verdict.js';
 
 /*
  * Read queries of a monitor's history (0025_checks.sql): raw checks, state changes, rounds and
@@ -110,19 +109,6 @@ export async function lastStateChangeId(sql: SqlExecutor, monitor_id: string): P
   return Number(row?.id ?? 0);
 }
 
-/** The state in force before `at` (the last change before it) and every change in [at, to), oldest first. */
-export async function stateTimeline(sql: SqlExecutor, monitor_id: string, at: Date, to: Date): Promise<{ before: { to_state: MonitorState; changed_at: Date } | null; changes: Array<{ to_state: MonitorState; changed_at: Date }> }> {
-  const [before, changes] = await Promise.all([
-    sql<{ to_state: MonitorState; changed_at: Date }[]>`
-      SELECT to_state, changed_at FROM monitor_state_changes WHERE monitor_id = ${monitor_id} AND superseded_at IS NULL AND changed_at < ${at}
-      ORDER BY changed_at DESC, id DESC LIMIT 1`,
-    sql<{ to_state: MonitorState; changed_at: Date }[]>`
-      SELECT to_state, changed_at FROM monitor_state_changes WHERE monitor_id = ${monitor_id} AND superseded_at IS NULL
-        AND changed_at >= ${at} AND changed_at < ${to} ORDER BY changed_at, id`,
-  ]);
-  return { before: before[0] ?? null, changes };
-}
-
 /** An hour of round_rollups. */
 export interface RoundRollupRow {
   hour: Date;
@@ -136,44 +122,6 @@ export interface RoundRollupRow {
   rounds_degraded: number;
   rounds_down: number;
   rounds_no_data: number;
-}
-
-/**
- * The monitor's uptime rows summed (zeros without any): its days (round_rollups_daily) starting in
- * `days` [from, to) and its hours (round_rollups) starting in each of `hours` [from, to); empty
- * ranges read nothing. One statement, each range read by the primary key.
- */
-export async function roundRollupSums(sql: SqlExecutor, monitor_id: string, days: [Date, Date] | null, hours: Array<[Date, Date]>): Promise<Omit<RoundRollupRow, 'hour'>> {
-  const parts = [
-    ...(days ? [sql`SELECT up_s, degraded_s, down_s, maintenance_s, no_data_s, rounds_up, rounds_degraded, rounds_down, rounds_no_data
-      FROM round_rollups_daily WHERE monitor_id = ${monitor_id} AND day >= ${days[0]} AND day < ${days[1]}`] : []),
-    ...hours.map(([from, to]) => sql`SELECT up_s, degraded_s, down_s, maintenance_s, no_data_s, rounds_up, rounds_degraded, rounds_down, rounds_no_data
-      FROM round_rollups WHERE monitor_id = ${monitor_id} AND hour >= ${from} AND hour < ${to}`),
-  ];
-  if (parts.length === 0) return { up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, no_data_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0, rounds_no_data: 0 };
-  const union = parts.reduce((a, b) => sql`${a} UNION ALL ${b}`);
-  const [row] = await sql<Omit<RoundRollupRow, 'hour'>[]>`
-    SELECT coalesce(sum(up_s), 0)::float8 AS up_s, coalesce(sum(degraded_s), 0)::float8 AS degraded_s, coalesce(sum(down_s), 0)::float8 AS down_s,
-      coalesce(sum(maintenance_s), 0)::float8 AS maintenance_s, coalesce(sum(rounds_up), 0)::float8 AS rounds_up,
-      coalesce(sum(rounds_degraded), 0)::float8 AS rounds_degraded, coalesce(sum(rounds_down), 0)::float8 AS rounds_down,
-      coalesce(sum(no_data_s), 0)::float8 AS no_data_s, coalesce(sum(rounds_no_data), 0)::float8 AS rounds_no_data
-    FROM (${union}) x`;
-  return row!;
-}
-
-/** The monitor's uptime rows of the hours `hours` (those that exist). */
-export async function roundRollupHours(sql: SqlExecutor, monitor_id: string, hours: Date[]): Promise<RoundRollupRow[]> {
-  if (hours.length === 0) return [];
-  return sql<RoundRollupRow[]>`
-    SELECT hour, up_s, degraded_s, down_s, maintenance_s, no_data_s, rounds_up, rounds_degraded, rounds_down, rounds_no_data FROM round_rollups
-    WHERE monitor_id = ${monitor_id} AND hour = ANY(${hours.map((h) => h.toISOString())}::timestamptz[])`;
-}
-
-/** The monitor's judged rounds starting in [from, to). */
-export async function judgedRounds(sql: SqlExecutor, monitor_id: string, from: Date, to: Date): Promise<Array<{ scheduled_at: Date; interval_s: number; verdict: Verdict; counted: boolean }>> {
-  return sql`
-    SELECT scheduled_at, interval_s, verdict, counted FROM check_rounds
-    WHERE monitor_id = ${monitor_id} AND scheduled_at >= ${from} AND scheduled_at < ${to} AND verdict IS NOT NULL`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { MonitorState, Uptime, UptimePeriod } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
-import { judgedRounds, roundRollupHours, roundRollupSums, stateTimeline, type RoundRollupRow } from './history.db.js';
+import type { RoundRollupRow } from './history.db.js';
+import { uptimeReads } from './uptime.db.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -54,7 +55,7 @@ export function downSpells(before: { to_state: MonitorState; changed_at: Date } 
  * its interval inside the range); when those rounds are past the rounds retention (`raw_from`), the
  * edge hour's rollup counts in proportion to its overlap. Incidents and time to recovery come
  * from the state changes (uptime.ts downSpells). Rounds no node reported count in `no_data_s`
- * only: the ratio is over the time with data.
+ * only: the ratio is over the time with data. Everything is read in one statement (uptime.db.ts).
  */
 export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: Date, to: Date, period: UptimePeriod | null, raw_from: Date): Promise<Uptime> {
   const f = from.getTime();
@@ -66,17 +67,14 @@ export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: 
   if (inner.to < t) edges.push([inner.to, t]);
   // Partial hours still within the rounds retention are read from their rounds.
   const rawEdges = edges.filter(([a, b]) => b > a && floorHour(a) >= raw_from.getTime());
-  // Every read at once: one round trip's wait, not one per read.
-  const [sums, timeline, edgeRows, edgeRounds] = await Promise.all([
-    (() => {
-      const r = rollupRanges(inner.from, inner.to);
-      const dates = ([a, b]: [number, number]): [Date, Date] => [new Date(a), new Date(b)];
-      return roundRollupSums(sql, monitor_id, r.days && dates(r.days), r.hours.map(dates));
-    })(),
-    stateTimeline(sql, monitor_id, from, to),
-    roundRollupHours(sql, monitor_id, edges.filter(([a]) => floorHour(a) < raw_from.getTime()).map(([a]) => new Date(floorHour(a)))),
-    Promise.all(rawEdges.map(([a, b]) => judgedRounds(sql, monitor_id, new Date(a), new Date(b)))),
-  ]);
+  // Every read in one statement (uptime.db.ts): one round trip on one connection.
+  const r = rollupRanges(inner.from, inner.to);
+  const dates = ([a, b]: [number, number]): [Date, Date] => [new Date(a), new Date(b)];
+  const { sums, before, changes, edge_hours: edgeRows, edge_rounds: edgeRounds } = await uptimeReads(sql, monitor_id, {
+    days: r.days && dates(r.days), hours: r.hours.map(dates),
+    edge_hours: edges.filter(([a]) => floorHour(a) < raw_from.getTime()).map(([a]) => new Date(floorHour(a))),
+    edge_rounds: rawEdges.map(dates), timeline: [from, to],
+  });
   const totals = zero();
   add(totals, sums);
   // Edge hours past the rounds retention: their hour's row, in proportion to the overlap.
@@ -84,18 +82,16 @@ export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: 
     const h = r.hour.getTime();
     add(totals, r, (Math.min(h + HOUR_MS, t) - Math.max(h, f)) / HOUR_MS);
   }
-  for (const rounds of edgeRounds) {
-    for (const r of rounds) {
-      const start = r.scheduled_at.getTime();
-      const s = Math.max(0, (Math.min(start + r.interval_s * 1000, t) - start) / 1000);
-      const c = zero();
-      if (!r.counted) c.maintenance_s = s;
-      else {
-        c[`${r.verdict}_s`] = s;
-        c[`rounds_${r.verdict}`] = 1;
-      }
-      add(totals, c);
+  for (const round of edgeRounds) {
+    const start = round.scheduled_at.getTime();
+    const s = Math.max(0, (Math.min(start + round.interval_s * 1000, t) - start) / 1000);
+    const c = zero();
+    if (!round.counted) c.maintenance_s = s;
+    else {
+      c[`${round.verdict}_s`] = s;
+      c[`rounds_${round.verdict}`] = 1;
     }
+    add(totals, c);
   }
   // Whole seconds first, and the ratio from them: the figures shown agree with each other
   // (a round still running counts its elapsed part, a fraction of a second that rounding would
@@ -105,7 +101,7 @@ export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: 
   const down_s = Math.round(totals.down_s);
   const monitored = up_s + degraded_s + down_s;
   const uptime = monitored > 0 ? (up_s + degraded_s) / monitored : null;
-  const spells = downSpells(timeline.before, timeline.changes);
+  const spells = downSpells(before, changes);
   return {
     from: from.toISOString(), to: to.toISOString(), period,
     uptime: uptime === null ? null : Math.round(uptime * 1e6) / 1e6,
