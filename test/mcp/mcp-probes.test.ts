@@ -54,7 +54,27 @@ t.test('an ICMP ping of 127.0.0.1 from the agents', { skip: ROOT ? false : 'ICMP
   for (const n of r.structuredContent.node_results) t.match(n, { success: true, packets_received: 2 });
 });
 
+let polls = 0;
+t.test('start and poll: wait false answers with the task ids at once, get_probe_result reads the end', async (t) => {
+  const r: any = await client.callTool({ name: 'probe_tcp', arguments: { target: `127.0.0.1:${port}`, nodes: { count: 2 }, wait: false } });
+  t.notOk(r.isError, JSON.stringify(r.structuredContent));
+  t.match(r.structuredContent, { status: 'queued', task_id: /^pt_/ });
+  t.equal(r.structuredContent.task_ids.length, 2);
+  t.match(r.content[0].text, /started on 2 node\(s\): poll get_probe_result/);
+  let polled: any;
+  const deadline = Date.now() + 60_000;
+  do {
+    polled = await client.callTool({ name: 'get_probe_result', arguments: { task_id: r.structuredContent.task_id } });
+    polls += 1;
+    if (polled.structuredContent.status === 'completed') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } while (Date.now() < deadline);
+  t.equal(polled.structuredContent.status, 'completed', 'the polled probe ends');
+  for (const n of polled.structuredContent.node_results) t.match(n, { success: true });
+});
+
 t.test('the session counts the calls and the probe tasks as units', async (t) => {
   const s = await call(app, 'GET', '/v1/mcp/sessions', { token: user.access_token });
-  t.match(s.body.data.items[0], { client_id: 'sdk-ts', total_tool_calls: ROOT ? 3 : 2, total_units: ROOT ? 5 : 3 });
+  // http 1 call 2 units, its read-back 1/1, ping (as root) 1/2, the started tcp 1/2, each poll 1/1.
+  t.match(s.body.data.items[0], { client_id: 'sdk-ts', total_tool_calls: (ROOT ? 3 : 2) + 1 + polls, total_units: (ROOT ? 5 : 3) + 2 + polls });
 });

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
 import { seedMonitor } from '../checks/test-support.js';
+import { seedWorld } from '../alerting/engine-fixtures.js';
 import { startMcpListener } from './listener.js';
 
 /*
@@ -33,7 +34,7 @@ t.test('look-up tools answer as the /v1 routes; bad input is a tool error naming
   const { app, connect } = await setup(t);
   const client = await connect();
   const names = (await client.listTools()).tools.map((x) => x.name);
-  for (const n of ['info_ip', 'info_whois', 'info_ssl', 'info_dns', 'info_icp', 'ip_reputation', 'get_monitor_uptime', 'list_monitor_checks', 'create_monitor', 'pause_monitor', 'resume_monitor', 'list_alert_events']) {
+  for (const n of ['info_ip', 'info_whois', 'info_ssl', 'info_dns', 'info_icp', 'ip_reputation', 'get_monitor_uptime', 'list_monitor_checks', 'create_monitor', 'pause_monitor', 'resume_monitor', 'list_alert_events', 'ack_alert_event']) {
     t.ok(names.includes(n), `tool ${n}`);
   }
   let r: any = await client.callTool({ name: 'info_ip', arguments: { q: '8.8.8.8' } });
@@ -101,6 +102,37 @@ t.test('monitor tools: create, pause, resume, uptime and checks; another account
   r = await client.callTool({ name: 'list_alert_events', arguments: {} });
   t.notOk(r.isError);
   t.same(r.structuredContent, (await api('GET', '/v1/alert-events')).body.data);
+});
+
+t.test('ack_alert_event acknowledges as the route does; another account\'s event is not found; a resolved one is a conflict', async (t) => {
+  const { sql, app, user, connect } = await setup(t);
+  const client = await connect();
+  const mine = await seedWorld(sql, { levels: [300] }, { user_id: user.user_id });
+  await mine.round(0, 'down');
+  await mine.pass(0);
+  const [event] = await mine.events();
+  const stranger = await registerUser(app);
+  const theirs = await seedWorld(sql, { levels: [300] }, { user_id: stranger.user_id, monitor_name: 'theirs' });
+  await theirs.round(0, 'down');
+  await theirs.pass(0);
+  const [other] = await theirs.events();
+
+  let r: any = await client.callTool({ name: 'ack_alert_event', arguments: { id: other!.id } });
+  t.equal(r.structuredContent?.error?.code, 'NOT_FOUND', 'another account\'s event');
+  t.equal((await sql`SELECT status FROM alert_events WHERE id = ${other!.id}`)[0]!.status, 'firing', 'and it is left firing');
+  r = await client.callTool({ name: 'ack_alert_event', arguments: { id: 'ae_nope' } });
+  t.equal(r.structuredContent?.error?.code, 'NOT_FOUND', 'an unknown id');
+
+  r = await client.callTool({ name: 'ack_alert_event', arguments: { id: event!.id } });
+  t.notOk(r.isError, JSON.stringify(r.structuredContent));
+  t.match(r.structuredContent, { id: event!.id, status: 'acknowledged', acknowledged_by: user.user_id, next_notification_at: null });
+  t.match(r.content[0].text, /acknowledged/);
+  const notifications = (await call(app, 'GET', `/v1/alert-events/${event!.id}`, { token: user.access_token })).body.data.notifications;
+  t.same(notifications.map((n: { kind: string }) => n.kind), ['firing', 'acknowledged'], 'the paged channel was told, as by the route');
+  t.notOk((await client.callTool({ name: 'ack_alert_event', arguments: { id: event!.id } }) as any).isError, 'again: changes nothing');
+  await call(app, 'POST', `/v1/alert-events/${event!.id}/resolve`, { token: user.access_token });
+  r = await client.callTool({ name: 'ack_alert_event', arguments: { id: event!.id } });
+  t.equal(r.structuredContent?.error?.code, 'CONFLICT', 'a resolved event');
 });
 
 t.test('scope.tools narrows the tools offered and callable', async (t) => {

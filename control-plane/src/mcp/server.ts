@@ -82,6 +82,7 @@ export function createMcpApp(deps: AppDeps, opts: McpAppOptions = {}): { app: Ho
   const views = new GroupViews(deps.sql);
   const lookups = createLookups(deps);
   const monitors = monitorWriter(deps);
+  const alert_engine = { sql: deps.sql, config: deps.config, events: deps.events, log: deps.log };
   const history = historyReads(deps);
 
   /** An MCP server offering the tools of `token`'s scope, each call recorded under session `session_id()`. */
@@ -92,7 +93,7 @@ export function createMcpApp(deps: AppDeps, opts: McpAppOptions = {}): { app: Ho
       if (token.scope_tools.length > 0 && !token.scope_tools.includes(tool.name)) continue;
       server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>) => recordedCall(
         { sql: deps.sql, log, token, session_id: session_id(), limiter, timeout_ms: deps.config.mcp_tool_timeout_ms, now },
-        tool.name, args, (signal) => tool.run({ sql: deps.sql, token, actor, create_probe, views, lookups, monitors, history, signal } satisfies ToolContext, args),
+        tool.name, args, (signal) => tool.run({ sql: deps.sql, token, actor, create_probe, views, lookups, monitors, history, alert_engine, signal } satisfies ToolContext, args),
       ));
     }
     return server;

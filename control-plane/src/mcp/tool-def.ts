@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Sql } from '../db/sql.js';
+import type { AlertEngineDeps } from '../alerting/engine.js';
 import type { historyReads } from '../checks/history-reads.js';
 import type { Lookups } from '../lookups/lookups.js';
 import type { MonitorWriter } from '../monitors/writer.js';
@@ -21,6 +22,8 @@ export interface ToolContext {
   lookups: Lookups;
   monitors: MonitorWriter;
   history: ReturnType<typeof historyReads>;
+  /** What acknowledging an alert event needs (alerting/engine.ts acknowledgeEvent), as the /v1 route builds it. */
+  alert_engine: AlertEngineDeps;
   signal: AbortSignal;
 }
 

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { alertEventListQuerySchema, checkListQuerySchema, isId, monitorCreateSchema, uptimeQuerySchema, type MonitorStatus } from '@vantage/shared-protocol';
+import { getEvent } from '../alerting/alert-events.db.js';
 import { alertEventsPage } from '../alerting/alert-events-list.js';
+import { acknowledgeEvent } from '../alerting/engine.js';
+import { toAlertEvent } from '../alerting/events.js';
+import { ownerOf } from '../alerting/route-kit.js';
+import { ApiError } from '../errors.js';
 import { findMonitor, findMonitorOwner } from '../monitors/monitors.db.js';
 import { toMonitor } from '../monitors/view.js';
 import { decideAccess, ownerForNewOfActor } from '../teams/authorize.js';
@@ -11,7 +16,7 @@ import { scopeOf, type ToolContext, type ToolDef } from './tool-def.js';
  * Monitor and alerting tools of the MCP entry point (docs/api/mcp.md "Tools"): each decides access
  * by the one authorization rule (teams/authorize.ts decideAccess: another account's or team's
  * monitor is MONITOR_NOT_FOUND) and then calls what the matching /v1 route calls
- * (monitors/writer.ts, checks/history-reads.ts, alerting/alert-events-list.ts).
+ * (monitors/writer.ts, checks/history-reads.ts, alerting/alert-events-list.ts, alerting/engine.ts).
  */
 
 const monitorId = z.object({ id: z.string().max(64).describe('monitor id (m_…)') });
@@ -86,6 +91,20 @@ export const MONITOR_TOOLS: readonly ToolDef[] = [
       const page = await alertEventsPage(ctx.sql, scopeOf(ctx.actor, q.team_id), q);
       const lines = page.items.map((e) => `${e.id} ${e.status} ${e.started_at}`).join('\n');
       return { data: page as unknown as Record<string, unknown>, text: `${page.items.length} of ${page.total} alert events${lines ? `\n${lines}` : ''}`, units: 1 };
+    },
+  },
+  {
+    name: 'ack_alert_event',
+    description: 'Acknowledge a firing alert event you may act on: escalation stops and the channels already paged are told; acknowledging it again changes nothing (same as POST /v1/alert-events/{id}/ack).',
+    input: z.object({ id: z.string().max(64).describe('alert event id (ae_…)') }),
+    async run(ctx, a: { id: string }) {
+      const row = isId('alert_event', a.id) ? await getEvent(ctx.sql, a.id) : null;
+      decideAccess(ctx.actor, row && ownerOf(row), 'write', 'NOT_FOUND', 'alert event');
+      const out = await acknowledgeEvent(ctx.alert_engine, ctx.token.user_id, a.id);
+      if (out === 'missing') throw new ApiError('NOT_FOUND', `no alert event ${a.id}`);
+      if (out === 'resolved') throw new ApiError('CONFLICT', `alert event ${a.id} is resolved`);
+      const event = toAlertEvent({ ...out, team_id: row!.team_id });
+      return { data: event as unknown as Record<string, unknown>, text: `${event.id}: ${event.status}`, units: 1 };
     },
   },
 ];

@@ -53,15 +53,16 @@ function probeSummary(r: ProbeTaskResult): string {
 function probeTool(type: ProbeType): ToolDef {
   return {
     name: `probe_${type}`,
-    description: `Run a ${type} probe from one or more Vantage nodes and wait for every node's result (same request as POST /v1/probe/${type}).`,
-    input: probeRequestSchema(type) as unknown as z.ZodObject,
-    async run(ctx, args) {
+    description: `Run a ${type} probe from one or more Vantage nodes (same request as POST /v1/probe/${type}) and wait for every node's result; with wait: false, answer at once with the task ids and poll get_probe_result.`,
+    input: probeRequestSchema(type).extend({ wait: z.boolean().default(true).describe('true (default): answer when every node has ended; false: answer at once with the task ids (start and poll)') }) as unknown as z.ZodObject,
+    async run(ctx, { wait, ...args }) {
       if (ctx.token.scope_regions.length > 0 && (args.node_ids || args.node_id)) {
         throw new ApiError('FORBIDDEN', 'this MCP token is limited to regions: choose nodes with nodes.regions, not node ids', { allowed_regions: ctx.token.scope_regions });
       }
       const regions = regionsFor(ctx.token, args.nodes?.regions);
       const body = regions && !args.node_ids && !args.node_id ? { ...args, nodes: { count: 3, countries: [], asns: [], providers: [], tags: [], ...args.nodes, regions } } : args;
       const created = await ctx.create_probe(type, body, probePrincipal(ctx.token));
+      if (!wait) return { data: created as unknown as Record<string, unknown>, text: `probe ${created.task_id} started on ${created.task_ids.length} node(s): poll get_probe_result`, units: created.task_ids.length };
       const result = await waitForResult(ctx, created.task_id);
       return { data: result as unknown as Record<string, unknown>, text: probeSummary(result), units: created.task_ids.length };
     },
