@@ -2,7 +2,8 @@
  * Benchmark (not a test): how late a node starts its monitor rounds when it holds 10,000
  * assignments (node-agent/src/assignments/scheduler.ts; docs/api/monitors.md "Rounds").
  *
- *   npx tsx test/bench/scheduler-bench.ts [--assignments 10000] [--interval-s 60] [--agent-s 150] [--alone-s 60] [--blackbox-s 60]
+ *   npx tsx test/bench/scheduler-bench.ts [--assignments 10000] [--interval-s 60] [--agent-s 150] [--alone-s 60] [--blackbox-s 60] [--timeline]
+ *   (--timeline: lateness p99 and max per 5 s of scheduled time, on stderr: where late rounds cluster)
  *
  * Three measurements, one after the other:
  * 1. The real agent: `node-agent run` as a child process (through the tsx loader, as in
@@ -47,7 +48,9 @@ import { fmt, quantile } from './lib/stats.js';
 const { values } = parseArgs({ options: {
   assignments: { type: 'string', default: '10000' }, 'interval-s': { type: 'string', default: '60' },
   'agent-s': { type: 'string', default: '150' }, 'alone-s': { type: 'string', default: '60' }, 'blackbox-s': { type: 'string', default: '60' },
+  timeline: { type: 'boolean', default: false },
 } });
+const TIMELINE = values.timeline;
 const N = Number(values.assignments);
 const INTERVAL_S = Number(values['interval-s']);
 const AGENT_S = Number(values['agent-s']);
@@ -120,6 +123,7 @@ async function realAgent(tmp: string, target: string, assignments: Assignment[])
     await new Promise((r) => setTimeout(r, 8000)); // the last rounds' results (timeout 2 s) and acks
     const late: number[] = [];
     const seen = new Set<string>();
+    const by_s: number[][] = [];
     let duplicates = 0;
     for (const r of cp.results.values()) {
       if (!r.monitor_id || !r.scheduled_at) continue;
@@ -129,7 +133,9 @@ async function realAgent(tmp: string, target: string, assignments: Assignment[])
       if (seen.has(key)) duplicates++;
       seen.add(key);
       late.push(Date.parse(r.started_at) - at);
+      if (TIMELINE) (by_s[Math.floor((at - from_ms) / 5000)] ??= []).push(Date.parse(r.started_at) - at);
     }
+    if (TIMELINE) by_s.forEach((xs, i) => log(`timeline ${i * 5}-${i * 5 + 5} s: ${xs.length} rounds, p99 ${quantile(xs, 0.99)} ms, max ${Math.max(...xs)} ms`));
     const expected = assignments.reduce((s, x) => s + roundsIn(x, from_ms, to_ms), 0);
     const failed = [...cp.results.values()].filter((r) => !r.success).length;
     return {
