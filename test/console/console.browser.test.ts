@@ -145,10 +145,23 @@ t.test('console in Chromium: a two-node probe from the form, live results in its
   await check(t, page, 'probe-new');
   await page.getByLabel('Target').fill(target_url);
   await page.getByLabel('Number of nodes').fill('2');
+  // The type's own settings, read off its params schema: a bad value is refused in the browser.
+  await page.getByLabel('Networks (AS numbers)').fill('AS-nope');
+  await page.getByRole('button', { name: 'Run probe' }).click();
+  await page.getByText('AS numbers are whole numbers from 1 to 4294967295.').waitFor();
+  t.equal((await sql`SELECT count(*)::int AS n FROM probe_tasks`)[0]!.n, 0, 'nothing was sent');
+  await page.getByLabel('Networks (AS numbers)').fill('');
+  await page.getByLabel('HTTP method').selectOption('HEAD');
   await page.getByRole('button', { name: 'Run probe' }).click();
   await page.waitForURL(/\/probes\/pt_/, { timeout: 30_000 });
+  t.same((await sql`SELECT DISTINCT "check"->'params'->>'method' AS method FROM probe_tasks`).map((r) => r.method), ['HEAD'], 'the params were sent');
   await page.getByText('Finished: 2 succeeded, 0 failed').waitFor({ timeout: 60_000 });
   t.equal(await page.getByRole('cell', { name: '200', exact: true }).count(), 2, 'both nodes got HTTP 200');
+  // The world map: both countries filled as succeeded, named in the image's title.
+  await page.locator('.world-map path.map-up[data-country="JP"]').waitFor({ timeout: 30_000 });
+  t.equal(await page.locator('.world-map path.map-up[data-country="DE"]').count(), 1, 'Germany on the map, all succeeded');
+  t.equal(await page.locator('.world-map path[data-country]').count(), 2, 'only the two countries with nodes are marked');
+  t.match(await page.locator('#world-map-title').textContent(), /Germany: 1 of 1 node\(s\) succeeded; Japan: 1 of 1 node\(s\) succeeded|Japan: 1 of 1 node\(s\) succeeded; Germany: 1 of 1 node\(s\) succeeded/);
   await check(t, page, 'probe-result');
 
   // The page's URL is the shareable link: opened again, the finished probe is read as it is.

@@ -1,12 +1,21 @@
 import type { Profile } from '@vantage/shared-protocol';
 
 /**
- * Labels of monitor config fields by their API name (docs/api/monitors.md "Config per type"), in
- * every console locale. The form is read off the schemas, so a field without a label here shows
- * its API name; the form test checks that every field of every type has one.
+ * Labels of monitor config fields and probe params by their API name (docs/api/monitors.md "Config
+ * per type", docs/api/probes.md), in every console locale. The forms are read off the schemas, so a
+ * field without a label here shows its API name; the form test checks that every field of every
+ * monitor type and probe type has one.
  */
 export const CONFIG_LABELS: Record<Profile['locale'], Record<string, string>> = {
   en: {
+    hostnames: 'Look up hop host names',
+    starttls: 'Use STARTTLS when offered',
+    implicit_tls: 'Implicit TLS (port 465)',
+    helo_name: 'EHLO name',
+    mail_from: 'MAIL FROM address (with RCPT TO: test the envelope)',
+    rcpt_to: 'RCPT TO address',
+    max_bytes: 'Most bytes to download',
+    upload_bytes: 'Bytes to upload (0: none)',
     method: 'HTTP method',
     timeout_ms: 'Timeout (ms)',
     headers: 'Request headers (one “Header: value” per line)',
@@ -64,6 +73,14 @@ export const CONFIG_LABELS: Record<Profile['locale'], Record<string, string>> = 
     critical_days: 'Critical when fewer days remain',
   },
   cn: {
+    hostnames: '解析各跳主机名',
+    starttls: '支持时使用 STARTTLS',
+    implicit_tls: '隐式 TLS（端口 465）',
+    helo_name: 'EHLO 名称',
+    mail_from: 'MAIL FROM 地址（与 RCPT TO 一起：测试信封）',
+    rcpt_to: 'RCPT TO 地址',
+    max_bytes: '最多下载字节数',
+    upload_bytes: '上传字节数（0：不上传）',
     method: 'HTTP 方法',
     timeout_ms: '超时（毫秒）',
     headers: '请求头（每行一个“名称: 值”）',
@@ -121,6 +138,14 @@ export const CONFIG_LABELS: Record<Profile['locale'], Record<string, string>> = 
     critical_days: '剩余天数少于此值时严重',
   },
   tw: {
+    hostnames: '解析各躍點主機名稱',
+    starttls: '支援時使用 STARTTLS',
+    implicit_tls: '隱式 TLS（連接埠 465）',
+    helo_name: 'EHLO 名稱',
+    mail_from: 'MAIL FROM 位址（與 RCPT TO 一起：測試信封）',
+    rcpt_to: 'RCPT TO 位址',
+    max_bytes: '最多下載位元組數',
+    upload_bytes: '上傳位元組數（0：不上傳）',
     method: 'HTTP 方法',
     timeout_ms: '逾時（毫秒）',
     headers: '請求標頭（每行一個「名稱: 值」）',

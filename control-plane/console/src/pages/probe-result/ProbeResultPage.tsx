@@ -5,11 +5,13 @@ import { Link } from '../../components/Link.js';
 import { ErrorState, Loading } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { ProbeResultsTable } from './ProbeResultsTable.js';
+import { WorldMap } from './WorldMap.js';
 
 /**
  * One probe (GET /v1/probe/tasks/{id}) with its node results arriving live from the event stream
  * (GET /v1/probe/tasks/{id}/stream: `node_result` per node, then `done` with the whole result).
- * The URL is the shareable link; a finished probe is simply read.
+ * The URL is the shareable link; a finished probe is simply read. A world map shows the countries
+ * of the nodes used, coloured by how their results went.
  */
 export default function ProbeResultPage({ params }: { params: Record<string, string> }) {
   const path = `/v1/probe/tasks/${encodeURIComponent(params.id!)}`;
@@ -44,6 +46,7 @@ export default function ProbeResultPage({ params }: { params: Record<string, str
       </div>
       <p role="status" aria-live="polite">{running ? t('probes.running', { n: rows.length }) : t('probes.finished', { ok: task.summary.success_count, failed: task.summary.fail_count })}
         {!running && task.summary.avg_response_ms !== null && ` · ${t('probes.avg', { ms: task.summary.avg_response_ms.toFixed(1) })}`}</p>
+      <WorldMap rows={rows} />
       <ProbeResultsTable type={task.probe_type} rows={rows} />
     </section>
   );
