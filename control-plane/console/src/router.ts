@@ -44,6 +44,7 @@ export const ROUTES: Route[] = [
   { path: '/dashboards', load: () => import('./pages/dashboards/DashboardsPage.js'), session: true },
   { path: '/dashboards/:id', load: () => import('./pages/dashboard/DashboardPage.js'), session: true },
   { path: '/dashboards/:id/widgets', load: () => import('./pages/dashboard-widgets/WidgetsEditorPage.js'), session: true },
+  { path: '/as-code', load: () => import('./pages/as-code/AsCodePage.js'), session: true },
   { path: '/shared/dashboards/:token', load: () => import('./pages/shared-dashboard/SharedDashboardPage.js'), session: 'any' },
   { path: '/device', load: () => import('./pages/device-login/DeviceLoginPage.js'), session: true },
 ];

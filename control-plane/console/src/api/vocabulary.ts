@@ -1,5 +1,5 @@
 import type { ALERT_NOISE_KINDS, ALERT_NOISE_MATCHES } from '@vantage/shared-protocol';
-import type { DASHBOARD_TEMPLATES, DATA_SOURCE_METRICS, INCIDENT_IMPACTS, INCIDENT_STATUSES, LATENCY_STATS, POSTMORTEM_STATUSES, STATUS_PAGE_THEMES, WIDGET_METRICS, WIDGET_TYPES } from '@vantage/shared-protocol';
+import type { DASHBOARD_LIMITS, DASHBOARD_TEMPLATES, DATA_SOURCE_METRICS, INCIDENT_IMPACTS, INCIDENT_STATUSES, LATENCY_STATS, POSTMORTEM_STATUSES, STATUS_PAGE_THEMES, WIDGET_METRICS, WIDGET_TYPES } from '@vantage/shared-protocol';
 import type { ALERT_EVENT_STATUSES, ALERT_GROUP_BY, MAINTENANCE_RECURRENCES, PASSKEY_NAME_MAX_CHARS, SUBSCRIBABLE_EVENTS } from '@vantage/shared-protocol';
 
 /*
@@ -80,3 +80,6 @@ export const METRICS_OF_TYPE = {
 true satisfies Same<(typeof METRICS_OF_TYPE)[keyof typeof METRICS_OF_TYPE][number], (typeof WIDGET_METRICS)[keyof typeof WIDGET_METRICS][number]>;
 export const STAT_LIST = ['p50', 'p95', 'p99', 'avg'] as const;
 true satisfies Same<(typeof STAT_LIST)[number], (typeof LATENCY_STATS)[number]>;
+/** A widget position's bounds in grid cells (docs/api/dashboards.md "Widgets"): the last row it may start on, its most rows. */
+export const GRID_BOUNDS = { y_max: 1000, h_max: 48 } as const;
+true satisfies Same<typeof GRID_BOUNDS.y_max, typeof DASHBOARD_LIMITS.y_max> & Same<typeof GRID_BOUNDS.h_max, typeof DASHBOARD_LIMITS.h_max>;

@@ -1,11 +1,13 @@
 import type { Messages } from './en.js';
 import { cnAlerting } from './cn-alerting.js';
+import { cnAsCode } from './cn-ascode.js';
 import { cnPages } from './cn-pages.js';
 
 /** Simplified Chinese strings of the console (locale `cn`). */
 export const cn: Messages = {
   ...cnAlerting,
   ...cnPages,
+  ...cnAsCode,
   'app.name': 'Vantage',
   'app.skip': '跳到正文',
   'nav.label': '主导航',

@@ -1,10 +1,12 @@
 import { enAlerting } from './en-alerting.js';
+import { enAsCode } from './en-ascode.js';
 import { enPages } from './en-pages.js';
 
 /** English strings of the console: every visible string lives here (and in cn.ts, tw.ts). */
 export const en = {
   ...enAlerting,
   ...enPages,
+  ...enAsCode,
   'app.name': 'Vantage',
   'app.skip': 'Skip to content',
   'nav.label': 'Main',

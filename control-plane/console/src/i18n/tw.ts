@@ -1,11 +1,13 @@
 import type { Messages } from './en.js';
 import { twAlerting } from './tw-alerting.js';
+import { twAsCode } from './tw-ascode.js';
 import { twPages } from './tw-pages.js';
 
 /** Traditional Chinese strings of the console (locale `tw`). */
 export const tw: Messages = {
   ...twAlerting,
   ...twPages,
+  ...twAsCode,
   'app.name': 'Vantage',
   'app.skip': '跳至內容',
   'nav.label': '主導覽',

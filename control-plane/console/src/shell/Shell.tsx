@@ -14,6 +14,7 @@ const NAV: Array<{ href: string; label: MessageKey }> = [
   { href: '/incidents', label: 'nav.incidents' },
   { href: '/dashboards', label: 'nav.dashboards' },
   { href: '/webhooks', label: 'nav.webhooks' },
+  { href: '/as-code', label: 'nav.as_code' },
   { href: '/api-keys', label: 'nav.api_keys' },
   { href: '/profile', label: 'nav.profile' },
   { href: '/security', label: 'nav.security' },

@@ -3,8 +3,10 @@ import type { AlertChannel, AlertChannelTestResult } from '@vantage/shared-proto
 import { api } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
 import { useAction } from '../../api/use-action.js';
+import { useMarks } from '../../api/use-marks.js';
 import { AlertingTabs } from '../../components/AlertingTabs.js';
 import { Listed } from '../../components/Listed.js';
+import { lockedBy, ManagedBadge, ManagedNote } from '../../components/managed/Managed.js';
 import { FormError } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { ChannelForm } from './ChannelForm.js';
@@ -12,11 +14,13 @@ import { ChannelForm } from './ChannelForm.js';
 /**
  * Alert channels (/v1/alert-channels): the list with each channel's type and whether a send
  * reached it, a test send with its outcome, delete, and the form for a new one
- * (docs/api/alerting.md "Channels").
+ * (docs/api/alerting.md "Channels"); one applied from a file shows it and cannot be deleted here
+ * (docs/api/as-code.md "Marks").
  */
 export default function ChannelsPage() {
   const channels = useApi<{ items: AlertChannel[] }>('/v1/alert-channels');
   const action = useAction();
+  const markOf = useMarks('alert_channel');
   const [tested, setTested] = useState<{ name: string; result: AlertChannelTestResult } | null>(null);
   const test = (c: AlertChannel) => action.run(async () => {
     setTested(null);
@@ -42,21 +46,24 @@ export default function ChannelsPage() {
       )}
       <Listed loaded={channels} items={(d) => d.items} empty={t('channels.empty')}>
         {(d) => (
-          <table>
-            <thead><tr><th scope="col">{t('channels.name')}</th><th scope="col">{t('channels.type')}</th><th scope="col">{t('channels.verified')}</th><th scope="col">{t('keys.created')}</th><th scope="col"><span class="sr-only">{t('events.actions')}</span></th></tr></thead>
-            <tbody>{d.items.map((c) => (
-              <tr key={c.id}>
-                <td>{c.name}</td>
-                <td>{t(`channels.type.${c.type}`)}</td>
-                <td>{c.verified ? t('channels.verified_yes') : t('channels.verified_no')}</td>
-                <td>{formatTime(c.created_at)}</td>
-                <td class="actions">
-                  <button type="button" aria-label={t('channels.test_named', { name: c.name })} onClick={() => void test(c)}>{t('channels.test')}</button>
-                  <button type="button" class="danger" aria-label={t('channels.delete_named', { name: c.name })} onClick={() => void remove(c)}>{t('channels.delete')}</button>
-                </td>
-              </tr>
-            ))}</tbody>
-          </table>
+          <>
+            <ManagedNote marks={d.items.map((c) => markOf(c.id))} />
+            <table>
+              <thead><tr><th scope="col">{t('channels.name')}</th><th scope="col">{t('channels.type')}</th><th scope="col">{t('channels.verified')}</th><th scope="col">{t('keys.created')}</th><th scope="col"><span class="sr-only">{t('events.actions')}</span></th></tr></thead>
+              <tbody>{d.items.map((c) => (
+                <tr key={c.id}>
+                  <td>{c.name} <ManagedBadge mark={markOf(c.id)} /></td>
+                  <td>{t(`channels.type.${c.type}`)}</td>
+                  <td>{c.verified ? t('channels.verified_yes') : t('channels.verified_no')}</td>
+                  <td>{formatTime(c.created_at)}</td>
+                  <td class="actions">
+                    <button type="button" aria-label={t('channels.test_named', { name: c.name })} onClick={() => void test(c)}>{t('channels.test')}</button>
+                    <button type="button" class="danger" {...lockedBy(markOf(c.id))} aria-label={t('channels.delete_named', { name: c.name })} onClick={() => void remove(c)}>{t('channels.delete')}</button>
+                  </td>
+                </tr>
+              ))}</tbody>
+            </table>
+          </>
         )}
       </Listed>
       <ChannelForm created={channels.reload} />

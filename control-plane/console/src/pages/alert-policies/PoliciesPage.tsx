@@ -3,8 +3,10 @@ import type { AlertChannel, AlertPolicy } from '@vantage/shared-protocol';
 import { api } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
 import { useAction } from '../../api/use-action.js';
+import { useMarks } from '../../api/use-marks.js';
 import { AlertingTabs } from '../../components/AlertingTabs.js';
 import { Listed } from '../../components/Listed.js';
+import { lockedBy, ManagedBadge, ManagedNote } from '../../components/managed/Managed.js';
 import { MonitorName } from '../../components/MonitorSelect.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
@@ -13,12 +15,14 @@ import { PolicyForm } from './PolicyForm.js';
 /**
  * Alert policies (/v1/alert-policies): which monitor pages which channels, after what delay, and
  * the escalation levels after it; enable, disable, delete, and a form for a new one
- * (docs/api/alerting.md "Policies").
+ * (docs/api/alerting.md "Policies"); one applied from a file shows it and is read-only here
+ * (docs/api/as-code.md "Marks").
  */
 export default function PoliciesPage() {
   const policies = useApi<{ items: AlertPolicy[] }>('/v1/alert-policies');
   const channels = useApi<{ items: AlertChannel[] }>('/v1/alert-channels');
   const action = useAction(policies.reload);
+  const markOf = useMarks('alert_policy');
   const [editing, setEditing] = useState<AlertPolicy | null>(null);
   const names = new Map(channels.data?.items.map((c) => [c.id, c.name]) ?? []);
   const channelNames = (ids: string[]) => ids.map((id) => names.get(id) ?? id).join(', ');
@@ -34,30 +38,33 @@ export default function PoliciesPage() {
       <FormError id="policies-error" error={action.error} />
       <Listed loaded={policies} items={(d) => d.items} empty={t('policies.empty')}>
         {(d) => (
-          <table>
-            <thead><tr>
-              <th scope="col">{t('policies.name')}</th><th scope="col">{t('policies.monitor')}</th><th scope="col">{t('policies.channels')}</th>
-              <th scope="col">{t('policies.delay_s')}</th><th scope="col">{t('policies.levels')}</th><th scope="col">{t('policies.enabled')}</th>
-              <th scope="col"><span class="sr-only">{t('events.actions')}</span></th>
-            </tr></thead>
-            <tbody>{d.items.map((p) => (
-              <tr key={p.id}>
-                <td>{p.name}</td>
-                <td><MonitorName monitor_id={p.monitor_id} /></td>
-                <td>{channelNames(p.channel_ids)}</td>
-                <td>{p.delay_s}</td>
-                <td>{p.escalation_levels.length === 0 ? t('policies.levels_none_short') : (
-                  <ol class="levels">{p.escalation_levels.map((l) => <li key={l.id}>{t('policies.level_summary', { s: l.after_seconds, channels: channelNames(l.channel_ids) })}</li>)}</ol>
-                )}</td>
-                <td>{p.enabled ? t('profile.on') : t('profile.off')}</td>
-                <td class="actions">
-                  <button type="button" aria-label={t('policies.edit_named', { name: p.name })} onClick={() => setEditing(p)}>{t('policies.edit')}</button>
-                  <button type="button" aria-label={t(p.enabled ? 'policies.disable_named' : 'policies.enable_named', { name: p.name })} onClick={() => void action.call('PATCH', `/v1/alert-policies/${encodeURIComponent(p.id)}`, { enabled: !p.enabled })}>{p.enabled ? t('policies.disable') : t('policies.enable')}</button>
-                  <button type="button" class="danger" aria-label={t('policies.delete_named', { name: p.name })} onClick={() => void remove(p)}>{t('channels.delete')}</button>
-                </td>
-              </tr>
-            ))}</tbody>
-          </table>
+          <>
+            <ManagedNote marks={d.items.map((p) => markOf(p.id))} />
+            <table>
+              <thead><tr>
+                <th scope="col">{t('policies.name')}</th><th scope="col">{t('policies.monitor')}</th><th scope="col">{t('policies.channels')}</th>
+                <th scope="col">{t('policies.delay_s')}</th><th scope="col">{t('policies.levels')}</th><th scope="col">{t('policies.enabled')}</th>
+                <th scope="col"><span class="sr-only">{t('events.actions')}</span></th>
+              </tr></thead>
+              <tbody>{d.items.map((p) => (
+                <tr key={p.id}>
+                  <td>{p.name} <ManagedBadge mark={markOf(p.id)} /></td>
+                  <td><MonitorName monitor_id={p.monitor_id} /></td>
+                  <td>{channelNames(p.channel_ids)}</td>
+                  <td>{p.delay_s}</td>
+                  <td>{p.escalation_levels.length === 0 ? t('policies.levels_none_short') : (
+                    <ol class="levels">{p.escalation_levels.map((l) => <li key={l.id}>{t('policies.level_summary', { s: l.after_seconds, channels: channelNames(l.channel_ids) })}</li>)}</ol>
+                  )}</td>
+                  <td>{p.enabled ? t('profile.on') : t('profile.off')}</td>
+                  <td class="actions">
+                    <button type="button" {...lockedBy(markOf(p.id))} aria-label={t('policies.edit_named', { name: p.name })} onClick={() => setEditing(p)}>{t('policies.edit')}</button>
+                    <button type="button" {...lockedBy(markOf(p.id))} aria-label={t(p.enabled ? 'policies.disable_named' : 'policies.enable_named', { name: p.name })} onClick={() => void action.call('PATCH', `/v1/alert-policies/${encodeURIComponent(p.id)}`, { enabled: !p.enabled })}>{p.enabled ? t('policies.disable') : t('policies.enable')}</button>
+                    <button type="button" class="danger" {...lockedBy(markOf(p.id))} aria-label={t('policies.delete_named', { name: p.name })} onClick={() => void remove(p)}>{t('channels.delete')}</button>
+                  </td>
+                </tr>
+              ))}</tbody>
+            </table>
+          </>
         )}
       </Listed>
       {channels.data && (editing

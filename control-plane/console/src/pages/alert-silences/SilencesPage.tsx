@@ -3,10 +3,12 @@ import type { AlertSilence } from '@vantage/shared-protocol';
 import { api } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
 import { useAction } from '../../api/use-action.js';
+import { useMarks } from '../../api/use-marks.js';
 import { useSubmit } from '../../api/use-submit.js';
 import { AlertingTabs } from '../../components/AlertingTabs.js';
 import { Field } from '../../components/Field.js';
 import { Listed } from '../../components/Listed.js';
+import { lockedBy, ManagedBadge, ManagedNote } from '../../components/managed/Managed.js';
 import { MonitorName, MonitorSelect } from '../../components/MonitorSelect.js';
 import { TimeRange } from '../../components/TimeRange.js';
 import { FormError } from '../../components/states.js';
@@ -16,11 +18,13 @@ import { formatTime, t } from '../../i18n/i18n.js';
 /**
  * Silences (/v1/alert-silences): pages of one monitor, or of all, held back between two times;
  * the list with each one's status, end now, delete, and a form for a new one
- * (docs/api/alerting.md "Silences").
+ * (docs/api/alerting.md "Silences"); one applied from a file shows it and is read-only here
+ * (docs/api/as-code.md "Marks").
  */
 export default function SilencesPage() {
   const silences = useApi<{ items: AlertSilence[] }>('/v1/alert-silences');
   const action = useAction(silences.reload);
+  const markOf = useMarks('alert_silence');
   const [monitor_id, setMonitor] = useState('');
   const [reason, setReason] = useState('');
   const [starts, setStarts] = useState(() => toLocalInput(new Date()));
@@ -38,23 +42,26 @@ export default function SilencesPage() {
       <FormError id="silences-error" error={action.error} />
       <Listed loaded={silences} items={(d) => d.items} empty={t('silences.empty')}>
         {(d) => (
-          <table>
-            <thead><tr>
-              <th scope="col">{t('policies.monitor')}</th><th scope="col">{t('silences.reason')}</th><th scope="col">{t('alerting.starts_at')}</th>
-              <th scope="col">{t('alerting.ends_at')}</th><th scope="col">{t('events.status')}</th><th scope="col"><span class="sr-only">{t('events.actions')}</span></th>
-            </tr></thead>
-            <tbody>{d.items.map((s) => (
-              <tr key={s.id}>
-                <td>{s.monitor_id ? <MonitorName monitor_id={s.monitor_id} /> : t('silences.all_monitors')}</td>
-                <td>{s.reason}</td><td>{formatTime(s.starts_at)}</td><td>{formatTime(s.ends_at)}</td>
-                <td><span class="badge">{t(`silences.status.${s.status}`)}</span></td>
-                <td class="actions">
-                  {s.status === 'active' && <button type="button" onClick={() => void action.call('PATCH', path(s), { ends_at: new Date().toISOString() })}>{t('silences.end_now')}</button>}
-                  <button type="button" class="danger" onClick={() => void action.call('DELETE', path(s))}>{t('channels.delete')}</button>
-                </td>
-              </tr>
-            ))}</tbody>
-          </table>
+          <>
+            <ManagedNote marks={d.items.map((s) => markOf(s.id))} />
+            <table>
+              <thead><tr>
+                <th scope="col">{t('policies.monitor')}</th><th scope="col">{t('silences.reason')}</th><th scope="col">{t('alerting.starts_at')}</th>
+                <th scope="col">{t('alerting.ends_at')}</th><th scope="col">{t('events.status')}</th><th scope="col"><span class="sr-only">{t('events.actions')}</span></th>
+              </tr></thead>
+              <tbody>{d.items.map((s) => (
+                <tr key={s.id}>
+                  <td>{s.monitor_id ? <MonitorName monitor_id={s.monitor_id} /> : t('silences.all_monitors')}</td>
+                  <td>{s.reason} <ManagedBadge mark={markOf(s.id)} /></td><td>{formatTime(s.starts_at)}</td><td>{formatTime(s.ends_at)}</td>
+                  <td><span class="badge">{t(`silences.status.${s.status}`)}</span></td>
+                  <td class="actions">
+                    {s.status === 'active' && <button type="button" {...lockedBy(markOf(s.id))} onClick={() => void action.call('PATCH', path(s), { ends_at: new Date().toISOString() })}>{t('silences.end_now')}</button>}
+                    <button type="button" class="danger" {...lockedBy(markOf(s.id))} onClick={() => void action.call('DELETE', path(s))}>{t('channels.delete')}</button>
+                  </td>
+                </tr>
+              ))}</tbody>
+            </table>
+          </>
         )}
       </Listed>
       <h2>{t('silences.new')}</h2>

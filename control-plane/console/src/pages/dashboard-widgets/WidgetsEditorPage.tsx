@@ -1,14 +1,17 @@
 import { useState } from 'preact/hooks';
-import type { Dashboard, Monitor } from '@vantage/shared-protocol';
+import type { AsCodeMark, Dashboard, Monitor } from '@vantage/shared-protocol';
 import { ApiFailure, api } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
+import { useMarks } from '../../api/use-marks.js';
 import { useSubmit } from '../../api/use-submit.js';
 import { WIDGET_TYPE_LIST } from '../../api/vocabulary.js';
 import { Conflict } from '../../components/Conflict.js';
 import { Link } from '../../components/Link.js';
+import { LockedFields, ManagedNote } from '../../components/managed/Managed.js';
 import { ErrorState, Loading } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { navigate } from '../../router.js';
+import { LayoutGrid } from './LayoutGrid.js';
 import { WidgetRowFields } from './WidgetRowFields.js';
 import { firstFreeRow, newRow, rowOf, widgetOf, type WidgetRow } from './widget-rows.js';
 
@@ -16,15 +19,18 @@ import { firstFreeRow, newRow, rowOf, widgetOf, type WidgetRow } from './widget-
  * The widget set of a dashboard, edited whole and saved with PUT /v1/dashboards/{id}/widgets and
  * the version it was read at (`expected_version`): if it was changed elsewhere since, the save is
  * refused (409 CONFLICT) and the page says so, with a reload. docs/api/dashboards.md "Widgets".
+ * The grid above the fields moves and resizes widgets by pointer or keyboard (LayoutGrid). A
+ * dashboard applied from a file is shown read-only (docs/api/as-code.md "Marks").
  */
 export default function WidgetsEditorPage({ params }: { params: Record<string, string> }) {
   const dashboard = useApi<Dashboard>(`/v1/dashboards/${encodeURIComponent(params.id!)}`);
+  const markOf = useMarks('dashboard');
   if (dashboard.error) return <ErrorState error={dashboard.error} retry={dashboard.reload} />;
   if (!dashboard.data) return <Loading />;
-  return <Editor key={dashboard.data.version} dashboard={dashboard.data} reload={dashboard.reload} />;
+  return <Editor key={dashboard.data.version} dashboard={dashboard.data} mark={markOf(dashboard.data.id)} reload={dashboard.reload} />;
 }
 
-function Editor({ dashboard: d, reload }: { dashboard: Dashboard; reload: () => void }) {
+function Editor({ dashboard: d, mark, reload }: { dashboard: Dashboard; mark: AsCodeMark | null; reload: () => void }) {
   const monitors = useApi<{ items: Monitor[] }>('/v1/monitors?limit=100');
   const [rows, setRows] = useState<WidgetRow[]>(() => (d.widgets ?? []).map(rowOf));
   const [faults, setFaults] = useState<Set<number>>(new Set());
@@ -47,22 +53,26 @@ function Editor({ dashboard: d, reload }: { dashboard: Dashboard; reload: () => 
       <h1>{t('dash.edit_title', { name: d.name })}</h1>
       <p class="hint">{t('dash.edit_intro', { columns: d.layout.columns, version: d.version })}</p>
       {monitors.error && <ErrorState error={monitors.error} retry={monitors.reload} />}
+      <ManagedNote mark={mark} />
       <form onSubmit={submit}>
-        {rows.length === 0 && <p class="state empty">{t('dash.editor_empty')}</p>}
-        {rows.map((r, i) => (
-          <WidgetRowFields key={r.key} row={r} n={i + 1} monitors={monitors.data?.items ?? []} columns={d.layout.columns} fault={faults.has(r.key)} refused={refused.get(i) ?? []}
-            onChange={(p) => change(r.key, p)} onRemove={() => { setError(null); setRows(rows.filter((x) => x.key !== r.key)); }} />
-        ))}
-        <div class="inline add-widget">
-          <div class="field"><label for="add-type">{t('dash.add_type')}</label>
-            <select id="add-type" value={adding} onChange={(e) => setAdding((e.target as HTMLSelectElement).value as WidgetRow['type'])}>
-              {WIDGET_TYPE_LIST.map((ty) => <option key={ty} value={ty}>{t(`dash.type.${ty}`)}</option>)}
-            </select>
+        <LockedFields mark={mark}>
+          {rows.length > 0 && <LayoutGrid rows={rows} columns={d.layout.columns} locked={mark !== null} onMove={(key, c) => change(key, { x: String(c.x), y: String(c.y), w: String(c.w), h: String(c.h) })} />}
+          {rows.length === 0 && <p class="state empty">{t('dash.editor_empty')}</p>}
+          {rows.map((r, i) => (
+            <WidgetRowFields key={r.key} row={r} n={i + 1} monitors={monitors.data?.items ?? []} columns={d.layout.columns} fault={faults.has(r.key)} refused={refused.get(i) ?? []}
+              onChange={(p) => change(r.key, p)} onRemove={() => { setError(null); setRows(rows.filter((x) => x.key !== r.key)); }} />
+          ))}
+          <div class="inline add-widget">
+            <div class="field"><label for="add-type">{t('dash.add_type')}</label>
+              <select id="add-type" value={adding} onChange={(e) => setAdding((e.target as HTMLSelectElement).value as WidgetRow['type'])}>
+                {WIDGET_TYPE_LIST.map((ty) => <option key={ty} value={ty}>{t(`dash.type.${ty}`)}</option>)}
+              </select>
+            </div>
+            <button type="button" disabled={rows.length >= 50} onClick={() => { setError(null); setRows([...rows, newRow(adding, firstFreeRow(rows), d.layout.columns)]); }}>{t('dash.add_widget')}</button>
           </div>
-          <button type="button" disabled={rows.length >= 50} onClick={() => { setError(null); setRows([...rows, newRow(adding, firstFreeRow(rows), d.layout.columns)]); }}>{t('dash.add_widget')}</button>
-        </div>
-        <Conflict id="widgets-error" error={error} reload={reload} />
-        <button type="submit" class="primary" disabled={busy}>{t('dash.save_widgets')}</button>
+          <Conflict id="widgets-error" error={error} reload={reload} />
+          <button type="submit" class="primary" disabled={busy}>{t('dash.save_widgets')}</button>
+        </LockedFields>
       </form>
     </section>
   );

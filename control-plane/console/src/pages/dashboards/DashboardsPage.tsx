@@ -2,11 +2,13 @@ import { useState } from 'preact/hooks';
 import type { Dashboard } from '@vantage/shared-protocol';
 import { api } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
+import { useMarks } from '../../api/use-marks.js';
 import { useSubmit } from '../../api/use-submit.js';
 import { TEMPLATES } from '../../api/vocabulary.js';
 import { Field } from '../../components/Field.js';
 import { Link } from '../../components/Link.js';
 import { Listed } from '../../components/Listed.js';
+import { ManagedBadge } from '../../components/managed/Managed.js';
 import { Refusal } from '../../components/Refusal.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { navigate } from '../../router.js';
@@ -14,12 +16,14 @@ import { navigate } from '../../router.js';
 const str = (e: Event) => (e.target as HTMLInputElement).value;
 
 /**
- * Dashboards (GET /v1/dashboards): name, widgets, shared or not, last change; each opens its page.
+ * Dashboards (GET /v1/dashboards): name, widgets, shared or not, last change, the file of one
+ * applied from a file (docs/api/as-code.md "Marks"); each opens its page.
  * Below, a new one (POST /v1/dashboards), blank or from a template filled with the user's own
  * monitors and nodes (docs/api/dashboards.md "Templates").
  */
 export default function DashboardsPage() {
   const list = useApi<{ items: Dashboard[] }>('/v1/dashboards');
+  const markOf = useMarks('dashboard');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [template, setTemplate] = useState('');
@@ -39,7 +43,7 @@ export default function DashboardsPage() {
             </tr></thead>
             <tbody>{d.items.map((x) => (
               <tr key={x.id}>
-                <td><Link href={`/dashboards/${x.id}`}>{x.name}</Link>{x.description && <p class="hint">{x.description}</p>}</td>
+                <td><Link href={`/dashboards/${x.id}`}>{x.name}</Link> <ManagedBadge mark={markOf(x.id)} />{x.description && <p class="hint">{x.description}</p>}</td>
                 <td>{x.widget_count}</td>
                 <td><span class="badge">{x.is_public ? t('dash.shared') : t('dash.private')}</span></td>
                 <td>{formatTime(x.updated_at)}</td>

@@ -1,6 +1,8 @@
 import type { CheckItem, Monitor, StateChange, Stats, Uptime } from '@vantage/shared-protocol';
 import { useApi } from '../../api/use-api.js';
+import { useMarks } from '../../api/use-marks.js';
 import { LatencyChart } from '../../components/LatencyChart.js';
+import { ManagedNote } from '../../components/managed/Managed.js';
 import { StateBadge } from '../../components/StateBadge.js';
 import { Empty, ErrorState, Loading } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
@@ -28,6 +30,7 @@ export default function MonitorDetailPage({ params }: { params: Record<string, s
   const stats = useApi<Stats>(`${base}/stats?group_by=node`);
   const checks = useApi<{ items: CheckItem[] }>(`${base}/checks?page_size=20`);
   const changes = useApi<{ items: StateChange[] }>(`${base}/state-changes?page_size=20`);
+  const markOf = useMarks('monitor');
   if (monitor.error) return <ErrorState error={monitor.error} retry={monitor.reload} />;
   if (!monitor.data) return <Loading />;
   const m = monitor.data;
@@ -39,7 +42,8 @@ export default function MonitorDetailPage({ params }: { params: Record<string, s
         <StateBadge state={m.state} />
       </div>
       <p class="muted">{m.type} · {m.target ?? ''} · {t('form.seconds', { n: m.interval_s })}</p>
-      <MonitorActions monitor={m} changed={monitor.reload} />
+      <ManagedNote mark={markOf(m.id)} />
+      <MonitorActions monitor={m} mark={markOf(m.id)} changed={monitor.reload} />
       {m.type === 'heartbeat' && <HeartbeatPanel monitor={m} changed={monitor.reload} />}
       <h2>{t('detail.uptime')}</h2>
       <dl class="stats">{PERIODS.map((p) => <UptimeCell key={p} base={base} period={p} />)}</dl>

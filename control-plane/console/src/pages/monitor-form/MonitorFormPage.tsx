@@ -3,7 +3,9 @@ import type { Monitor, MonitorType } from '@vantage/shared-protocol';
 import { MONITOR_LIMITS, MONITOR_TYPES, runsOnControlPlane } from '@vantage/shared-protocol/monitor-types';
 import { api, ApiFailure } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
+import { useMarks } from '../../api/use-marks.js';
 import { Link } from '../../components/Link.js';
+import { LockedFields, ManagedNote } from '../../components/managed/Managed.js';
 import { ShownOnce } from '../../components/ShownOnce.js';
 import { ErrorState, FormError, Loading } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
@@ -26,6 +28,7 @@ type Created = Monitor & { heartbeat?: { token?: string; url?: string } | null }
 export default function MonitorFormPage({ params }: { params: Record<string, string> }) {
   const editing = params.id ?? null;
   const existing = useApi<Monitor>(editing ? `/v1/monitors/${encodeURIComponent(editing)}` : null);
+  const mark = useMarks(editing ? 'monitor' : null)(editing ?? '');
   const [name, setName] = useState('');
   const [type, setType] = useState<MonitorType>('http');
   const [target, setTarget] = useState('');
@@ -101,49 +104,52 @@ export default function MonitorFormPage({ params }: { params: Record<string, str
   return (
     <section>
       <h1>{editing ? t('form.edit_title', { name: existing.data!.name }) : t('form.create_title')}</h1>
+      <ManagedNote mark={mark} />
       <form onSubmit={submit} class="narrow" noValidate>
-        <TopField id="m-name" label={t('form.name')} error={errors.name}>
-          {(a) => <input id="m-name" required maxLength={MONITOR_LIMITS.name_max_chars} value={name} {...a} onInput={(e) => setName((e.target as HTMLInputElement).value)} />}
-        </TopField>
-        <TopField id="m-type" label={t('form.type')} error={errors.type}>
-          {(a) => (
-            <select id="m-type" value={type} disabled={!!editing} {...a} onChange={(e) => pickType((e.target as HTMLSelectElement).value as MonitorType)}>
-              {MONITOR_TYPES.map((ty) => <option key={ty} value={ty}>{ty}</option>)}
-            </select>
-          )}
-        </TopField>
-        {type !== 'heartbeat' && (
-          <TopField id="m-target" label={t('form.target')} error={errors.target}>
-            {(a) => <input id="m-target" maxLength={MONITOR_LIMITS.target_max_chars} value={target} {...a} onInput={(e) => setTarget((e.target as HTMLInputElement).value)} />}
+        <LockedFields mark={mark}>
+          <TopField id="m-name" label={t('form.name')} error={errors.name}>
+            {(a) => <input id="m-name" required maxLength={MONITOR_LIMITS.name_max_chars} value={name} {...a} onInput={(e) => setName((e.target as HTMLInputElement).value)} />}
           </TopField>
-        )}
-        {type !== 'heartbeat' && (
-          <TopField id="m-interval" label={t('form.interval')} error={errors.interval_s}>
+          <TopField id="m-type" label={t('form.type')} error={errors.type}>
             {(a) => (
-              <select id="m-interval" value={String(interval_s)} {...a} onChange={(e) => setInterval(Number((e.target as HTMLSelectElement).value))}>
-                {MONITOR_LIMITS.intervals_s.map((s) => <option key={s} value={String(s)}>{t('form.seconds', { n: s })}</option>)}
+              <select id="m-type" value={type} disabled={!!editing} {...a} onChange={(e) => pickType((e.target as HTMLSelectElement).value as MonitorType)}>
+                {MONITOR_TYPES.map((ty) => <option key={ty} value={ty}>{ty}</option>)}
               </select>
             )}
           </TopField>
-        )}
-        {!runsOnControlPlane(type) && (
-          <TopField id="m-nodes" label={t('form.node_count')} error={errors.node_count}>
-            {(a) => <input id="m-nodes" type="number" min={1} max={MONITOR_LIMITS.node_count_max} value={node_count} {...a} onInput={(e) => setNodeCount((e.target as HTMLInputElement).value)} />}
+          {type !== 'heartbeat' && (
+            <TopField id="m-target" label={t('form.target')} error={errors.target}>
+              {(a) => <input id="m-target" maxLength={MONITOR_LIMITS.target_max_chars} value={target} {...a} onInput={(e) => setTarget((e.target as HTMLInputElement).value)} />}
+            </TopField>
+          )}
+          {type !== 'heartbeat' && (
+            <TopField id="m-interval" label={t('form.interval')} error={errors.interval_s}>
+              {(a) => (
+                <select id="m-interval" value={String(interval_s)} {...a} onChange={(e) => setInterval(Number((e.target as HTMLSelectElement).value))}>
+                  {MONITOR_LIMITS.intervals_s.map((s) => <option key={s} value={String(s)}>{t('form.seconds', { n: s })}</option>)}
+                </select>
+              )}
+            </TopField>
+          )}
+          {!runsOnControlPlane(type) && (
+            <TopField id="m-nodes" label={t('form.node_count')} error={errors.node_count}>
+              {(a) => <input id="m-nodes" type="number" min={1} max={MONITOR_LIMITS.node_count_max} value={node_count} {...a} onInput={(e) => setNodeCount((e.target as HTMLInputElement).value)} />}
+            </TopField>
+          )}
+          <TopField id="m-tags" label={t('form.tags')} error={errors.tags}>
+            {(a) => <input id="m-tags" value={tags} {...a} onInput={(e) => setTags((e.target as HTMLInputElement).value)} />}
           </TopField>
-        )}
-        <TopField id="m-tags" label={t('form.tags')} error={errors.tags}>
-          {(a) => <input id="m-tags" value={tags} {...a} onInput={(e) => setTags((e.target as HTMLInputElement).value)} />}
-        </TopField>
-        <fieldset class="config">
-          <legend>{t('form.settings', { type })}</legend>
-          <ConfigFields fields={fields} raw={raw} errors={configErrors} onChange={setRaw} />
-          {errors.config && <p class="field-error" role="alert">{errors.config}</p>}
-        </fieldset>
-        <FormError id="m-error" error={error} />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>{editing ? t('form.save') : t('form.create')}</button>
-          <Link href={editing ? `/monitors/${editing}` : '/monitors'}>{t('form.cancel')}</Link>
-        </div>
+          <fieldset class="config">
+            <legend>{t('form.settings', { type })}</legend>
+            <ConfigFields fields={fields} raw={raw} errors={configErrors} onChange={setRaw} />
+            {errors.config && <p class="field-error" role="alert">{errors.config}</p>}
+          </fieldset>
+          <FormError id="m-error" error={error} />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={busy}>{editing ? t('form.save') : t('form.create')}</button>
+            <Link href={editing ? `/monitors/${editing}` : '/monitors'}>{t('form.cancel')}</Link>
+          </div>
+        </LockedFields>
       </form>
     </section>
   );

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { MonitorImportResult } from '@vantage/shared-protocol';
 import { api } from '../../api/client.js';
 import { useSubmit } from '../../api/use-submit.js';
+import { downloadText } from '../../components/download.js';
 import { Field } from '../../components/Field.js';
 import { Link } from '../../components/Link.js';
 import { FormError } from '../../components/states.js';
@@ -19,12 +20,7 @@ export default function MonitorTransferPage() {
   const [report, setReport] = useState<MonitorImportResult | null>(null);
   const exporting = useSubmit(async () => {
     const doc = await api<unknown>('GET', '/v1/monitors/export');
-    const link = Object.assign(window.document.createElement('a'), {
-      href: URL.createObjectURL(new Blob([JSON.stringify(doc, null, 2)], { type: 'application/json' })),
-      download: `vantage-monitors-${new Date().toISOString().slice(0, 10)}.json`,
-    });
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    downloadText(JSON.stringify(doc, null, 2), `vantage-monitors-${new Date().toISOString().slice(0, 10)}.json`, 'application/json');
   });
   const importing = useSubmit(async () => {
     setReport(null);

@@ -1,7 +1,9 @@
 import type { Monitor } from '@vantage/shared-protocol';
 import { MONITOR_STATES, MONITOR_TYPES } from '@vantage/shared-protocol/monitor-types';
 import { useApi } from '../../api/use-api.js';
+import { useMarks } from '../../api/use-marks.js';
 import { Link } from '../../components/Link.js';
+import { ManagedBadge } from '../../components/managed/Managed.js';
 import { Sparkline } from '../../components/Sparkline.js';
 import { StateBadge } from '../../components/StateBadge.js';
 import { Empty, ErrorState, Loading } from '../../components/states.js';
@@ -12,13 +14,17 @@ type MonitorPage = { items: Monitor[]; total: number; page: number; limit: numbe
 /** Filters kept in the URL (so a filtered list is a link) and passed to GET /v1/monitors as they are. */
 const FILTERS = ['q', 'state', 'type', 'page'] as const;
 
-/** The monitor list: server-side paging and filtering (GET /v1/monitors), state, 24 h uptime and a latency sparkline per row. */
+/**
+ * The monitor list: server-side paging and filtering (GET /v1/monitors), state, 24 h uptime and a
+ * latency sparkline per row, and the file of each monitor applied from one (docs/api/as-code.md "Marks").
+ */
 export default function MonitorsPage() {
   const { query } = useLocation();
   const params = new URLSearchParams();
   for (const f of FILTERS) { const v = query.get(f); if (v) params.set(f, v); }
   params.set('limit', '20');
   const list = useApi<MonitorPage>(`/v1/monitors?${params}`);
+  const markOf = useMarks('monitor');
   const filtered = FILTERS.some((f) => f !== 'page' && query.get(f));
   function setFilter(name: (typeof FILTERS)[number], value: string) {
     const next = new URLSearchParams(location.search);
@@ -62,7 +68,7 @@ export default function MonitorsPage() {
               <tbody>
                 {list.data.items.map((m) => (
                   <tr key={m.id}>
-                    <td><Link href={`/monitors/${m.id}`}>{m.name}</Link></td>
+                    <td><Link href={`/monitors/${m.id}`}>{m.name}</Link> <ManagedBadge mark={markOf(m.id)} /></td>
                     <td><StateBadge state={m.state} /></td>
                     <td>{m.type}</td>
                     <td class="clip">{m.target ?? ''}</td>

@@ -1,16 +1,19 @@
 import type { StatusPage } from '@vantage/shared-protocol';
 import { useApi } from '../../api/use-api.js';
+import { useMarks } from '../../api/use-marks.js';
 import { Link } from '../../components/Link.js';
 import { Listed } from '../../components/Listed.js';
+import { ManagedBadge } from '../../components/managed/Managed.js';
 import { t } from '../../i18n/i18n.js';
 
 /**
  * Status pages (GET /v1/status-pages): title, address (a link to the public page at
- * /status/{slug}), custom domain, components, who may see it; each title opens its edit page
- * (docs/api/status-pages.md).
+ * /status/{slug}), custom domain, components, who may see it, the file of one applied from a file;
+ * each title opens its edit page (docs/api/status-pages.md, docs/api/as-code.md "Marks").
  */
 export default function StatusPagesPage() {
   const pages = useApi<{ items: StatusPage[] }>('/v1/status-pages');
+  const markOf = useMarks('status_page');
   return (
     <section>
       <div class="title-row">
@@ -27,7 +30,7 @@ export default function StatusPagesPage() {
             </tr></thead>
             <tbody>{d.items.map((p) => (
               <tr key={p.id}>
-                <td><Link href={`/status-pages/${p.id}`}>{p.title}</Link></td>
+                <td><Link href={`/status-pages/${p.id}`}>{p.title}</Link> <ManagedBadge mark={markOf(p.id)} /></td>
                 <td><a href={`/status/${p.slug}`} target="_blank" rel="noopener">{`/status/${p.slug}`}<span class="sr-only"> {t('sp.opens_new')}</span></a></td>
                 <td>{p.custom_domain ?? '—'}</td>
                 <td>{p.components.length}</td>
