@@ -58,6 +58,7 @@ import { lookupUsageRouter } from './lookups/lookup-usage.routes.js';
 import { statusPagesRouter } from './status-pages/status-pages.routes.js';
 import { publicStatusPagesRouter } from './status-pages/public.routes.js';
 import { incidentsRouter } from './incidents/incidents.routes.js';
+import { asCodeExportRouter } from './as-code/as-code-export.routes.js';
 import { asCodeMarksRouter } from './as-code/as-code-marks.routes.js';
 import { statusPageSubscribersRouter } from './status-pages/subscribers.routes.js';
 import { whoisSslRouter } from './lookups/whois-ssl.routes.js';
@@ -184,8 +185,9 @@ export function mountRoutes(app: Hono<any>, deps: AppDeps): void {
   app.route('/v1/certificates/orders', certOrdersRouter(deps));
   app.route('/v1/certificates', certificatesRouter(deps));
   app.route('/v1/dns-credentials', dnsCredentialsRouter(deps));
-  // Monitoring as code (docs/api/as-code.md): which resources files manage.
+  // Monitoring as code (docs/api/as-code.md): which resources files manage; the account as a file.
   app.route('/v1/as-code', asCodeMarksRouter(deps));
+  app.route('/v1/as-code', asCodeExportRouter(app));
   // Leaderboards (docs/api/leaderboards.md): public reports and opt-outs, administrators' reports, monitors and decisions.
   app.route('/v1/leaderboards', leaderboardsRouter(deps));
   app.route('/v1/admin/leaderboards', adminLeaderboardsRouter(deps));
