@@ -201,8 +201,9 @@ const complianceJobs = startComplianceJobs(base);
 const mcpListener = config.mcp_port === undefined ? null : await startMcpListener(deps, config.host, config.mcp_port);
 if (mcpListener) log.info({ url: mcpListener.url }, 'MCP entry point listening');
 const mcpRetention = startPayloadRetention(base);
-// Certificate order steps over ACME and DNS credential health checks (claimed with SKIP LOCKED and a lease).
-const certificateJobs = startCertificateJobs({ ...base, box: secretBoxOf(config) });
+// Certificate order steps over ACME, DNS credential health checks (claimed with SKIP LOCKED and a lease)
+// and issued certificates' expiry notices (certificate.expiring and an e-mail, queued with the claim).
+const certificateJobs = startCertificateJobs({ ...base, box: secretBoxOf(config), events: outbound.events, mail: outbound.mail });
 // Claims due deliveries (SKIP LOCKED with a lease: any number of instances); releases this instance's claims of a previous run first.
 await outbound.start();
 

@@ -19,6 +19,7 @@ const EXAMPLES: Record<string, unknown> = {
   'heartbeat.missed': { monitor, last_ping_at: null, expected_at: when },
   'ssl.expiring': { monitor, host: 'shop.example', subject: 'CN=shop.example', issuer: null, expires_at: when, days_left: 7 },
   'domain.expiring': { monitor, domain: 'shop.example', registrar: null, expires_at: when, days_left: 30 },
+  'certificate.expiring': { certificate: { id: 42, order_id: 7, sans: ['shop.example', '*.shop.example'], issuer: 'CN=R11, O=Let\'s Encrypt, C=US', serial_hex: '04a1' }, expires_at: when, days_left: 20 },
   'webhook.ping': { endpoint_id: 'we_01jd3k6w9z4q8r2t7v5x1y3b6c', message: 'hello' },
 };
 
@@ -38,5 +39,5 @@ t.test('bad data is refused with a readable error; the ping is not subscribable'
   t.notOk(parseEventData('nope' as never, {}).ok);
   t.notOk((SUBSCRIBABLE_EVENTS as readonly string[]).includes('webhook.ping'));
   t.ok((SUBSCRIBABLE_EVENTS as readonly string[]).includes('*'));
-  t.equal(SUBSCRIBABLE_EVENTS.length, 16, '15 events and *');
+  t.equal(SUBSCRIBABLE_EVENTS.length, 17, '16 events and *');
 });

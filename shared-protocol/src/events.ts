@@ -118,6 +118,22 @@ export const sslExpiringEventSchema = z.object({
   days_left: z.number().int(),
 });
 
+/**
+ * `certificate.expiring`: a certificate Vantage issued (docs/api/certificates.md) is within the
+ * deployment's notice period of its `not_after`; sent once per certificate.
+ */
+export const certificateExpiringEventSchema = z.object({
+  certificate: z.object({
+    id: z.number().int(),
+    order_id: z.number().int(),
+    sans: z.array(z.string()),
+    issuer: z.string(),
+    serial_hex: z.string(),
+  }),
+  expires_at: time,
+  days_left: z.number().int(),
+});
+
 /** `domain.expiring`: a domain a monitor watches expires within the monitor's threshold. */
 export const domainExpiringEventSchema = z.object({
   monitor: eventMonitorSchema,
@@ -154,6 +170,7 @@ export const EVENT_CATALOG = {
   'heartbeat.missed': { data: heartbeatMissedEventSchema, description: 'A heartbeat monitor got no check-in by its deadline.' },
   'ssl.expiring': { data: sslExpiringEventSchema, description: 'A watched TLS certificate is about to expire.' },
   'domain.expiring': { data: domainExpiringEventSchema, description: 'A watched domain registration is about to expire.' },
+  'certificate.expiring': { data: certificateExpiringEventSchema, description: 'A certificate issued through Vantage is about to expire.' },
   'webhook.ping': { data: webhookPingEventSchema, description: 'Test event sent on request (POST /v1/webhook-endpoints/{id}/test); not subscribable.' },
 } as const;
 

@@ -1,4 +1,4 @@
-import { sign } from 'node:crypto';
+import { createHash, sign } from 'node:crypto';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
 import { activeSigningKey } from './keys.js';
@@ -21,18 +21,32 @@ export interface SignedReport {
 export const ATTESTATION_RETRIES_MAX = 3;
 
 /**
- * Sign the PDF `pdf` (written with a seal placeholder: seal.ts) of report `report_id` (a `v_` or
- * `cr_` id) with the active attestation key: Ed25519 (node:crypto) over the content hash, the key
- * and the time, sealed into the document. Writes the `signed` attestation record of attempt
- * `retry_count` (0-3) as success, or as failure with the error before rethrowing it.
+ * The idempotency key of the `signed` record of attempt `retry_count` at signing `pdf` as
+ * `report_id` (docs/api/verdicts.md "Attestation records"): `<report>:signed:<attempt>:<digest>`,
+ * `digest` the first 16 hex digits of the document's content hash (of its bytes when it has no
+ * seal slot). The same document signed again at the same attempt keeps one record; a report
+ * signed anew (another document: a leaderboard report sent back to draft and reviewed again)
+ * gets records of its own.
+ */
+export function signedRecordKey(report_id: string, pdf: Uint8Array, retry_count: number): string {
+  const hash = contentHash(pdf) ?? `sha256:${createHash('sha256').update(pdf).digest('hex')}`;
+  return `${report_id}:signed:${retry_count}:${hash.slice('sha256:'.length, 'sha256:'.length + 16)}`;
+}
+
+/**
+ * Sign the PDF `pdf` (written with a seal placeholder: seal.ts) of report `report_id` (a `v_`,
+ * `cr_` or `lb_` id) with the active attestation key: Ed25519 (node:crypto) over the content
+ * hash, the key and the time, sealed into the document. Writes the `signed` attestation record of
+ * attempt `retry_count` (0-3; key: {@link signedRecordKey}) as success, or as failure with the
+ * error before rethrowing it.
  * @throws Error when the document has no seal slot; SecretKeyError when the key cannot be opened
  */
 export async function signReport(deps: { sql: Sql; config: Config }, report_id: string, pdf: Uint8Array, retry_count = 0, now: Date = new Date()): Promise<SignedReport> {
-  const idempotency_key = `${report_id}:signed:${retry_count}`;
+  const idempotency_key = signedRecordKey(report_id, pdf, retry_count);
   try {
-    const { key, private_key } = await activeSigningKey(deps);
     const hash = contentHash(pdf);
     if (!hash) throw new Error('the document has no seal slot');
+    const { key, private_key } = await activeSigningKey(deps);
     const seal = { key_id: key.id, key_version: key.key_version, signed_at: now.toISOString(), content_hash: hash };
     const signature = sign(null, signedMessage(seal), private_key).toString('base64url');
     const sealed = writeSeal(pdf, { ...seal, signature });

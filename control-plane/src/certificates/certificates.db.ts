@@ -55,15 +55,21 @@ export async function setCertificateStatus(ex: SqlExecutor, id: number, change: 
 
 /**
  * Claim issued certificates ending within `days` whose expiry notice has not been raised,
- * FOR UPDATE SKIP LOCKED, marking them noticed (one notice per certificate, by one instance).
+ * FOR UPDATE SKIP LOCKED, marking them noticed (one notice per certificate, by one instance:
+ * run it in the transaction that queues the notices). Certificates already expired are skipped
+ * (marked, not returned). @returns the claimed rows with their creator's e-mail address
  */
-export async function claimExpiryNotices(ex: SqlExecutor, days: number, limit: number): Promise<CertificateRow[]> {
-  return ex<CertificateRow[]>`
-    UPDATE certificates SET expiry_notified_at = now() WHERE id IN (
-      SELECT id FROM certificates WHERE status = 'issued' AND expiry_notified_at IS NULL
-        AND not_after < now() + make_interval(days => ${days})
-      ORDER BY not_after LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-    RETURNING *`;
+export async function claimExpiryNotices(ex: SqlExecutor, days: number, limit: number): Promise<Array<CertificateRow & { owner_email: string }>> {
+  return ex<Array<CertificateRow & { owner_email: string }>>`
+    WITH claimed AS (
+      UPDATE certificates SET expiry_notified_at = now() WHERE id IN (
+        SELECT id FROM certificates WHERE status = 'issued' AND expiry_notified_at IS NULL
+          AND not_after < now() + make_interval(days => ${days})
+        ORDER BY not_after LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING *)
+    SELECT claimed.*, users.email AS owner_email FROM claimed JOIN users ON users.id = claimed.user_id
+    WHERE claimed.not_after > now()
+    ORDER BY claimed.not_after`;
 }
 
 /** The ACME account of `directory_url`: sealed key and account URL, or null. */

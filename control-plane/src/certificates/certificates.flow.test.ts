@@ -1,42 +1,27 @@
 import { X509Certificate } from 'node:crypto';
 import t from 'tap';
-import { call, registerUser, testApp } from '../test-support/app.js';
-import { secretBoxOf } from '../secrets/secret-box.js';
-import { createLogger } from '../log.js';
+import { call, registerUser } from '../test-support/app.js';
 import { sendUpdate } from './dns-update.js';
-import { runDueOrders } from './order-jobs.js';
+import { acmeTestApp } from './test-acme.js';
 import { startBind, startPebble } from './test-servers.js';
 
 /*
  * Certificate orders end to end against real peers: Pebble (RFC 8555 test CA) validating DNS-01
  * at a real BIND 9, which takes the TXT records as TSIG-signed RFC 2136 updates. Issuance through
  * an rfc2136 credential, download and revocation; manual DNS (records not yet there, then
- * confirmed and seen on the authoritative server); a failing step retried then failed, and the
- * owner's retry; another account's ids as 404. The job function that main.ts runs drives steps.
+ * confirmed and seen on the authoritative server); a manual order retried with new TXT records
+ * and issued; a failing step retried then failed, and the owner's retry; another account's ids
+ * as 404. The job function that main.ts runs drives steps (test-acme.ts).
  */
 
 t.test('certificate orders over ACME with DNS-01', async (t) => {
   const bind = await startBind(t);
   const pebble = await startPebble(t, bind.port);
-  const { app, deps } = await testApp(t, { config: {
-    certificates_acme_directory_url: pebble.directory_url, certificates_acme_ca_file: pebble.ca_file, certificates_ca_name: 'pebble',
-    certificates_dns_resolvers: [`127.0.0.1:${bind.port}`], certificates_dns_port: bind.port,
-    certificates_retry_base_ms: 0, certificates_max_attempts: 2, certificates_propagation_timeout_ms: 30_000,
-  } });
-  const jobDeps = { sql: deps.sql, config: deps.config, box: secretBoxOf(deps.config), log: createLogger('silent') };
+  const { app, drive: driveAs } = await acmeTestApp(t, pebble, bind);
   const [alice, bob] = [await registerUser(app), await registerUser(app)];
   const as = (u: { access_token: string }) => ({ token: u.access_token });
-  /** Run due steps until the order leaves `while_status` (bounded). */
-  const drive = async (id: number, done: (o: any) => boolean) => {
-    const until = Date.now() + 180_000;
-    for (;;) {
-      await runDueOrders(jobDeps);
-      const o = (await call(app, 'GET', `/v1/certificates/orders/${id}`, as(alice))).body.data;
-      if (done(o)) return o;
-      if (Date.now() > until) throw new Error(`order ${id} stuck: ${JSON.stringify(o)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
+  /** Run due steps until `done(order)` (bounded). */
+  const drive = (id: number, done: (o: any) => boolean) => driveAs(id, alice.access_token, done);
 
   // A credential for the zone: stored sealed, never returned; its health check is a no-op update.
   let r = await call(app, 'POST', '/v1/dns-credentials', { ...as(alice), body: {
@@ -116,6 +101,30 @@ t.test('certificate orders over ACME with DNS-01', async (t) => {
   await call(app, 'POST', `/v1/certificates/orders/${manual.id}/confirm`, as(alice));
   const manualDone = await drive(manual.id, (o) => o.status === 'issued' || o.status === 'failed');
   t.equal(manualDone.status, 'issued', JSON.stringify(manualDone));
+  t.same(manualDone.manual_challenges, [], 'no records shown once issued');
+
+  // Manual DNS retried: a new ACME order, so new TXT values; the old ones are not shown again,
+  // and the retried order is issued once the new records are seen.
+  r = await call(app, 'POST', '/v1/certificates/orders', { ...as(alice), body: { sans: [`again.${bind.zone}`, `*.again.${bind.zone}`], challenge_type: 'manual-dns' } });
+  const again = r.body.data;
+  await call(app, 'POST', `/v1/certificates/orders/${again.id}/submit`, as(alice));
+  const firstTry = await drive(again.id, (o) => o.manual_challenges.length > 0 || o.status === 'failed');
+  t.equal(firstTry.manual_challenges.length, 2, 'one record per SAN (the wildcard\'s at the same name)');
+  t.same(firstTry.manual_challenges.map((c: any) => c.fqdn), [`_acme-challenge.again.${bind.zone}`, `_acme-challenge.again.${bind.zone}`]);
+  r = await call(app, 'POST', `/v1/certificates/orders/${again.id}/cancel`, as(alice));
+  t.match(r.body.data, { status: 'failed', manual_challenges: [] });
+  r = await call(app, 'POST', `/v1/certificates/orders/${again.id}/retry`, as(alice));
+  t.match(r.body.data, { status: 'validating', retry_count: 1, manual_challenges: [] }, 'the old records are gone on retry');
+  const secondTry = await drive(again.id, (o) => o.manual_challenges.length > 0 || o.status === 'failed');
+  t.equal(secondTry.manual_challenges.length, 2);
+  const oldValues = firstTry.manual_challenges.map((c: any) => c.value);
+  t.ok(secondTry.manual_challenges.every((c: any) => !oldValues.includes(c.value)), 'the records are regenerated');
+  await sendUpdate({ host: '127.0.0.1', port: bind.port, zone: bind.zone, key: bind.key, timeout_ms: 30_000 },
+    secondTry.manual_challenges.map((c: any) => ({ op: 'add' as const, fqdn: c.fqdn, value: c.value })));
+  await call(app, 'POST', `/v1/certificates/orders/${again.id}/confirm`, as(alice));
+  const againDone = await drive(again.id, (o) => o.status === 'issued' || o.status === 'failed');
+  t.equal(againDone.status, 'issued', JSON.stringify(againDone));
+  t.ok(againDone.events.some((e: any) => e.action === 'retried'), 'the retry is in the events');
 
   // A step that keeps failing (the server refuses the key): retried, then failed; the owner retries.
   r = await call(app, 'POST', '/v1/dns-credentials', { ...as(alice), body: {

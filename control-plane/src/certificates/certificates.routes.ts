@@ -1,10 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { certificateMonitorRequestSchema, monitorSchema } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { AUTH_ERRORS, BEARER, jsonBody, jsonOk } from '../http/openapi-responses.js';
+import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
-import { ownerScope } from '../teams/authorize.js';
+import { monitorWriter } from '../monitors/writer.js';
+import { toMonitor } from '../monitors/view.js';
+import { ownerForNew, ownerScope } from '../teams/authorize.js';
+import { createCertificateMonitor } from './certificate-monitor.js';
 import { getCertificate, listCertificates, lockCertificateStatus, setCertificateStatus } from './certificates.db.js';
 import { changeOrder } from './orders.db.js';
 import { openCertificateKey } from './order-steps.js';
@@ -35,9 +39,22 @@ const revoke = createRoute({
   responses: { 200: jsonOk(certificateSchema, 'the certificate, revoking'), ...NOT_FOUND, ...CONFLICT, ...AUTH_ERRORS },
 });
 
+const monitor = createRoute({
+  method: 'post', path: '/{id}/monitor', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Create an ssl_expiry monitor of the certificate in one call (its expiry then reaches the monitor\'s alert policies)',
+  request: { params: idParam, body: { required: false, content: { 'application/json': { schema: certificateMonitorRequestSchema } } } },
+  responses: {
+    201: jsonOk(monitorSchema, 'the monitor, owned like the certificate'),
+    400: jsonError('VALIDATION_FAILED (`host` not covered by the certificate, a bad config field); MONITOR_INVALID_INTERVAL'), ...NOT_FOUND,
+    409: jsonError('CONFLICT (the certificate is not issued: details.status); MONITOR_NAME_TAKEN'),
+    422: jsonError('MONITOR_INVALID_TARGET, MONITOR_LIMIT_EXCEEDED'), ...AUTH_ERRORS,
+  },
+});
+
 /**
  * `/v1/certificates` (docs/api/certificates.md "Certificates"): list, read, download the chain
- * and key, revoke (done at the CA by the order's job).
+ * and key, revoke (done at the CA by the order's job), and create a certificate's ssl_expiry
+ * monitor in one call.
  */
 export function certificatesRouter(deps: AppDeps) {
   const r = createRouter();
@@ -73,6 +90,14 @@ export function certificatesRouter(deps: AppDeps) {
       return row!;
     });
     return ok(c, toCertificate(changed), 200);
+  });
+
+  const writer = monitorWriter(deps);
+  r.openapi(monitor, async (c) => {
+    const body = c.req.valid('json') ?? {};
+    const cert = await owned(c, deps, c.req.valid('param').id, load, 'write', 'certificate');
+    const row = await createCertificateMonitor(writer, await ownerForNew(c, deps, cert.team_id), cert, body);
+    return ok(c, toMonitor(row), 201);
   });
 
   return r;

@@ -4,13 +4,15 @@ import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { setCertificateStatus } from './certificates.db.js';
 import { claimHealthChecks, setDnsCredentialHealth } from './dns-credentials.db.js';
+import { runExpiryNotices, type ExpiryNoticeDeps } from './expiry-notices.js';
 import { changeOrder, claimDueOrders, type OrderRow } from './orders.db.js';
 import { OrderFailure, runStep, type StepConfig } from './order-steps.js';
 import { dnsProvider } from './providers/dns-provider.js';
 
 /*
  * The certificate jobs: due order steps claimed (FOR UPDATE SKIP LOCKED, then a lease) and run
- * with retries; DNS credentials' periodic health checks. Any number of instances may run them.
+ * with retries; DNS credentials' periodic health checks; issued certificates' expiry notices
+ * (expiry-notices.ts). Any number of instances may run them.
  */
 
 /** How long a claimed step may run before another instance may claim it again, ms. */
@@ -83,8 +85,11 @@ export async function checkCredential(deps: Pick<JobDeps, 'sql' | 'config' | 'bo
 /** Handle on the running certificate jobs (main.ts). */
 export interface CertificateJobs { stop(): Promise<void> }
 
-/** Run the order steps and health checks every `certificates_jobs_interval_ms`; errors are logged and retried on the next pass. */
-export function startCertificateJobs(deps: JobDeps): CertificateJobs {
+/**
+ * Run the order steps, health checks and expiry notices every `certificates_jobs_interval_ms`;
+ * errors are logged and retried on the next pass.
+ */
+export function startCertificateJobs(deps: JobDeps & Pick<ExpiryNoticeDeps, 'events' | 'mail'> & { config: ExpiryNoticeDeps['config'] }): CertificateJobs {
   const log = deps.log.child({ module: 'certificates.jobs' });
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
@@ -93,6 +98,8 @@ export function startCertificateJobs(deps: JobDeps): CertificateJobs {
     running = Promise.all([
       runDueOrders({ ...deps, log }).catch((err) => log.error({ err }, 'certificate order pass failed')),
       runHealthChecks({ ...deps, log }).catch((err) => log.error({ err }, 'DNS credential health pass failed')),
+      runExpiryNotices(deps).then((n) => { if (n > 0) log.info({ noticed: n }, 'certificate expiry notices queued'); })
+        .catch((err) => log.error({ err }, 'certificate expiry notice pass failed')),
     ]).finally(() => { if (!stopped) timer = setTimeout(tick, deps.config.certificates_jobs_interval_ms); });
   };
   timer = setTimeout(tick, 0);

@@ -47,6 +47,26 @@ export interface StepDeps {
 export const MANUAL_HINT = 'Create this TXT record at your DNS provider, then confirm the order (POST /v1/certificates/orders/{id}/confirm).';
 
 const keyAad = (order_id: number) => `certificate-key:${order_id}`;
+
+/**
+ * What the CA said of a refused validation: the failed challenge's error (RFC 8555 §7.1.4, §8:
+ * `detail (type)`) when the error carries the authorization as JSON (acme-client's
+ * waitForValidStatus does), else the error's message.
+ */
+export function validationError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const at = message.indexOf('{');
+  if (at >= 0) {
+    try {
+      const authz = JSON.parse(message.slice(at)) as { challenges?: Array<{ error?: { type?: string; detail?: string } }> };
+      const e = authz.challenges?.find((c) => c.error)?.error;
+      if (e) return `${e.detail ?? 'no detail given'} (${e.type ?? 'no type given'})`;
+    } catch {
+      // not an authorization: the message as it is
+    }
+  }
+  return message;
+}
 const problem = (x: unknown) => {
   const e = x as { detail?: string; type?: string } | undefined;
   return e?.detail ?? e?.type ?? 'no detail given';
@@ -120,7 +140,7 @@ async function validate(deps: StepDeps, client: acme.Client, order: OrderRow): P
         try {
           await client.waitForValidStatus(p.authz);
         } catch (err) {
-          throw new OrderFailure(`validation of ${p.authz.identifier.value} failed: ${(err as Error).message}`);
+          throw new OrderFailure(`validation of ${p.authz.identifier.value} failed: ${validationError(err)}`);
         }
       }
     } finally {

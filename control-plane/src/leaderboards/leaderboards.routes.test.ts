@@ -201,7 +201,14 @@ t.test('leaderboards: monitors, opt-outs, report states, signed PDF and errata, 
 
     r = await asAdmin('POST', `/v1/admin/leaderboards/${id}/status`, { status: 'draft' });
     t.match(r.body.data, { status: 'draft', pdf_url: null, content_hash: null }, 'back to draft drops the PDF');
-    await asAdmin('POST', `/v1/admin/leaderboards/${id}/status`, { status: 'reviewing' });
+    r = await asAdmin('POST', `/v1/admin/leaderboards/${id}/status`, { status: 'reviewing' });
+    // Each signing keeps its own attestation record: the second review's is not lost to the first's.
+    const signings = await sql<{ external_id: string; status: string; retry_count: number }[]>`
+      SELECT external_id, status, retry_count FROM attestation_records WHERE report_id = ${id} AND action = 'signed' ORDER BY created_at, id`;
+    t.equal(signings.length, 2, 'two reviews, two signed records');
+    t.same(signings.map((s) => [s.status, s.retry_count]), [['success', 0], ['success', 0]]);
+    t.equal(signings[1]!.external_id, r.body.data.content_hash, 'the second record is the document now in review');
+    t.not(signings[0]!.external_id, signings[1]!.external_id);
     t.equal((await asAdmin('POST', `/v1/admin/leaderboards/${id}/errata`, { reason: 'early' })).status, 409, 'errata only once published');
     r = await asAdmin('POST', `/v1/admin/leaderboards/${id}/status`, { status: 'published' });
     t.match(r.body.data, { status: 'published', published_at: /Z$/, pdf_url: new RegExp(`/v1/leaderboards/${id}/pdf$`) });

@@ -143,6 +143,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'POST /v1/certificates/orders/{id}/retry': 'write', 'POST /v1/certificates/orders/{id}/cancel': 'write',
   'GET /v1/certificates': 'read', 'GET /v1/certificates/{id}': 'read', 'GET /v1/certificates/{id}/chain': 'read',
   'GET /v1/certificates/{id}/private-key': 'write', 'POST /v1/certificates/{id}/revoke': 'write',
+  'POST /v1/certificates/{id}/monitor': 'write',
   'GET /v1/dns-credentials': 'read', 'POST /v1/dns-credentials': 'write', 'GET /v1/dns-credentials/{id}': 'read',
   'POST /v1/dns-credentials/{id}/check': 'write', 'POST /v1/dns-credentials/{id}/revoke': 'write',
   'POST /v1/account/passkeys/options': 'write',

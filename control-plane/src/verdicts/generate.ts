@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import { ATTESTATION_RETRIES_MAX, signReport } from '../attestation/sign.js';
 import { recordStep } from '../attestation/records.db.js';
 import { gatherEvidence } from './evidence.js';
+import { gatherProbeEvidence } from './probe-evidence.js';
 import { queueCompletionNotices } from './notify.js';
 import { renderVerdictPdf } from './verdict-pdf.js';
 import { claimDueOrders, completeOrder, failOrderAttempt, type VerdictOrderRow } from './verdicts.db.js';
@@ -21,7 +22,8 @@ async function generateOne(deps: GenerateDeps, order: VerdictOrderRow, now: () =
     const monitors = await deps.sql<Array<{ id: string; name: string; type: string; target: string }>>`
       SELECT id, name, type, target FROM monitors WHERE id = ANY(${order.monitor_ids}::text[]) ORDER BY created_at, id`;
     const evidence = await gatherEvidence(deps.sql, deps.config, monitors, order.time_window_start, order.time_window_end, now());
-    const pdf = await renderVerdictPdf(deps.config, order, evidence, now());
+    const probes = await gatherProbeEvidence(deps.sql, order.user_id, order.target, order.time_window_start, order.time_window_end);
+    const pdf = await renderVerdictPdf(deps.config, order, evidence, probes, now());
     const signed = await signReport(deps, order.id, pdf, retry_count, now());
     await deps.sql.begin(async (tx) => {
       if (!(await completeOrder(tx, order.id, signed))) return;

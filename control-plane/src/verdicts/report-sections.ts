@@ -1,6 +1,7 @@
 import { LEGAL_DISCLAIMER } from '@vantage/shared-protocol';
 import type { ReportWriter } from '../attestation/pdf-writer.js';
 import type { MonitorEvidence } from './evidence.js';
+import type { ProbeEvidenceRow } from './probe-evidence.js';
 
 /** Sections every signed report shares (verdict orders, compliance reports). */
 
@@ -40,6 +41,21 @@ export async function writeMonitorEvidence(w: ReportWriter, ev: MonitorEvidence)
     ['Changed at (UTC)', 'From', 'To', 'Source', 'Reason'],
     ev.changes.map((c) => [c.changed_at.toISOString().replace('T', ' ').slice(0, 19), c.from_state, c.to_state, c.source, c.reason ?? '']),
     [0.2, 0.1, 0.1, 0.1, 0.5],
+  );
+}
+
+/** The ad-hoc probes of the target in the window: per probe type and node, results, failures and response-time percentiles. */
+export async function writeProbeEvidence(w: ReportWriter, probes: { rows: ProbeEvidenceRow[]; results: number; truncated: boolean }): Promise<void> {
+  await w.heading('Ad-hoc probes of the target');
+  await w.paragraph(
+    `${probes.results} probe result${probes.results === 1 ? '' : 's'} of probes you ran from Vantage nodes in the window${probes.truncated ? ' (the first ones; later results are not included)' : ''}. ` +
+    'Response time: http response, ping average round trip, dns query, tcp connect, traceroute last answering hop.',
+    { muted: true },
+  );
+  w.table(
+    ['Node', 'Country', 'Probe', 'Results', 'Failed', 'Fail rate', 'p50', 'p95', 'p99', 'Max'],
+    probes.rows.map((r) => [r.node_id, r.country ?? '-', r.probe_type, String(r.probes), String(r.failures), pct(r.failure_rate), ms(r.p50_ms), ms(r.p95_ms), ms(r.p99_ms), ms(r.max_ms)]),
+    [0.29, 0.08, 0.07, 0.08, 0.07, 0.09, 0.08, 0.08, 0.08, 0.08],
   );
 }
 

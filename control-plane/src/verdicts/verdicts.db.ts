@@ -130,6 +130,27 @@ export async function monitorsOfTarget(ex: SqlExecutor, user_id: string, target:
     ORDER BY created_at, id`;
 }
 
+/** One result of an ad-hoc probe of a report's target, with its node's country. */
+export interface ProbeObservationRow {
+  node_id: string;
+  country: string | null;
+  probe_type: string;
+  success: boolean;
+  output: Record<string, unknown> | null;
+}
+
+/**
+ * Results of the user's ad-hoc probes of `target` (as probedInWindow matches it) whose tasks were
+ * created in [from, to), oldest first, at most `limit`.
+ */
+export async function probeResultsInWindow(ex: SqlExecutor, user_id: string, target: string, from: Date, to: Date, limit: number): Promise<ProbeObservationRow[]> {
+  return ex<ProbeObservationRow[]>`
+    SELECT t.node_id, n.country, t.probe_type, r.success, r.output
+    FROM probe_tasks t JOIN probe_results r ON r.task_id = t.id LEFT JOIN nodes n ON n.id = t.node_id
+    WHERE t.requester_user_id = ${user_id} AND lower(t.target) = lower(${target}) AND t.created_at >= ${from} AND t.created_at < ${to}
+    ORDER BY t.created_at, t.id LIMIT ${limit}`;
+}
+
 /** Whether the user ran an ad-hoc probe of `target` in [from, to). */
 export async function probedInWindow(ex: SqlExecutor, user_id: string, target: string, from: Date, to: Date): Promise<boolean> {
   const rows = await ex`SELECT 1 FROM probe_tasks WHERE requester_user_id = ${user_id} AND lower(target) = lower(${target})

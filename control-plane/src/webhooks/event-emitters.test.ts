@@ -54,6 +54,10 @@ const EMITTERS: Record<EventType, Emitter> = {
     source: 'control-plane/src/control-checks/domain-expiry-events.ts', emits: ["type: 'domain.expiring'"],
     wired: 'startDomainExpiryJob({ ...base, events: outbound.events }', exercised_by: 'control-plane/src/control-checks/domain-expiry-job.test.ts',
   },
+  'certificate.expiring': {
+    source: 'control-plane/src/certificates/expiry-notices.ts', emits: ["type: 'certificate.expiring'"],
+    wired: 'startCertificateJobs({ ...base, box: secretBoxOf(config), events: outbound.events, mail: outbound.mail })', exercised_by: 'control-plane/src/certificates/expiry-notices.test.ts',
+  },
   'webhook.ping': { source: 'control-plane/src/webhooks/webhook-endpoints.routes.ts', emits: ["type: 'webhook.ping'"], exercised_by: 'control-plane/src/webhooks/delivery.test.ts' },
 };
 

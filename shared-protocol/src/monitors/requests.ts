@@ -48,6 +48,26 @@ export const monitorCreateSchema = z.strictObject({
 export type MonitorCreate = z.infer<typeof monitorCreateSchema>;
 
 /**
+ * `POST /v1/certificates/{id}/monitor` (docs/api/certificates.md "A monitor of a certificate"):
+ * an `ssl_expiry` monitor of an issued certificate in one call, owned like the certificate. All
+ * optional: `host` (a DNS name the certificate covers, Unicode or ASCII; default its first SAN
+ * that is not a wildcard), `name` (default `Certificate <host>`), `interval_s`, `node_count`,
+ * `group_id`, `tags` as on create, and `config`: the ssl_expiry config (`port` default 443,
+ * `min_days_remaining`, `warn_days`, `critical_days`, `timeout_ms`, `ip_version`).
+ * @example { "host": "www.example.com", "config": { "warn_days": 30, "critical_days": 7, "min_days_remaining": 7 } }
+ */
+export const certificateMonitorRequestSchema = z.strictObject({
+  host: textString().trim().min(1).max(253).optional(),
+  name: monitorNameSchema.optional(),
+  interval_s: intervalSchema.optional(),
+  node_count: nodeCountSchema.optional(),
+  group_id: groupIdSchema.optional(),
+  tags: monitorTagsSchema.optional(),
+  config: configSchema.optional(),
+});
+export type CertificateMonitorRequest = z.infer<typeof certificateMonitorRequestSchema>;
+
+/**
  * `PATCH /v1/monitors/{id}`: `name` and `interval_s` and also `target`, `config`
  * (replaces the whole config; omitted fields take their defaults), `tags`, `group_id` (null
  * ungroups) and `node_count`, each checked as on create; `team_id` moves it into a team (or out

@@ -27,7 +27,7 @@ true satisfies Same<(typeof RECURRENCES)[number], (typeof MAINTENANCE_RECURRENCE
 export const WEBHOOK_EVENTS = [
   'monitor.down', 'monitor.up', 'monitor.degraded', 'monitor.no_data', 'monitor.paused', 'monitor.resumed',
   'alert.firing', 'alert.acknowledged', 'alert.resolved', 'node.online', 'node.offline', 'probe.completed',
-  'heartbeat.missed', 'ssl.expiring', 'domain.expiring', '*',
+  'heartbeat.missed', 'ssl.expiring', 'domain.expiring', 'certificate.expiring', '*',
 ] as const;
 true satisfies Same<(typeof WEBHOOK_EVENTS)[number], (typeof SUBSCRIBABLE_EVENTS)[number]>;
 
