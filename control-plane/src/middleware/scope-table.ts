@@ -271,6 +271,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'GET /v1/as-code/marks': 'monitor:read',
   'PUT /v1/as-code/marks/{kind}/{resource_id}': 'monitor:write',
   'DELETE /v1/as-code/marks/{kind}/{resource_id}': 'monitor:write',
+  // The account as a file: it reads every kind (monitors, alerting, status pages, dashboards), so `read`.
+  'GET /v1/as-code/export': 'read',
 
   // Alerting.
   ...crud('/v1/alert-channels', 'alert:read', 'alert:write'),
