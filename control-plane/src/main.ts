@@ -42,6 +42,7 @@ import { startAlertEngine } from './alerting/engine.js';
 import { startStatusPageJobs } from './status-pages/jobs.js';
 import { startVerdictJobs } from './verdicts/generate.js';
 import { startComplianceJobs } from './compliance/report-job.js';
+import { startBillingJobs } from './billing/renewal-job.js';
 import { lateOutageListener } from './alerting/engine-hook.js';
 import { createMetrics } from './metrics/registry.js';
 import { withResultMetrics } from './metrics/result-metrics.js';
@@ -196,6 +197,8 @@ const statusPageJobs = startStatusPageJobs({ ...base, mail: outbound.mail });
 // Verdict reports generated, signed and announced (orders claimed with SKIP LOCKED: any number of instances).
 const verdictJobs = startVerdictJobs({ ...base, mail: outbound.mail });
 const complianceJobs = startComplianceJobs(base);
+// Renewal invoices of manual plan subscriptions, and their moves to past_due and expired (claimed with SKIP LOCKED).
+const billingJobs = startBillingJobs(base);
 // The MCP entry point on its own listener (VANTAGE_MCP_PORT, path /mcp; docs/api/mcp.md), and the
 // clearing of raw tool-call payloads 7 days after their call.
 const mcpListener = config.mcp_port === undefined ? null : await startMcpListener(deps, config.host, config.mcp_port);
@@ -244,6 +247,7 @@ async function shutdown(signal: string): Promise<void> {
     statusPageJobs.stop(),
     verdictJobs.stop(),
     complianceJobs.stop(),
+    billingJobs.stop(),
     provisioning?.stop(),
     mcpListener?.close().catch((err) => log.error({ err }, 'MCP listener close failed')),
     hub.close().catch((err) => log.error({ err }, 'hub close failed')),

@@ -14,6 +14,7 @@ import { requireAuth } from '../middleware/auth.js';
 import { signalAssignmentsChanged } from '../monitors/assignment-signals.js';
 import { maskedConfig } from '../monitors/header-secrets.js';
 import { deleteMonitor, findMonitor, insertMonitor, updateMonitor } from '../monitors/monitors.db.js';
+import { assertQuota, monitorsCap } from '../billing/quotas.js';
 import { createPlacementEngine } from '../monitors/placement-engine.js';
 import { planLimits } from '../monitors/plans.js';
 import { ownedChannelIds } from '../alerting/alert-channels.db.js';
@@ -173,17 +174,16 @@ export function agentObsMonitorsRouter(deps: AppDeps) {
     const body = c.req.valid('json');
     const owner = await ownerForNew(c, deps);
     await checkChannels(c, owner, body.notification_channels);
+    // The backing monitor counts toward the account plan's monitors quota (docs/api/billing.md).
+    const deploymentLimit = () => new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${plan.plan} plan allows ${plan.monitors_max} monitors (an agent-obs monitor counts as one)`, { limit: 'monitors', max: plan.monitors_max });
+    const cap = monitorsCap(await assertQuota(deps, owner, 'monitors'), owner, plan.monitors_max, deploymentLimit);
     const id = newId('agent_obs_monitor');
     const monitor_id = newId('monitor');
     const f = storedFields({ ...body, check_options: {} });
     const fields = await build(owner, monitor_id, { id, agent_name: f.agent_name, type: body.type, endpoint_url: f.endpoint_url, frequency_seconds: f.frequency_seconds,
       failure_threshold: body.failure_threshold, endpoint_config: body.endpoint_config ?? {}, options: {} }, null);
-    const out = await insertMonitor(deps.sql, { ...fields, id: monitor_id, ...owner, type: AGENT_OBS_CHECK_TYPES[body.type], heartbeat: null }, plan.monitors_max);
-    if ('refused' in out) {
-      throw out.refused === 'limit'
-        ? new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${plan.plan} plan allows ${plan.monitors_max} monitors (an agent-obs monitor counts as one)`, { limit: 'monitors', max: plan.monitors_max })
-        : new ApiError('MONITOR_NAME_TAKEN', 'a monitor of that name exists');
-    }
+    const out = await insertMonitor(deps.sql, { ...fields, id: monitor_id, ...owner, type: AGENT_OBS_CHECK_TYPES[body.type], heartbeat: null }, cap.max);
+    if ('refused' in out) throw out.refused === 'limit' ? cap.refusal() : new ApiError('MONITOR_NAME_TAKEN', 'a monitor of that name exists');
     let row: AgentObsMonitorRow;
     try {
       row = await insertAgentObsMonitor(deps.sql, { ...f, id, monitor_id, ...owner, type: body.type });

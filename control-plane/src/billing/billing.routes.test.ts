@@ -91,6 +91,8 @@ t.test('free plan quotas at their edges; entitlements raise them; manual subscri
   t.equal((await call(app, 'POST', '/v1/status-pages', { token, body: { slug: 'two-page', title: 'Two' } })).status, 201, 'pro allows more status pages');
   const usage = (await call(app, 'GET', '/v1/billing/usage', { token })).body.data;
   t.match(usage, { plan: 'pro', quotas: { status_pages: 10 }, used: { status_pages: 2, monitors: 3 } });
+  t.same(usage.used.api_calls_by_key, [{ key_id: key.id, calls: 6 }], 'the key\'s calls today, refused ones included');
+  t.equal(usage.used.api_calls_today, 6);
   const canceled = (await call(app, 'POST', '/v1/billing/subscription/cancel', { token })).body.data;
   t.match(canceled, { status: 'canceled', plan: 'pro' }, 'the paid period is kept');
   await sql`UPDATE billing_subscriptions SET current_period_end = now() - interval '1 second' WHERE user_id = ${u.user_id}`;

@@ -91,12 +91,13 @@ export function billingRouter(deps: AppDeps) {
     const user_id = c.get('principal')!.user_id;
     const { plan, quotas } = await accountQuotas(deps, user_id);
     const today = new Date().toISOString().slice(0, 10);
-    const calls = (await apiUsageOf(deps.sql, user_id, today)).reduce((n, k) => n + k.calls, 0);
+    const by_key = await apiUsageOf(deps.sql, user_id, today);
+    const calls = by_key.reduce((n, k) => n + k.calls, 0);
     return ok(c, {
       plan, quotas,
       used: {
         monitors: await countUsed(deps.sql, user_id, 'monitors'), status_pages: await countUsed(deps.sql, user_id, 'status_pages'),
-        mcp_tokens: await countUsed(deps.sql, user_id, 'mcp_tokens'), api_calls_today: calls,
+        mcp_tokens: await countUsed(deps.sql, user_id, 'mcp_tokens'), api_calls_today: calls, api_calls_by_key: by_key,
       },
     }, 200);
   });

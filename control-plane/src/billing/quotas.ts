@@ -1,12 +1,11 @@
-import type { Config } from '../config/index.js';
-import type { PlanName, QuotaName } from '../config/plans.js';
+import { PLAN_DEFAULTS, type PlanName, type QuotaName } from '../config/plans.js';
 import type { SqlExecutor } from '../contracts.js';
 import { ApiError } from '../errors.js';
 import { planQuotas, type PlanQuotas } from '../monitors/plans.js';
 import { countUsed, quotaOverrides, subscribedPlan } from './quotas.db.js';
 
-/** What quota checks need. */
-export interface QuotaDeps { sql: SqlExecutor; config: Config }
+/** What quota checks need: the database and the plan settings (monitors/plans.ts planQuotas). */
+export interface QuotaDeps { sql: SqlExecutor; config: Parameters<typeof planQuotas>[0] }
 
 /** An account's plan and its quotas with its quota_override entitlements added. */
 export interface AccountQuotas { plan: PlanName; quotas: PlanQuotas }
@@ -52,6 +51,17 @@ export async function assertQuota(deps: QuotaDeps, owner: { user_id: string; tea
   return account;
 }
 
+/**
+ * The most monitors `owner` may hold, for the insert that counts them under a lock
+ * (monitors.db.ts insertMonitor: concurrent creates cannot pass it): the deployment's
+ * `deployment_max`, and for a personal monitor also its account plan's `monitors` quota; with the
+ * refusal to answer when the insert finds it reached (the account quota's, else `deployment`).
+ */
+export function monitorsCap(account: AccountQuotas, owner: { team_id: string | null }, deployment_max: number, deployment: () => ApiError): { max: number; refusal: () => ApiError } {
+  const max = owner.team_id === null ? Math.min(deployment_max, account.quotas.monitors) : deployment_max;
+  return { max, refusal: () => max < deployment_max ? quotaExceeded('monitors', account.plan, max, max) : deployment() };
+}
+
 /** The error of a count quota reached (see {@link assertQuota}). */
 export function quotaExceeded(quota: QuotaName, plan: PlanName, limit: number, used: number): ApiError {
   const details = { quota, plan, limit, used };
@@ -62,15 +72,37 @@ export function quotaExceeded(quota: QuotaName, plan: PlanName, limit: number, u
 }
 
 /**
- * Refuse a monitor interval shorter than the account plan's `min_interval_s`: 403 FEATURE_LOCKED
- * with `details {quota: 'min_interval_s', plan, limit, used}` (`used` = the interval asked for, s).
+ * The error of an interval shorter than the account plan's `min_interval_s`, or null when it is
+ * allowed: 403 FEATURE_LOCKED with `details {quota: 'min_interval_s', plan, limit, used}` (`used` =
+ * the interval asked for, s; docs/api/billing.md "Plans and quotas").
+ */
+export function minIntervalError(account: AccountQuotas, interval_s: number): ApiError | null {
+  const { plan, quotas } = account;
+  if (interval_s >= quotas.min_interval_s) return null;
+  return new ApiError('FEATURE_LOCKED', `intervals under ${quotas.min_interval_s} s need a higher plan than ${plan}`,
+    { quota: 'min_interval_s', plan, limit: quotas.min_interval_s, used: interval_s, fields: [{ path: 'interval_s', message: `at least ${quotas.min_interval_s} on the ${plan} plan` }] });
+}
+
+/**
+ * Refuse a monitor interval shorter than the account plan's `min_interval_s` ({@link minIntervalError}).
  * Heartbeat and control-plane checks have no node interval: callers pass only node-run intervals.
  */
 export async function assertMinInterval(deps: QuotaDeps, user_id: string, interval_s: number | undefined): Promise<void> {
   if (interval_s === undefined) return;
-  const { plan, quotas } = await accountQuotas(deps, user_id);
-  if (interval_s < quotas.min_interval_s) {
-    throw new ApiError('FEATURE_LOCKED', `intervals under ${quotas.min_interval_s} s need a higher plan than ${plan}`,
-      { quota: 'min_interval_s', plan, limit: quotas.min_interval_s, used: interval_s, fields: [{ path: 'interval_s', message: `at least ${quotas.min_interval_s} on the ${plan} plan` }] });
-  }
+  const err = minIntervalError(await accountQuotas(deps, user_id), interval_s);
+  if (err) throw err;
+}
+
+/**
+ * The node counts a monitor of `owner` may use (docs/api/billing.md "Plans and quotas"): a
+ * personal monitor's are its account plan's (`node_count` quota with quota_override entitlements
+ * added; the default is the plan's default, never above that maximum); a team's monitor follows
+ * the deployment's plan (`deployment`, monitors/plans.ts planLimits), as the team quotas do.
+ * @returns the plan named in errors, the largest `node_count` allowed and the default for 0/absent
+ */
+export async function nodeCountLimits(deps: QuotaDeps, owner: { user_id: string; team_id: string | null }, deployment: { plan: PlanName; node_count_max: number; node_count_default: number }): Promise<{ plan: PlanName; max: number; default: number }> {
+  if (owner.team_id !== null) return { plan: deployment.plan, max: deployment.node_count_max, default: deployment.node_count_default };
+  const { plan, quotas } = await accountQuotas(deps, owner.user_id);
+  const base = plan === deps.config.plan ? deployment.node_count_default : PLAN_DEFAULTS[plan].node_count_default;
+  return { plan, max: quotas.node_count, default: Math.min(quotas.node_count, base) };
 }

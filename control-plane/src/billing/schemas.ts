@@ -21,7 +21,10 @@ export const invoiceSchema = z.object({
 export const usageSchema = z.object({
   plan: z.string(),
   quotas: z.record(z.string(), z.number()),
-  used: z.object({ monitors: z.number(), status_pages: z.number(), mcp_tokens: z.number(), api_calls_today: z.number() }),
+  used: z.object({
+    monitors: z.number(), status_pages: z.number(), mcp_tokens: z.number(), api_calls_today: z.number(),
+    api_calls_by_key: z.array(z.object({ key_id: z.string(), calls: z.number().int() })).openapi({ description: 'today\'s (UTC) API calls per API key or PAT id' }),
+  }),
 }).openapi('BillingUsage');
 export const entitlementSchema = z.object({
   id: z.string(), user_id: z.string(), kind: z.enum(['quota_override', 'api_pack', 'report_pack']), status: z.enum(['active', 'revoked', 'expired']),

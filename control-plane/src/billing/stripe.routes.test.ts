@@ -6,8 +6,12 @@ import { call, registerUser, testApp } from '../test-support/app.js';
 
 const WHSEC = 'whsec_test_secret';
 
-/** A loopback server answering POST /v1/checkout/sessions with Stripe's documented Checkout Session object (recorded shape). */
-async function stripeApi(t: { teardown: (fn: () => Promise<void>) => void }) {
+/**
+ * A loopback server answering POST /v1/checkout/sessions with Stripe's documented Checkout Session
+ * object (recorded shape), or with `refuse` Stripe's documented error object (status 400,
+ * `{error: {type, code, message, param}}`).
+ */
+async function stripeApi(t: { teardown: (fn: () => Promise<void>) => void }, opts: { refuse?: boolean } = {}) {
   const seen: string[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -17,6 +21,11 @@ async function stripeApi(t: { teardown: (fn: () => Promise<void>) => void }) {
       const params = new URLSearchParams(body);
       res.setHeader('content-type', 'application/json');
       res.setHeader('request-id', 'req_test');
+      if (opts.refuse) {
+        res.statusCode = 400;
+        res.end(JSON.stringify({ error: { type: 'invalid_request_error', code: 'resource_missing', param: 'line_items[0][price]', message: "No such price: 'price_gone'" } }));
+        return;
+      }
       res.end(JSON.stringify({
         id: 'cs_test_a1', object: 'checkout.session', mode: params.get('mode'), status: 'open', payment_status: 'unpaid',
         client_reference_id: params.get('client_reference_id'), url: 'https://checkout.stripe.com/c/pay/cs_test_a1',
@@ -89,3 +98,17 @@ t.test('Stripe: checkout on a loopback API; signed webhooks replayed and out of 
   t.match(await status(), { status: 'expired', plan: 'self_hosted' });
 });
 
+
+t.test('Stripe refuses the checkout: 402 BILLING_PAYMENT_FAILED, the invoice void, nothing active', async (t) => {
+  const api = await stripeApi(t, { refuse: true });
+  const { app, sql } = await testApp(t, { config: { billing_provider: 'stripe', stripe_secret_key: 'sk_test_x', stripe_webhook_secret: WHSEC, stripe_api_url: api.url, stripe_price_pro: 'price_gone' } });
+  const u = await registerUser(app, 'refused@example.test');
+  const res = await call(app, 'POST', '/v1/billing/subscribe', { token: u.access_token, body: { plan: 'pro' } });
+  t.equal(res.status, 402);
+  t.equal(res.body.error.code, 'BILLING_PAYMENT_FAILED');
+  t.match(res.body.error.message, /No such price/);
+  t.match(api.seen[0], /line_items\[0\]\[price\]=price_gone/, 'the configured Price was sent');
+  const [inv] = await sql<{ status: string; failure_reason: string }[]>`SELECT status, failure_reason FROM billing_invoices WHERE user_id = ${u.user_id}`;
+  t.match(inv, { status: 'void', failure_reason: /No such price/ });
+  t.match((await call(app, 'GET', '/v1/billing/subscription', { token: u.access_token })).body.data, { plan: 'self_hosted', status: 'incomplete' });
+});

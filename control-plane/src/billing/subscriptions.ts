@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import { onChargePaid, openCheckout, type BillingDeps } from './payment-api.js';
 import { voidOpenInvoices } from './invoices.db.js';
 import {
-  expireEndedSubscriptions, insertSubscription, latestSubscription, liveSubscription, subscriptionById, updateSubscription, type SubscriptionRow,
+  advanceManualSubscriptions, insertSubscription, latestSubscription, liveSubscription, subscriptionById, updateSubscription, type SubscriptionRow,
 } from './subscriptions.db.js';
 
 /** Plans an account may subscribe to (docs/api/billing.md "Subscribing"). */
@@ -26,7 +26,7 @@ export function planPriceCents(config: BillingDeps['config'], plan: PaidPlan): n
 export async function subscribe(deps: BillingDeps, user_id: string, plan: string): Promise<{ subscription: SubscriptionRow; checkout_url: string }> {
   if (!(PAID_PLANS as readonly string[]).includes(plan)) throw new ApiError('BILLING_PLAN_NOT_FOUND', `no plan "${plan}": subscribe to pro or business`, { plan });
   const sub = await deps.sql.begin(async (tx) => {
-    await expireEndedSubscriptions(tx, user_id, new Date());
+    await advanceManualSubscriptions(tx, new Date(), deps.config.billing_grace_days, user_id);
     const live = await liveSubscription(tx, user_id);
     if (live && live.status !== 'incomplete') {
       throw new ApiError('CONFLICT', `the account already has a ${live.status} ${live.plan} subscription: cancel it first`, { subscription_id: live.id });
@@ -46,11 +46,12 @@ export async function subscribe(deps: BillingDeps, user_id: string, plan: string
 }
 
 /**
- * What GET /v1/billing/subscription shows: the newest subscription (live ones first) with ended
- * manual periods expired first; null when the account never subscribed.
+ * What GET /v1/billing/subscription shows: the newest subscription (live ones first), ended manual
+ * periods moved first (past_due, expired: {@link advanceManualSubscriptions}); null when the
+ * account never subscribed.
  */
-export async function currentSubscription(deps: Pick<BillingDeps, 'sql'>, user_id: string, now: Date = new Date()): Promise<SubscriptionRow | null> {
-  await expireEndedSubscriptions(deps.sql, user_id, now);
+export async function currentSubscription(deps: Pick<BillingDeps, 'sql' | 'config'>, user_id: string, now: Date = new Date()): Promise<SubscriptionRow | null> {
+  await advanceManualSubscriptions(deps.sql, now, deps.config.billing_grace_days, user_id);
   return latestSubscription(deps.sql, user_id);
 }
 
@@ -68,6 +69,8 @@ export async function cancelSubscription(deps: BillingDeps, user_id: string): Pr
       await voidOpenInvoices(tx, 'subscription', live.id);
       return updateSubscription(tx, live.id, { status: 'expired', canceled_at: new Date() });
     }
+    // A manual renewal invoice not paid yet is withdrawn: the paid period ends the subscription.
+    if (live.provider === 'manual') await voidOpenInvoices(tx, 'subscription', live.id);
     return updateSubscription(tx, live.id, { status: 'canceled', canceled_at: new Date(), cancel_at_period_end: true });
   });
   if (sub.status === 'canceled') await deps.provider.cancelSubscription(sub.ext_subscription_id);
@@ -75,19 +78,29 @@ export async function cancelSubscription(deps: BillingDeps, user_id: string): Pr
 }
 
 /**
- * A paid first invoice activates its subscription for one period (VANTAGE_BILLING_PERIOD_DAYS;
- * Stripe's own period end replaces it when Stripe's subscription events arrive). A subscription
- * no longer incomplete (canceled meanwhile) is left as it is.
+ * A paid subscription invoice (docs/api/billing.md "Subscribing", "Renewals"): a manual renewal
+ * invoice (the subscription's `renewal_invoice_id`, active or past_due) extends the period it
+ * renews by VANTAGE_BILLING_PERIOD_DAYS, periods following each other without a gap, and makes the
+ * subscription active again; any other paid invoice of an incomplete or past_due subscription
+ * activates it for one period from now (Stripe's own period end replaces it when Stripe's
+ * subscription events arrive). A subscription canceled or expired meanwhile is left as it is.
  */
-async function activateOnPayment(period_days: number, tx: SqlExecutor, reference_id: string): Promise<void> {
-  const sub = await subscriptionById(tx, reference_id);
-  if (!sub || (sub.status !== 'incomplete' && sub.status !== 'past_due')) return;
+async function activateOnPayment(period_days: number, tx: SqlExecutor, charge: { charge_id: string; reference_id: string }): Promise<void> {
+  const sub = await subscriptionById(tx, charge.reference_id);
+  if (!sub) return;
+  const period_ms = period_days * 86_400_000;
+  if (sub.renewal_invoice_id === charge.charge_id && (sub.status === 'active' || sub.status === 'past_due')) {
+    const from = (sub.renewal_for ?? sub.current_period_end ?? new Date()).getTime();
+    await updateSubscription(tx, sub.id, { status: 'active', current_period_end: new Date(Math.max(from + period_ms, Date.now())), renewal_invoice_id: null });
+    return;
+  }
+  if (sub.status !== 'incomplete' && sub.status !== 'past_due') return;
   const from = Math.max(Date.now(), sub.current_period_end?.getTime() ?? 0);
-  await updateSubscription(tx, sub.id, { status: 'active', current_period_end: sub.current_period_end && sub.provider === 'stripe' && sub.current_period_end.getTime() > Date.now() ? sub.current_period_end : new Date(from + period_days * 86_400_000) });
+  await updateSubscription(tx, sub.id, { status: 'active', current_period_end: sub.current_period_end && sub.provider === 'stripe' && sub.current_period_end.getTime() > Date.now() ? sub.current_period_end : new Date(from + period_ms) });
 }
 
 /** Register the `subscription` paid handler for this configuration's period length. */
 export function registerSubscriptionPayments(deps: Pick<BillingDeps, 'config'>): void {
   const days = deps.config.billing_period_days;
-  onChargePaid('subscription', (tx, charge) => activateOnPayment(days, tx, charge.reference_id));
+  onChargePaid('subscription', (tx, charge) => activateOnPayment(days, tx, charge));
 }

@@ -25,6 +25,10 @@ export interface ComplianceSubscriptionRow {
   claimed_until: Date | null;
   canceled_at: Date | null;
   ext_subscription_id: string | null;
+  /** The period end the newest renewal charge renews (0091_billing_renewals.sql). */
+  renewal_for: Date | null;
+  /** That renewal charge (bi_ invoice), until it is paid. */
+  renewal_charge_id: string | null;
   created_at: Date;
 }
 
@@ -49,7 +53,7 @@ export interface ComplianceReportRow {
 
 const SUB = (ex: SqlExecutor) => ex`id, user_id, tier, status, monitors_quota, monitor_ids, reports_frequency, custom_interval_days, history_retention_months,
   free_verdict_count, free_verdict_used, price_cny::text AS price_cny, contact_email, contact_company, billing_address, charge_id, checkout_url, period_start,
-  period_end, next_report_at, claimed_until, canceled_at, ext_subscription_id, created_at`;
+  period_end, next_report_at, claimed_until, canceled_at, ext_subscription_id, renewal_for, renewal_charge_id, created_at`;
 const REPORT = (ex: SqlExecutor) => ex`id, subscription_id, user_id, report_type, period_start, period_end, period_year, period_month, period_week,
   monitors_included, content_hash, signature, key_id, tsa_time, created_at`;
 
@@ -92,20 +96,102 @@ export async function listSubscriptions(ex: SqlExecutor, user_id: string): Promi
   return ex<ComplianceSubscriptionRow[]>`SELECT ${SUB(ex)} FROM compliance_subscriptions WHERE user_id = ${user_id} ORDER BY created_at DESC, id DESC`;
 }
 
-/** Cancel (from incomplete, active or past_due). @returns the row after, or null when already canceled or expired */
+/**
+ * Cancel (from incomplete, active or past_due); its open charges (an unpaid checkout or renewal)
+ * void. @returns the row after, or null when already canceled or expired
+ */
 export async function cancelSubscription(ex: SqlExecutor, id: string): Promise<ComplianceSubscriptionRow | null> {
-  const [row] = await ex<ComplianceSubscriptionRow[]>`UPDATE compliance_subscriptions SET status = 'canceled', canceled_at = now(), next_report_at = NULL
-    WHERE id = ${id} AND status IN ('incomplete', 'active', 'past_due') RETURNING ${SUB(ex)}`;
+  const [row] = await ex<ComplianceSubscriptionRow[]>`
+    WITH canceled AS (
+      UPDATE compliance_subscriptions SET status = 'canceled', canceled_at = now(), next_report_at = NULL, renewal_charge_id = NULL
+      WHERE id = ${id} AND status IN ('incomplete', 'active', 'past_due') RETURNING ${SUB(ex)}),
+    voided AS (
+      UPDATE billing_invoices SET status = 'void' WHERE purpose = 'compliance_subscription' AND status = 'open' AND reference_id IN (SELECT id FROM canceled))
+    SELECT * FROM canceled`;
   return row ?? null;
 }
 
-/** Claim up to `limit` active subscriptions whose report is due at `now`, for `lease_ms` (SKIP LOCKED: any number of instances). */
+/**
+ * Claim up to `limit` subscriptions whose report is due at `now` for a period that ended within
+ * their paid time (`next_report_at` <= `period_end`: an active one, or a past_due one's last paid
+ * period; a report due after it waits for the renewal), for `lease_ms` (SKIP LOCKED: any number
+ * of instances).
+ */
 export async function claimDueSubscriptions(ex: SqlExecutor, now: Date, limit: number, lease_ms: number): Promise<ComplianceSubscriptionRow[]> {
   return ex<ComplianceSubscriptionRow[]>`
     UPDATE compliance_subscriptions SET claimed_until = ${new Date(now.getTime() + lease_ms)}
-    WHERE id IN (SELECT id FROM compliance_subscriptions WHERE status = 'active' AND next_report_at <= ${now}
+    WHERE id IN (SELECT id FROM compliance_subscriptions WHERE status IN ('active', 'past_due') AND next_report_at <= ${now} AND next_report_at <= period_end
       AND (claimed_until IS NULL OR claimed_until < ${now}) ORDER BY next_report_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
     RETURNING ${SUB(ex)}`;
+}
+
+/**
+ * Move subscriptions whose paid period ended (docs/api/compliance.md "Renewal") at `now`:
+ * `canceled` with its period over, and `active` / `past_due` more than `grace_days` past its
+ * period end, become `expired` (no report is due any more; open charges of the subscription
+ * void); `active` with its period over becomes `past_due`. @returns how many moved
+ */
+export async function advanceComplianceSubscriptions(ex: SqlExecutor, now: Date, grace_days: number): Promise<number> {
+  const expired = await ex`
+    WITH ended AS (
+      UPDATE compliance_subscriptions SET status = 'expired', next_report_at = NULL
+      WHERE (status = 'canceled' AND period_end <= ${now})
+         OR (status IN ('active', 'past_due') AND period_end + make_interval(days => ${grace_days}) <= ${now})
+      RETURNING id),
+    voided AS (
+      UPDATE billing_invoices SET status = 'void' WHERE purpose = 'compliance_subscription' AND status = 'open' AND reference_id IN (SELECT id FROM ended))
+    SELECT id FROM ended`;
+  const due = await ex`UPDATE compliance_subscriptions SET status = 'past_due' WHERE status = 'active' AND period_end <= ${now} RETURNING id`;
+  return expired.length + due.length;
+}
+
+/**
+ * Claim up to `limit` active or past_due subscriptions whose period ends within `notice_days` of
+ * `now` and whose renewal charge for that period end is not issued yet (`renewal_for` set to the
+ * period end; SKIP LOCKED). A claim whose charge never got recorded is taken again after 10 minutes.
+ */
+export async function claimComplianceRenewals(ex: SqlExecutor, now: Date, notice_days: number, limit: number): Promise<ComplianceSubscriptionRow[]> {
+  return ex<ComplianceSubscriptionRow[]>`
+    UPDATE compliance_subscriptions SET renewal_for = period_end, renewal_charge_id = NULL, renewal_claimed_at = now()
+    WHERE id IN (SELECT id FROM compliance_subscriptions
+      WHERE status IN ('active', 'past_due') AND period_end - make_interval(days => ${notice_days}) <= ${now}
+        AND (renewal_for IS DISTINCT FROM period_end OR (renewal_charge_id IS NULL AND renewal_claimed_at < now() - interval '10 minutes'))
+      ORDER BY period_end LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING ${SUB(ex)}`;
+}
+
+/** Record the renewal charge of a claimed subscription; null gives the claim back (retried next pass). */
+export async function setRenewalCharge(ex: SqlExecutor, id: string, charge_id: string | null): Promise<void> {
+  await ex`UPDATE compliance_subscriptions SET renewal_charge_id = ${charge_id},
+             renewal_for = CASE WHEN ${charge_id}::text IS NULL THEN NULL ELSE renewal_for END WHERE id = ${id}`;
+}
+
+/**
+ * A paid renewal `charge_id`: the next period [period_end, `end`), active again, its free
+ * verdicts counted from 0 again. @returns whether it applied
+ */
+export async function renewSubscription(ex: SqlExecutor, id: string, charge_id: string, end: Date): Promise<boolean> {
+  const rows = await ex`UPDATE compliance_subscriptions SET status = 'active', period_start = period_end, period_end = ${end}, renewal_charge_id = NULL,
+      free_verdict_used = 0
+    WHERE id = ${id} AND renewal_charge_id = ${charge_id} AND status IN ('active', 'past_due') RETURNING id`;
+  return rows.length > 0;
+}
+
+/**
+ * Take one free verdict of the account's active compliance subscriptions (docs/api/compliance.md
+ * "Free verdicts"), atomically inside `tx` (the row stays locked until it ends): a subscription with
+ * a count left (limited ones first, the one whose month ends first), else an unlimited one
+ * (`free_verdict_count` null). @returns its id (cs_), or null when none has one left
+ */
+export async function takeFreeVerdict(tx: SqlExecutor, user_id: string): Promise<string | null> {
+  const [row] = await tx<{ id: string }[]>`
+    UPDATE compliance_subscriptions SET free_verdict_used = free_verdict_used + 1
+    WHERE id = (SELECT id FROM compliance_subscriptions
+                WHERE user_id = ${user_id} AND status = 'active' AND (free_verdict_count IS NULL OR free_verdict_used < free_verdict_count)
+                ORDER BY free_verdict_count IS NULL, period_end, id LIMIT 1 FOR UPDATE)
+      AND (free_verdict_count IS NULL OR free_verdict_used < free_verdict_count)
+    RETURNING id`;
+  return row?.id ?? null;
 }
 
 /** Store a signed report and move the subscription's next report to `next_report_at`, releasing the claim. Idempotent per period. */

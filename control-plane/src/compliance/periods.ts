@@ -46,3 +46,12 @@ export function isoWeek(d: Date): { year: number; week: number } {
   const week = 1 + Math.round((day.getTime() - first_thursday.getTime()) / (7 * DAY_MS) - ((first_thursday.getUTCDay() + 6) % 7 - 3) / 7);
   return { year, week };
 }
+
+/**
+ * The same instant one calendar month after `d` (UTC): the end of a month of a compliance
+ * subscription. A day the next month does not have becomes its last day (Jan 31 → Feb 28/29).
+ */
+export function monthAfter(d: Date): Date {
+  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 2, 0)).getUTCDate();
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, Math.min(d.getUTCDate(), last), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()));
+}

@@ -6,6 +6,7 @@ import { gatherEvidence } from '../verdicts/evidence.js';
 import { claimDueSubscriptions, releaseSubscription, storeReport, type ComplianceSubscriptionRow } from './compliance.db.js';
 import { periodEndAfter, periodEndingAt } from './periods.js';
 import { renderCompliancePdf } from './report-pdf.js';
+import { runComplianceRenewals } from './renewals.js';
 
 const LEASE_MS = 10 * 60_000;
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -58,13 +59,15 @@ export async function runComplianceReports(deps: JobDeps, now: Date = new Date()
   return written;
 }
 
-/** The compliance report job every `every_ms` (default 60 s) until stopped. */
+/** The compliance renewals (renewals.ts) then the report job, every `every_ms` (default 60 s) until stopped. */
 export function startComplianceJobs(deps: JobDeps, every_ms = 60_000): { stop(): Promise<void> } {
   const log = deps.log.child({ module: 'compliance.jobs' });
+  const job = { ...deps, log };
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running) return;
-    running = runComplianceReports({ ...deps, log }).then((n) => { if (n > 0) log.info({ reports: n }, 'compliance reports written'); })
+    running = runComplianceRenewals(job).then((r) => { if (r.moved + r.invoiced > 0) log.info(r, 'compliance subscriptions renewed or moved'); })
+      .then(() => runComplianceReports(job)).then((n) => { if (n > 0) log.info({ reports: n }, 'compliance reports written'); })
       .catch((err) => log.warn({ err }, 'compliance report pass failed'))
       .finally(() => { running = null; });
   }, every_ms);

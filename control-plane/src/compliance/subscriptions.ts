@@ -4,8 +4,10 @@ import type { createComplianceSubscriptionRequestSchema } from '@vantage/shared-
 import { billingDepsOf, createCharge, onChargePaid } from '../billing/payment-api.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { activateSubscription, countOwnMonitors, findSubscription, insertSubscription, setSubscriptionCheckout, type ComplianceSubscriptionRow } from './compliance.db.js';
-import { periodEndAfter } from './periods.js';
+import {
+  activateSubscription, countOwnMonitors, findSubscription, insertSubscription, renewSubscription, setSubscriptionCheckout, type ComplianceSubscriptionRow,
+} from './compliance.db.js';
+import { monthAfter, periodEndAfter } from './periods.js';
 
 /** How long a subscription's checkout may be paid (24 h). */
 const CHECKOUT_VALIDITY_MS = 24 * 3_600_000;
@@ -26,7 +28,9 @@ export async function createSubscription(deps: AppDeps, user_id: string, body: z
   if (frequency === 'custom' && body.custom_interval_days === undefined) throw fail('custom_interval_days', 'is required for custom reports');
   const monitor_ids = [...new Set(body.monitor_ids)];
   if (monitor_ids.length > tier.monitors_quota) {
-    throw new ApiError('BILLING_QUOTA_EXCEEDED', `the ${body.tier} tier covers at most ${tier.monitors_quota} monitors`, { monitors_quota: tier.monitors_quota, requested: monitor_ids.length });
+    throw new ApiError('BILLING_QUOTA_EXCEEDED', `the ${body.tier} tier covers at most ${tier.monitors_quota} monitors`, {
+      quota: 'monitors_quota', plan: body.tier, limit: tier.monitors_quota, used: monitor_ids.length, monitors_quota: tier.monitors_quota, requested: monitor_ids.length,
+    });
   }
   if ((await countOwnMonitors(deps.sql, user_id, monitor_ids)) !== monitor_ids.length) throw new ApiError('MONITOR_NOT_FOUND', 'monitor_ids names a monitor that is not yours');
   const row = await insertSubscription(deps.sql, {
@@ -43,17 +47,22 @@ export async function createSubscription(deps: AppDeps, user_id: string, body: z
 }
 
 /**
- * When a subscription's checkout is paid (billing calls this once, in the transaction marking the
- * charge paid): incomplete → active for one month from now, its first report due at the end of
- * the current report period (periods.ts). `now` is the clock, for tests.
+ * When a subscription's charge is paid (billing calls this once, in the transaction marking the
+ * charge paid): its checkout makes it incomplete → active for one month from now, its first report
+ * due at the end of the current report period (periods.ts); its renewal charge (renewals.ts) makes
+ * it active for the month after the one it renews (docs/api/compliance.md "Renewal"). `now` is
+ * the clock, for tests.
  */
 export function registerCompliancePayments(now: () => Date = () => new Date()): void {
   onChargePaid('compliance_subscription', async (tx, charge) => {
     const sub = await findSubscription(tx, charge.reference_id);
     if (!sub) return;
+    if (sub.status !== 'incomplete') {
+      if (sub.renewal_charge_id === charge.charge_id && sub.period_end) await renewSubscription(tx, sub.id, charge.charge_id, monthAfter(sub.period_end));
+      return;
+    }
     const start = now();
-    const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, start.getUTCDate(), start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds()));
-    await activateSubscription(tx, sub.id, start, end, periodEndAfter(sub.reports_frequency, start, start, sub.custom_interval_days));
+    await activateSubscription(tx, sub.id, start, monthAfter(start), periodEndAfter(sub.reports_frequency, start, start, sub.custom_interval_days));
   });
 }
 

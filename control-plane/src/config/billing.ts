@@ -33,6 +33,16 @@ export const billingConfigSchema = z.object({
   billing_price_business_cents: z.coerce.number().int().min(0).max(100_000_000).default(9900),
   /** Length of one paid period of a manual subscription, days (VANTAGE_BILLING_PERIOD_DAYS). */
   billing_period_days: z.coerce.number().int().min(1).max(366).default(30),
+  /**
+   * Days before a period ends when its renewal invoice is issued: manual plan subscriptions and
+   * compliance subscriptions (VANTAGE_BILLING_RENEWAL_NOTICE_DAYS; docs/api/billing.md "Renewals").
+   */
+  billing_renewal_notice_days: z.coerce.number().int().min(0).max(60).default(7),
+  /**
+   * Days a subscription whose renewal is unpaid stays `past_due` (keeping its plan) after its
+   * period ended, before it expires (VANTAGE_BILLING_GRACE_DAYS; docs/api/billing.md "Renewals").
+   */
+  billing_grace_days: z.coerce.number().int().min(0).max(60).default(7),
   /** Hours a manual or Stripe checkout link stays payable (VANTAGE_BILLING_CHECKOUT_TTL_H; Stripe accepts 1-24). */
   billing_checkout_ttl_h: z.coerce.number().int().min(1).max(24).default(24),
   /**

@@ -3,6 +3,8 @@ import {
   type ExportMonitor, type ImportItemResult, type MonitorImport, type MonitorImportResult,
 } from '@vantage/shared-protocol';
 import type { Sql } from '../db/sql.js';
+import { accountQuotas, minIntervalError, monitorsCap, quotaExceeded, type QuotaDeps } from '../billing/quotas.js';
+import { countUsed } from '../billing/quotas.db.js';
 import { ApiError } from '../errors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Owner } from '../teams/authorize.js';
@@ -13,9 +15,14 @@ import { countMonitors, insertMonitor, monitorNames, type MonitorFields } from '
 import type { PlanLimits } from './plans.js';
 import type { MonitorInput } from './spec.js';
 
-/** What an import needs: the database, the monitor check (spec.ts), the plan, the check-in URL base and the box header secrets are sealed with. */
+/**
+ * What an import needs: the database, the monitor check (spec.ts), the deployment's plan, the
+ * account plans' quotas (billing/quotas.ts), the check-in URL base and the box header secrets are
+ * sealed with.
+ */
 export interface ImportDeps {
   sql: Sql;
+  quotas: QuotaDeps;
   box: SecretBox;
   check: (owner: Owner, input: MonitorInput) => Promise<MonitorFields>;
   plan: PlanLimits;
@@ -42,7 +49,9 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
  * the user alone: teams/authorize.ts ownerForNew decided it).
  * Each item is checked on its own like a create request (schema, name unique for the owner and
  * in the batch, config, target and address policy, interval, node_count, the plan's quota
- * counting the items before it); a bad item fails alone with its error. Groups are matched by
+ * counting the items before it; the importing account plan's `min_interval_s` (FEATURE_LOCKED)
+ * and, for personal monitors, its `monitors` quota (MONITOR_LIMIT_EXCEEDED), as a create is:
+ * docs/api/billing.md "Plans and quotas"); a bad item fails alone with its error. Groups are matched by
  * name; a missing one (listed in `groups[]` or named by a valid item) is created. With
  * `dry_run` nothing is written and valid items report `valid`.
  * @throws ApiError VALIDATION_FAILED when an entry of `groups[]` is malformed (nothing is written)
@@ -69,6 +78,13 @@ export async function importMonitors(deps: ImportDeps, owner: Owner, body: Monit
     return { index, id: newId('monitor'), item };
   });
 
+  // The importing account's plan: its shortest interval always; its monitors quota for personal
+  // monitors only (a team's follow the deployment's limits: docs/api/billing.md "Teams").
+  const account = await accountQuotas(deps.quotas, owner.user_id);
+  const counted = owner.team_id === null;
+  // The insert counts again under a lock: a concurrent create or import cannot pass either quota.
+  const cap = monitorsCap(account, owner, deps.plan.monitors_max,
+    () => new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${deps.plan.plan} plan allows ${deps.plan.monitors_max} monitors`, { limit: 'monitors', max: deps.plan.monitors_max }));
   await eachLimited(pending.filter((p) => !p.error), CHECK_CONCURRENCY, async (p) => {
     const { item } = p;
     try {
@@ -77,6 +93,8 @@ export async function importMonitors(deps: ImportDeps, owner: Owner, body: Monit
         name: item.name, type: item.type, target: item.target, config: item.config, interval_s: item.interval_s,
         node_count: item.node_count, group_id: existingGroups.get(item.group) ?? null, tags: item.tags,
       });
+      const locked = item.type !== 'heartbeat' ? minIntervalError(account, fields.interval_s) : null;
+      if (locked) throw locked;
       // Header secrets sealed for the monitor to be; an exported mask has no secret to keep here.
       p.fields = { ...fields, config: secretsFailure(() => sealedConfig(deps.box, p.id, item.type, fields.config, null)) };
     } catch (err) {
@@ -87,14 +105,17 @@ export async function importMonitors(deps: ImportDeps, owner: Owner, body: Monit
 
   // In request order: a name is taken by the first valid item that has it, then the quota counts.
   let count = await countMonitors(deps.sql, owner);
+  let personal = counted ? await countUsed(deps.sql, owner.user_id, 'monitors') : 0;
   const claimed = new Set<string>();
   for (const p of pending) {
     if (p.error) continue;
     if (claimed.has(p.item.name)) p.error = new ApiError('MONITOR_NAME_TAKEN', `"${p.item.name}" is already used by an earlier monitor of this import`);
     else if (count >= deps.plan.monitors_max) p.error = new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${deps.plan.plan} plan allows ${deps.plan.monitors_max} monitors`, { limit: 'monitors', max: deps.plan.monitors_max });
+    else if (counted && personal >= account.quotas.monitors) p.error = quotaExceeded('monitors', account.plan, account.quotas.monitors, personal);
     else {
       claimed.add(p.item.name);
       count++;
+      personal++;
     }
   }
 
@@ -123,11 +144,9 @@ export async function importMonitors(deps: ImportDeps, owner: Owner, body: Monit
     }
     const hb = p.item.type === 'heartbeat' ? newHeartbeatToken() : null;
     const fields = { ...p.fields, group_id: p.item.group ? existingGroups.get(p.item.group) ?? null : null };
-    const out = await insertMonitor(deps.sql, { ...fields, id: p.id, ...owner, type: p.item.type, heartbeat: hb }, deps.plan.monitors_max);
+    const out = await insertMonitor(deps.sql, { ...fields, id: p.id, ...owner, type: p.item.type, heartbeat: hb }, cap.max);
     if ('refused' in out) {
-      const error = out.refused === 'limit'
-        ? new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${deps.plan.plan} plan allows ${deps.plan.monitors_max} monitors`)
-        : new ApiError('MONITOR_NAME_TAKEN', `you already have a monitor named "${p.item.name}"`);
+      const error = out.refused === 'limit' ? cap.refusal() : new ApiError('MONITOR_NAME_TAKEN', `you already have a monitor named "${p.item.name}"`);
       items.push({ index: p.index, name, status: 'failed', monitor_id: null, error: errorOf(error) });
       continue;
     }

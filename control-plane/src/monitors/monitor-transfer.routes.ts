@@ -81,7 +81,7 @@ export function monitorTransferRouter(deps: AppDeps, opts: { resolve?: HostResol
 
   r.openapi(importRoute, async (c) => {
     const owner = await ownerForNew(c, deps, c.req.valid('query').team_id);
-    const report = await importMonitors({ sql: deps.sql, box, check, plan, base_url: publicBaseUrl(deps.config) }, owner, c.req.valid('json'));
+    const report = await importMonitors({ sql: deps.sql, quotas: deps, box, check, plan, base_url: publicBaseUrl(deps.config) }, owner, c.req.valid('json'));
     return ok(c, report, 200);
   });
 

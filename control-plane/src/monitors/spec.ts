@@ -4,6 +4,7 @@ import {
 } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
+import { nodeCountLimits } from '../billing/quotas.js';
 import { ApiError } from '../errors.js';
 import { compileAddressPolicy, firstBlockedAddress, systemResolver, type AddressVerdict, type HostResolver } from '../probes/address-policy.js';
 import type { Owner } from '../teams/authorize.js';
@@ -28,7 +29,7 @@ export interface MonitorInput {
 /** What checking a monitor needs; built once per router by {@link monitorChecker}. */
 export interface MonitorCheckerDeps {
   sql: Sql;
-  config: Pick<Config, 'probe_allow_cidrs' | 'plan' | 'plan_monitors_max' | 'plan_node_count_default' | 'plan_node_count_max'>
+  config: Pick<Config, 'probe_allow_cidrs' | 'plan' | 'plan_monitors_max' | 'plan_node_count_default' | 'plan_node_count_max' | 'billing_plan_quotas' | 'checks_retention_days'>
     & Partial<Pick<Config, 'monitor_extra_intervals_s'>>;
   /** Host name resolver for the address policy (default: the system resolver, 3 s bound). */
   resolve?: HostResolver;
@@ -53,7 +54,8 @@ function invalidTarget(err: MonitorTargetError): ApiError {
  *    browser >= 300 → 400 MONITOR_INVALID_INTERVAL;
  *    heartbeat: derived from its schedule, the given value ignored;
  * 4. `node_count` 0 or absent = the plan's default, above the plan's maximum → 422
- *    MONITOR_LIMIT_EXCEEDED; 0 for the types the control plane checks (heartbeat, domain_expiry);
+ *    MONITOR_LIMIT_EXCEEDED (a personal monitor: its account's plan; a team's: the deployment's;
+ *    billing/quotas.ts nodeCountLimits); 0 for the types the control plane checks (heartbeat, domain_expiry);
  * 5. `group_id` must be a group of the monitor's owner (the same team, or the creator's personal
  *    groups for a personal monitor) → 400 VALIDATION_FAILED;
  * 6. every host a node would contact (the target's; a dns or rbl monitor's `config.server`)
@@ -97,12 +99,13 @@ export function monitorChecker(deps: MonitorCheckerDeps) {
     return interval_s;
   }
 
-  function nodeCountOf(input: MonitorInput): number {
+  async function nodeCountOf(owner: Owner, input: MonitorInput): Promise<number> {
     if (runsOnControlPlane(input.type)) return 0;
-    const node_count = input.node_count || plan.node_count_default;
-    if (node_count > plan.node_count_max) {
-      throw new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${plan.plan} plan allows at most ${plan.node_count_max} nodes per monitor`,
-        { limit: 'node_count', max: plan.node_count_max, plan: plan.plan, fields: [{ path: 'node_count', message: `at most ${plan.node_count_max}` }] });
+    const limits = await nodeCountLimits(deps, owner, plan);
+    const node_count = input.node_count || limits.default;
+    if (node_count > limits.max) {
+      throw new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${limits.plan} plan allows at most ${limits.max} nodes per monitor`,
+        { limit: 'node_count', max: limits.max, plan: limits.plan, quota: 'node_count', used: node_count, fields: [{ path: 'node_count', message: `at most ${limits.max}` }] });
     }
     return node_count;
   }
@@ -121,7 +124,7 @@ export function monitorChecker(deps: MonitorCheckerDeps) {
       throw err;
     }
     const interval_s = intervalOf(input, parsed.config);
-    const node_count = nodeCountOf(input);
+    const node_count = await nodeCountOf(owner, input);
     const group_id = input.group_id ?? null;
     if (group_id !== null && !(isId('monitor_group', group_id) && sameOwner(await findGroup(deps.sql, group_id), owner))) {
       const where = owner.team_id === null ? 'your account' : `team ${owner.team_id}`;

@@ -10,7 +10,7 @@ import { maskedConfig, sealedConfig, secretsFailure } from './header-secrets.js'
 import { changeMonitorStatus, countMonitors, findMonitor, insertMonitor, type MonitorRow } from './monitors.db.js';
 import { createPlacementEngine } from './placement-engine.js';
 import { planLimits } from './plans.js';
-import { assertMinInterval, assertQuota } from '../billing/quotas.js';
+import { assertMinInterval, assertQuota, monitorsCap } from '../billing/quotas.js';
 import { monitorChecker } from './spec.js';
 
 /**
@@ -48,14 +48,14 @@ export function monitorWriter(deps: Pick<AppDeps, 'sql' | 'config' | 'log' | 'ev
       if (await countMonitors(deps.sql, owner) >= plan.monitors_max) throw quotaError();
       // The account's plan (docs/api/billing.md "Quotas"): its monitor count, then (once the
       // interval is known to be one the deployment accepts) its shortest interval.
-      await assertQuota(deps, owner, 'monitors');
+      const cap = monitorsCap(await assertQuota(deps, owner, 'monitors'), owner, plan.monitors_max, quotaError);
       const fields = await check(owner, body);
       await assertMinInterval(deps, owner.user_id, body.type === 'heartbeat' ? undefined : body.interval_s);
       const id = newId('monitor');
       const config = secretsFailure(() => sealedConfig(box, id, body.type, fields.config, null));
       const hb = body.type === 'heartbeat' ? newHeartbeatToken() : null;
-      const out = await insertMonitor(deps.sql, { ...fields, config, id, ...owner, type: body.type, heartbeat: hb }, plan.monitors_max);
-      if ('refused' in out) throw out.refused === 'limit' ? quotaError() : nameTaken(owner, fields.name);
+      const out = await insertMonitor(deps.sql, { ...fields, config, id, ...owner, type: body.type, heartbeat: hb }, cap.max);
+      if ('refused' in out) throw out.refused === 'limit' ? cap.refusal() : nameTaken(owner, fields.name);
       return { row: shown(await placed(out.row)), heartbeat: hb ? { token: hb.token, url: heartbeatUrl(publicBaseUrl(deps.config), hb.token) } : undefined };
     },
 

@@ -6,6 +6,7 @@ import { billingDepsOf, createCharge, deductReportCredit } from '../billing/paym
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { secretBoxOf } from '../secrets/secret-box.js';
+import { takeFreeVerdict } from '../compliance/compliance.db.js';
 import { insertOrder, monitorsOfTarget, orderByIdempotencyKey, probedInWindow, setOrderCharge, type VerdictOrderRow } from './verdicts.db.js';
 
 /** How long a pay_url may be used (docs/api/verdicts.md "Payment": 24 hours). */
@@ -82,11 +83,13 @@ export async function createOrder(deps: AppDeps, user: { user_id: string; email:
     webhook_secret_sealed: secret ? secretBoxOf(deps.config).seal(secret, webhookSecretAad(id)) : null,
     monitor_ids: monitors.map((m) => m.id), idempotency_key: key, request_hash: hash, price_cny,
   };
-  // A credit, when asked for or when one is left and nothing was asked: deducted with the insert, atomically.
+  // A credit, when asked for or when one is left and nothing was asked: a free verdict of an active
+  // compliance subscription first, else a report pack credit; deducted with the insert, atomically.
+  // `entitlement_id` records where the credit came from (a cs_ subscription or an etl_ entitlement).
   const credited = body.payment_method === 'charge' ? null : await deps.sql.begin(async (tx) => {
-    const credit = await deductReportCredit(tx, user.user_id);
-    if (!credit) return null;
-    const row = await insertOrder(tx, { ...base, payment_method: 'report_credit', entitlement_id: credit.entitlement_id, paid: true });
+    const source = (await takeFreeVerdict(tx, user.user_id)) ?? (await deductReportCredit(tx, user.user_id))?.entitlement_id ?? null;
+    if (!source) return null;
+    const row = await insertOrder(tx, { ...base, payment_method: 'report_credit', entitlement_id: source, paid: true });
     // A concurrent request with the same key won: undo the deduction with this transaction.
     if (!row) throw new IdempotencyRace();
     return row;
@@ -96,7 +99,7 @@ export async function createOrder(deps: AppDeps, user: { user_id: string; email:
   });
   if (credited === 'race') return (await replay())!;
   if (credited) return { created: true, answer: { ...answerOf(deps, credited), ...(secret ? { webhook_secret: secret } : {}) } };
-  if (body.payment_method === 'report_credit') throw new ApiError('BILLING_INSUFFICIENT_CREDITS', 'no report pack credit left: buy a report pack or pay by charge');
+  if (body.payment_method === 'report_credit') throw new ApiError('BILLING_INSUFFICIENT_CREDITS', 'no free verdict or report pack credit left: buy a report pack or pay by charge');
 
   const row = await insertOrder(deps.sql, { ...base, payment_method: 'charge', entitlement_id: null, paid: false });
   if (!row) return (await replay())!;
