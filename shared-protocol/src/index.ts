@@ -48,6 +48,7 @@ export * from './info-lookups.js';
 export * from './lookups/whois-ssl.js';
 export * from './mcp.js';
 export * from './agent-obs.js';
+export * from './billing.js';
 export * from './verdicts.js';
 export * from './compliance.js';
 export * from './as-code.js';

@@ -6,6 +6,5 @@ import { createStripeProvider } from './stripe-provider.js';
 
 /** The payment provider VANTAGE_BILLING_PROVIDER names (docs/api/billing.md "Payment providers"). */
 export function createProvider(config: Config): PaymentProvider {
-  const base = publicBaseUrl(config);
-  return config.billing_provider === 'stripe' ? createStripeProvider(config, base) : createManualProvider(base);
+  return config.billing_provider === 'stripe' ? createStripeProvider(config, publicBaseUrl(config)) : createManualProvider(() => publicBaseUrl(config));
 }

@@ -89,3 +89,20 @@ export async function closeSession(): Promise<void> {
     setToken(null);
   }
 }
+
+/**
+ * `fetch` with the session's access token and locale, for what `api` cannot read (an event
+ * stream: it is the `fetch` of the EventSource in use-event-stream.ts); a 401 refreshes the session
+ * once and retries, as `api` does.
+ */
+export async function sessionFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+  const go = () => {
+    const headers = new Headers(init.headers);
+    headers.set('Accept-Language', locale);
+    if (accessToken) headers.set('Authorization', `Bearer ${accessToken}`);
+    return fetch(input, { ...init, headers, credentials: 'same-origin' });
+  };
+  const res = await go();
+  if (res.status !== 401 || !accessToken || !(await resumeSession())) return res;
+  return go();
+}

@@ -1,6 +1,8 @@
 import type { ALERT_NOISE_KINDS, ALERT_NOISE_MATCHES } from '@vantage/shared-protocol';
 import type { DASHBOARD_LIMITS, DASHBOARD_TEMPLATES, DATA_SOURCE_METRICS, INCIDENT_IMPACTS, INCIDENT_STATUSES, LATENCY_STATS, POSTMORTEM_STATUSES, STATUS_PAGE_THEMES, WIDGET_METRICS, WIDGET_TYPES } from '@vantage/shared-protocol';
 import type { ALERT_EVENT_STATUSES, ALERT_GROUP_BY, MAINTENANCE_RECURRENCES, PASSKEY_NAME_MAX_CHARS, SUBSCRIBABLE_EVENTS } from '@vantage/shared-protocol';
+import type { AGENT_OBS_LLM_STYLES, AGENT_OBS_TYPES, BILLING_PLANS, MCP_TOKEN_TYPES, MCP_TOOL_CALL_STATUSES } from '@vantage/shared-protocol';
+import type { VERDICT_PAYMENT_METHODS, VERDICT_TEMPLATES } from '@vantage/shared-protocol';
 
 /*
  * The API's lists the console's forms offer. shared-protocol's main entry also holds server code
@@ -83,3 +85,25 @@ true satisfies Same<(typeof STAT_LIST)[number], (typeof LATENCY_STATS)[number]>;
 /** A widget position's bounds in grid cells (docs/api/dashboards.md "Widgets"): the last row it may start on, its most rows. */
 export const GRID_BOUNDS = { y_max: 1000, h_max: 48 } as const;
 true satisfies Same<typeof GRID_BOUNDS.y_max, typeof DASHBOARD_LIMITS.y_max> & Same<typeof GRID_BOUNDS.h_max, typeof DASHBOARD_LIMITS.h_max>;
+
+/** Agent-obs monitor kinds and an llm monitor's API styles (docs/api/agent-obs.md "Monitors"). */
+export const AGENT_OBS_KINDS = ['llm', 'tool', 'rag', 'other'] as const;
+true satisfies Same<(typeof AGENT_OBS_KINDS)[number], (typeof AGENT_OBS_TYPES)[number]>;
+export const AGENT_OBS_API_STYLES = ['openai', 'anthropic'] as const;
+true satisfies Same<(typeof AGENT_OBS_API_STYLES)[number], (typeof AGENT_OBS_LLM_STYLES)[number]>;
+
+/** MCP token kinds and tool-call outcomes (docs/api/mcp.md). */
+export const MCP_TOKEN_KINDS = ['personal', 'workspace', 'service'] as const;
+true satisfies Same<(typeof MCP_TOKEN_KINDS)[number], (typeof MCP_TOKEN_TYPES)[number]>;
+export const MCP_CALL_STATUSES = ['success', 'failure', 'timeout', 'rate_limited'] as const;
+true satisfies Same<(typeof MCP_CALL_STATUSES)[number], (typeof MCP_TOOL_CALL_STATUSES)[number]>;
+
+/** Plans one subscribes to (docs/api/billing.md "Subscribing"). */
+export const PLANS_TO_BUY = ['pro', 'business'] as const;
+true satisfies Same<(typeof PLANS_TO_BUY)[number], (typeof BILLING_PLANS)[number]>;
+
+/** Verdict report templates and payment methods (docs/api/verdicts.md "Templates and prices"). */
+export const VERDICT_TEMPLATE_LIST = ['uptime_sla', 'outage_window', 'dns_consistency'] as const;
+true satisfies Same<(typeof VERDICT_TEMPLATE_LIST)[number], (typeof VERDICT_TEMPLATES)[number]>;
+export const VERDICT_PAYMENTS = ['report_credit', 'charge'] as const;
+true satisfies Same<(typeof VERDICT_PAYMENTS)[number], (typeof VERDICT_PAYMENT_METHODS)[number]>;

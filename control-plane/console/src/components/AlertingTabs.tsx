@@ -1,8 +1,7 @@
-import { Link } from './Link.js';
-import { t, type MessageKey } from '../i18n/i18n.js';
+import { SectionTabs, type Tab } from './SectionTabs.js';
 
 /** The alerting pages, one tab each (docs/api/alerting.md). */
-const TABS: Array<{ href: string; label: MessageKey }> = [
+const TABS: Tab[] = [
   { href: '/alerts', label: 'alerting.tab.events' },
   { href: '/alerts/channels', label: 'alerting.tab.channels' },
   { href: '/alerts/policies', label: 'alerting.tab.policies' },
@@ -14,9 +13,5 @@ const TABS: Array<{ href: string; label: MessageKey }> = [
 
 /** The alerting section's sub-navigation; `here` is the current tab's path. */
 export function AlertingTabs({ here }: { here: string }) {
-  return (
-    <nav class="tabs" aria-label={t('alerting.tabs')}>
-      {TABS.map((tab) => <Link key={tab.href} href={tab.href} aria-current={tab.href === here ? 'page' : undefined}>{t(tab.label)}</Link>)}
-    </nav>
-  );
+  return <SectionTabs tabs={TABS} label="alerting.tabs" here={here} />;
 }

@@ -10,3 +10,8 @@ export function Pager({ page, pages, total, onPage }: { page: number; pages: num
     </nav>
   );
 }
+
+/** The pager of a list answered as `{page, page_size, total}` (1-based `page`). */
+export function ListPager({ list, onPage }: { list: { page: number; page_size: number; total: number }; onPage: (page: number) => void }) {
+  return <Pager page={list.page} pages={Math.max(1, Math.ceil(list.total / list.page_size))} total={list.total} onPage={onPage} />;
+}

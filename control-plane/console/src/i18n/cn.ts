@@ -2,12 +2,20 @@ import type { Messages } from './en.js';
 import { cnAlerting } from './cn-alerting.js';
 import { cnAsCode } from './cn-ascode.js';
 import { cnPages } from './cn-pages.js';
+import { cnAgentObs } from './cn-agent-obs.js';
+import { cnMcp } from './cn-mcp.js';
+import { cnBilling } from './cn-billing.js';
+import { cnVerdicts } from './cn-verdicts.js';
 
 /** Simplified Chinese strings of the console (locale `cn`). */
 export const cn: Messages = {
   ...cnAlerting,
   ...cnPages,
   ...cnAsCode,
+  ...cnAgentObs,
+  ...cnMcp,
+  ...cnBilling,
+  ...cnVerdicts,
   'app.name': 'Vantage',
   'app.skip': '跳到正文',
   'nav.label': '主导航',

@@ -1,12 +1,20 @@
 import { enAlerting } from './en-alerting.js';
 import { enAsCode } from './en-ascode.js';
 import { enPages } from './en-pages.js';
+import { enAgentObs } from './en-agent-obs.js';
+import { enMcp } from './en-mcp.js';
+import { enBilling } from './en-billing.js';
+import { enVerdicts } from './en-verdicts.js';
 
 /** English strings of the console: every visible string lives here (and in cn.ts, tw.ts). */
 export const en = {
   ...enAlerting,
   ...enPages,
   ...enAsCode,
+  ...enAgentObs,
+  ...enMcp,
+  ...enBilling,
+  ...enVerdicts,
   'app.name': 'Vantage',
   'app.skip': 'Skip to content',
   'nav.label': 'Main',

@@ -2,12 +2,20 @@ import type { Messages } from './en.js';
 import { twAlerting } from './tw-alerting.js';
 import { twAsCode } from './tw-ascode.js';
 import { twPages } from './tw-pages.js';
+import { twAgentObs } from './tw-agent-obs.js';
+import { twMcp } from './tw-mcp.js';
+import { twBilling } from './tw-billing.js';
+import { twVerdicts } from './tw-verdicts.js';
 
 /** Traditional Chinese strings of the console (locale `tw`). */
 export const tw: Messages = {
   ...twAlerting,
   ...twPages,
   ...twAsCode,
+  ...twAgentObs,
+  ...twMcp,
+  ...twBilling,
+  ...twVerdicts,
   'app.name': 'Vantage',
   'app.skip': '跳至內容',
   'nav.label': '主導覽',
