@@ -15,6 +15,7 @@ export * from './probe/smtp.js';
 export * from './probe/ntp.js';
 export * from './probe/headers.js';
 export * from './probe/speedtest.js';
+export * from './probe/ssl.js';
 export * from './probe/diagnose.js';
 export * from './probe/results.js';
 export * from './probe/address-policy.js';

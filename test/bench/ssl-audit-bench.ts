@@ -19,7 +19,7 @@ import { loadConfig } from '../../control-plane/src/config/index.js';
 import { createOutboundConnector } from '../../control-plane/src/delivery/connector.js';
 import { createOutboundPolicy } from '../../control-plane/src/delivery/outbound-policy.js';
 import { createSslAuditService } from '../../control-plane/src/lookups/ssl-audit.js';
-import { makeTestPki } from '../../control-plane/src/lookups/ssl-audit-test-pki.js';
+import { makeTestPki } from '../../node-agent/src/probes/test-support/ssl-audit-pki.js';
 import { fmt, median, quantile } from './lib/stats.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '20' } } });

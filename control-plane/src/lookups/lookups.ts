@@ -1,4 +1,4 @@
-import { isIpLiteral, normalizeDomain, type DnsLookupType } from '@vantage/shared-protocol';
+import { isIpLiteral, normalizeDomain, type DnsLookupType, type SslLookup } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { createOutboundConnector } from '../delivery/connector.js';
 import { createOutboundPolicy } from '../delivery/outbound-policy.js';
@@ -23,8 +23,8 @@ export interface Lookups {
   ip(q: string): ReturnType<typeof ipInfo>;
   /** GET /v1/info/whois: RDAP, else WHOIS; throws NOT_FOUND (not registered), UNAVAILABLE (no registry answered). */
   whois(q: string): ReturnType<WhoisService['lookup']>;
-  /** GET /v1/info/ssl: TLS audit of host `q` on TCP `port`; throws NOT_FOUND, PROBE_TARGET_INVALID, UNAVAILABLE. */
-  ssl(q: string, port: number): ReturnType<SslAuditService['audit']>;
+  /** GET /v1/info/ssl without node_id: TLS audit of host `q` on TCP `port` from the control plane (`node_id` null); throws NOT_FOUND, PROBE_TARGET_INVALID, UNAVAILABLE. */
+  ssl(q: string, port: number): Promise<SslLookup>;
   /** GET /v1/info/dns: records of domain `q` (one `type`, or all), asked of `server` or the configured resolver. */
   dns(q: string, type?: DnsLookupType, server?: string): ReturnType<typeof dnsRecords>;
   /** GET /v1/info/icp: the ICP filing of `q`'s registrable domain; throws VALIDATION_FAILED for a public suffix. */
@@ -72,7 +72,7 @@ export function createLookups(deps: Pick<AppDeps, 'sql' | 'config' | 'log' | 'co
   return {
     ip: (q) => ipInfo(geo, q),
     whois: (q) => remote().whois.lookup(q),
-    ssl: (q, port) => remote().ssl.audit(q, port),
+    ssl: async (q, port) => ({ ...(await remote().ssl.audit(q, port)), node_id: null }),
     async dns(q, type, server) {
       const target = await chooseDnsServer(server, deps.config, policy);
       return dnsRecords(target, normalizeDomain(q)!, type, timeout_ms);

@@ -1,9 +1,7 @@
-import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
-import { createServer as createTlsServer, type SecureVersion, type TlsOptions } from 'node:tls';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import t from 'tap';
 import { testApp } from '../test-support/app.js';
-import { makeTestPki, type KeyCert } from './ssl-audit-test-pki.js';
+import { makeTestPki, startAuditServer, type Tap } from '@vantage/node-agent/test-support/ssl-audit-pki';
 
 /*
  * GET /v1/info/ssl against real TLS servers on loopback: a test CA made with openssl (trusted
@@ -11,22 +9,9 @@ import { makeTestPki, type KeyCert } from './ssl-audit-test-pki.js';
  * self-signed certificates, stapled OCSP responses and a certificate carrying SCTs.
  */
 
-type Tap = { teardown(fn: () => unknown): void };
 const pki = makeTestPki();
 t.teardown(() => pki.cleanup());
-
-/** A TLS server on 127.0.0.1:0 with `kc`, versions `min`..`max` (security level 0 so TLS 1.0/1.1 can be offered), stapling `ocsp`; HTTPS with `hsts` when given. */
-async function tlsServer(t: Tap, kc: KeyCert, opts: { min?: SecureVersion; max?: SecureVersion; ocsp?: Buffer; hsts?: string } = {}): Promise<number> {
-  const options: TlsOptions = { key: kc.key, cert: kc.cert, minVersion: opts.min ?? 'TLSv1.2', maxVersion: opts.max ?? 'TLSv1.3', ciphers: 'DEFAULT:@SECLEVEL=0' };
-  const server: Server = opts.hsts !== undefined
-    ? createHttpsServer(options, (_req, res) => { if (opts.hsts) res.setHeader('strict-transport-security', opts.hsts); res.end('ok'); })
-    : createTlsServer(options, (s) => { s.on('error', () => {}); s.end(); });
-  if (opts.ocsp) server.on('OCSPRequest', (_cert: Buffer, _issuer: Buffer, cb: (err: Error | null, res?: Buffer) => void) => cb(null, opts.ocsp));
-  server.on('tlsClientError', () => {});
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => { (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(); server.close(); });
-  return (server.address() as AddressInfo).port;
-}
+const tlsServer = startAuditServer;
 
 const setup = async (t: Tap, config: Record<string, unknown> = {}) => (await testApp(t, {
   config: { extra_ca_file: pki.ca_file, delivery_allow_cidrs: ['127.0.0.0/8', '::1/128'], lookup_timeout_ms: 3000, ...config },

@@ -30,8 +30,8 @@ export const LOOKUP_TOOLS: readonly ToolDef[] = [
   {
     name: 'info_ssl',
     description: 'SSL/TLS audit of a host (bare name, optional port): certificate chain, TLS versions, OCSP, SCTs and a grade (same answer as GET /v1/info/ssl).',
-    input: sslAuditQuerySchema,
-    async run(ctx, a: z.infer<typeof sslAuditQuerySchema>) {
+    input: sslAuditQuerySchema.omit({ node_id: true }),
+    async run(ctx, a: Omit<z.infer<typeof sslAuditQuerySchema>, 'node_id'>) {
       const r = await ctx.lookups.ssl(a.q, a.port);
       return { data: data(r), text: `${r.domain}: grade ${r.grade}, ${r.valid ? 'valid' : 'not valid'}, ${r.days_until_expiry} days until expiry`, units: 1 };
     },

@@ -6,6 +6,7 @@ import { decideAccess } from '../teams/authorize.js';
 import { listNodesJson } from '../nodes/nodes.db.js';
 import { findMonitor, listMonitors } from '../monitors/monitors.db.js';
 import { toMonitor } from '../monitors/view.js';
+import { waitForGroup } from '../probes/wait-group.js';
 import type { McpTokenRow } from './mcp-tokens.db.js';
 import { scopeOf, type ToolContext, type ToolDef } from './tool-def.js';
 import { LOOKUP_TOOLS } from './tools-lookups.js';
@@ -31,19 +32,6 @@ function probePrincipal(token: McpTokenRow): Principal {
   return { kind: 'api_key', user_id: token.user_id, scopes: ['probe', 'probe:read', 'read'], credential_id: token.id, team_id: token.team_id };
 }
 
-const DONE = new Set(['completed', 'failed']);
-const POLL_MS = 200;
-
-/** The probe group of `task_id` once every node has ended, polled until then (or the call's signal aborts: timeout). */
-async function waitForResult(ctx: ToolContext, task_id: string): Promise<ProbeTaskResult> {
-  for (;;) {
-    const result = await ctx.views.load(task_id);
-    if (!result) throw new ApiError('PROBE_JOB_NOT_FOUND', `no probe task ${task_id}`);
-    if (DONE.has(result.status)) return result;
-    ctx.signal.throwIfAborted();
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
 
 function probeSummary(r: ProbeTaskResult): string {
   const ok = r.node_results.filter((n) => n.success).length;
@@ -63,7 +51,7 @@ function probeTool(type: ProbeType): ToolDef {
       const body = regions && !args.node_ids && !args.node_id ? { ...args, nodes: { count: 3, countries: [], asns: [], providers: [], tags: [], ...args.nodes, regions } } : args;
       const created = await ctx.create_probe(type, body, probePrincipal(ctx.token));
       if (!wait) return { data: created as unknown as Record<string, unknown>, text: `probe ${created.task_id} started on ${created.task_ids.length} node(s): poll get_probe_result`, units: created.task_ids.length };
-      const result = await waitForResult(ctx, created.task_id);
+      const result = await waitForGroup(ctx.views, created.task_id, ctx.signal);
       return { data: result as unknown as Record<string, unknown>, text: probeSummary(result), units: created.task_ids.length };
     },
   };

@@ -238,6 +238,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   'POST /v1/probe/ntp': 'probe',
   'POST /v1/probe/headers': 'probe',
   'POST /v1/probe/speedtest': 'probe',
+  'POST /v1/probe/ssl': 'probe',
   'POST /v1/diagnose': 'probe',
   'GET /v1/diagnose/{id}': 'probe:read',
   'GET /v1/probe/tasks/{task_id}': 'probe:read',

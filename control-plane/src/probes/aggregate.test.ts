@@ -16,6 +16,8 @@ t.test('latency_ms per probe type', async (t) => {
     ['ntp', { delay_ms: 0.8 }, 0.8],
     ['headers', { response_ms: 33 }, 33],
     ['speedtest', { ttfb_ms: 2.5 }, 2.5],
+    ['ssl', { audit: { audit_ms: 120 } }, 120],
+    ['ssl', { audit: null }, null],
     ['http', { response_ms: null }, null],
     ['ping', null, null],
   ];

@@ -34,7 +34,7 @@ type Output = Record<string, any>;
  * The headline time of one result in ms (docs/api/probes.md `latency_ms`), per type: http `response_ms`,
  * ping `rtt_avg_ms`, dns `query_ms`, tcp `connect_ms`, traceroute = mean of the answered rtts of
  * the last hop that answered; mtr = `avg_ms` of the last hop that answered; smtp `timing.total_ms`;
- * ntp `delay_ms`; headers `response_ms`; speedtest `ttfb_ms`. Null when the output has none.
+ * ntp `delay_ms`; headers `response_ms`; speedtest `ttfb_ms`; ssl the audit's `audit_ms`. Null when the output has none.
  */
 export function latencyMs(type: ProbeType, output: Output | null): number | null {
   if (!output) return null;
@@ -61,6 +61,7 @@ export function latencyMs(type: ProbeType, output: Output | null): number | null
     case 'ntp': return pick(output.delay_ms);
     case 'headers': return pick(output.response_ms);
     case 'speedtest': return pick(output.ttfb_ms);
+    case 'ssl': return pick((output.audit as Output | null | undefined)?.audit_ms);
     default: return null;
   }
 }

@@ -23,12 +23,13 @@ const TARGETS: Record<ProbeType, string> = {
   smtp: '`target` is host[:port] (default 25; 465 is implicit TLS); MAIL FROM and RCPT TO only with `params.mail_from` and `params.rcpt_to`, never DATA',
   ntp: '`target` is host[:port] (default 123); `count` SNTP samples, the one with the smallest delay reported',
   speedtest: '`target` is an absolute http:// or https:// URL to download (no redirects followed); `params.upload_bytes` > 0 adds a POST of that many bytes; each direction is cut at the node\'s byte and time caps',
+  ssl: '`target` is host[:port] (default 443); one node (give `node_id`, or `nodes.count` defaults apply) audits the TLS service as GET /v1/info/ssl does (certificate chain, TLS 1.0-1.3 each tried, stapled OCSP, SCTs, HSTS, grade), each handshake within `params.timeout_ms`; the polled result carries `resolved_address`, `port` and `audit`',
   headers: '`target` is an absolute http:// or https:// URL; one node (give `node_id`, or `nodes.count` defaults apply) follows the redirects, and the polled result carries `url`, `final_url`, `hops[]`, `headers`, `security` and `analysis`',
 };
 
-/** Types whose automatic pick is smaller than the usual 3 nodes: a headers analysis is one node's fetch (docs/api/probes.md). */
+/** Types whose automatic pick is smaller than the usual 3 nodes: a headers analysis is one node's fetch, an SSL audit one node's handshakes (docs/api/probes.md). */
 const ONE_NODE = nodeSelectionSchema.parse({ count: 1 });
-const DEFAULT_NODES: Partial<Record<ProbeType, typeof ONE_NODE>> = { headers: ONE_NODE };
+const DEFAULT_NODES: Partial<Record<ProbeType, typeof ONE_NODE>> = { headers: ONE_NODE, ssl: ONE_NODE };
 
 const CREATE_ERRORS = {
   400: jsonError('VALIDATION_FAILED: bad params, malformed target, node without the probe type'),
@@ -84,7 +85,7 @@ function requireTaskId(task_id: string): string {
 }
 
 /**
- * `/v1/probe`: POST /http, /ping, /dns, /tcp, /traceroute, /mtr, /smtp, /ntp, /headers, /speedtest (docs/api/probes.md; 202 with
+ * `/v1/probe`: POST /http, /ping, /dns, /tcp, /traceroute, /mtr, /smtp, /ntp, /headers, /speedtest, /ssl (docs/api/probes.md; 202 with
  * `{task_id, task_ids[], status: 'queued'}`), GET /tasks/{task_id} (polling, docs/api/probes.md) and
  * GET /tasks/{task_id}/stream (SSE). Creation is open to whom VANTAGE_PUBLIC_PROBES says
  * (probes/access.ts); a credential, when sent, adds the caller's own unshared nodes and lets the

@@ -16,14 +16,17 @@ interface Teardown { teardown(fn: () => unknown): void }
  * Test helper: start one real agent (the node-agent runtime and its probe engine) with its own
  * state directory, enrolling with `token` at the control plane at `url`, allowed to probe
  * `allow_cidrs`; `capabilities` absent = what this process can really run (detected);
- * `config` adds agent settings (e.g. `browser_executable`). Stopped and its directory removed at
+ * `config` adds agent settings (e.g. `browser_executable`); `runCheck` replaces the probe engine's
+default (runner.ts createRunCheck with settings, e.g. the CAs the SSL audit trusts). Stopped and its directory removed at
  * teardown. Returns the agent and its state database (its identity is readable there once enrolled).
  */
-export async function startRealAgent(t: Teardown, opts: { url: string; token: string; allow_cidrs: string[]; capabilities?: NodeCapability[]; config?: Partial<AgentConfig> }): Promise<{ agent: Agent; db: StateDb }> {
+export async function startRealAgent(t: Teardown, opts: {
+  url: string; token: string; allow_cidrs: string[]; capabilities?: NodeCapability[]; config?: Partial<AgentConfig>; runCheck?: typeof runCheck;
+}): Promise<{ agent: Agent; db: StateDb }> {
   const dir = mkdtempSync(join(tmpdir(), 'vantage-agent-'));
   const db = openStateDb(dir);
   const agent = createAgent({
-    db, log: quietLog, runCheck, agent_version: '0.0.0-test', backoff: { min_ms: 50, max_ms: 200 }, ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
+    db, log: quietLog, runCheck: opts.runCheck ?? runCheck, agent_version: '0.0.0-test', backoff: { min_ms: 50, max_ms: 200 }, ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
     config: testConfig({ control_plane_url: opts.url, token: opts.token, allow_cidrs: opts.allow_cidrs, ...opts.config }),
   });
   const exit = agent.start();

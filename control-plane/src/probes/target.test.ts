@@ -22,6 +22,8 @@ t.test('parseTarget accepts each type\'s grammar', async (t) => {
     ['ntp', '198.18.1.123:1123', {}, { hosts: ['198.18.1.123'], port: 1123 }],
     ['headers', 'http://198.18.1.10/', {}, { hosts: ['198.18.1.10'], port: 80 }],
     ['speedtest', 'https://198.18.1.10/100MB.bin', {}, { hosts: ['198.18.1.10'], port: 443 }],
+    ['ssl', 'www.example.test', {}, { hosts: ['www.example.test'], port: 443 }],
+    ['ssl', '[fd00:7661::443]:8443', {}, { hosts: ['fd00:7661::443'], port: 8443 }],
     ['dns', 'example.test', {}, { hosts: [], port: null }],
     ['dns', '_dmarc.example.test', { server: '198.18.1.53' }, { hosts: ['198.18.1.53'], port: 53 }],
     ['dns', 'example.test', { server: '[fd00:7661::53]:5353' }, { hosts: ['fd00:7661::53'], port: 5353 }],
@@ -147,6 +149,8 @@ t.test('task timeout per type', async (t) => {
   t.equal(taskTimeoutMs('ntp', params('ntp')), 11_000, '3 × 1000 + 4 × 2000');
   t.equal(taskTimeoutMs('headers', params('headers')), 10_000);
   t.equal(taskTimeoutMs('speedtest', params('speedtest', { upload_bytes: 1 })), 61_000, 'two directions of 30 s + 1 s');
+  t.equal(taskTimeoutMs('ssl', params('ssl')), 16_000, 'handshakes 10 s + HSTS 5 s + 1 s');
+  t.equal(taskTimeoutMs('ssl', params('ssl', { timeout_ms: 3000 })), 7000, 'handshakes 3 s + HSTS 3 s + 1 s');
 });
 
 function seeded(seed: number): () => number {

@@ -71,7 +71,7 @@ function parseTcp(target: string, params: ProbeParams['tcp']): ParsedTarget {
   return { hosts: [hp.host], port };
 }
 
-/** host[:port] with a protocol default port (smtp 25, ntp 123). */
+/** host[:port] with a protocol default port (smtp 25, ntp 123, ssl 443). */
 function parseHostPort(target: string, default_port: number): ParsedTarget {
   const hp = splitHostPort(target);
   if (!hp) throw new TargetSyntaxError('target', 'target must be host, host:port or [v6]:port');
@@ -83,7 +83,7 @@ function parseHostPort(target: string, default_port: number): ParsedTarget {
  * = host or IP (IPv6 bare or in brackets); dns = domain name (the contacted host is
  * `params.server` when given, else the node's own resolver); tcp = host:port or host with
  * `params.port` (both given must agree); mtr = host or IP; smtp = host[:port] (default 25);
- * ntp = host[:port] (default 123).
+ * ntp = host[:port] (default 123); ssl = host[:port] (default 443).
  * @throws TargetSyntaxError naming the offending field
  */
 export function parseTarget<T extends ProbeType>(type: T, target: string, params: ProbeParams[T]): ParsedTarget {
@@ -96,6 +96,7 @@ export function parseTarget<T extends ProbeType>(type: T, target: string, params
     case 'mtr': return parseBareHost(target);
     case 'smtp': return parseHostPort(target, 25);
     case 'ntp': return parseHostPort(target, 123);
+    case 'ssl': return parseHostPort(target, 443);
     case 'dns': return parseDns(target, params as ProbeParams['dns']);
     case 'tcp': return parseTcp(target, params as ProbeParams['tcp']);
     default: throw new TargetSyntaxError('type', `unknown probe type ${String(type)}`);
@@ -107,7 +108,8 @@ export function parseTarget<T extends ProbeType>(type: T, target: string, params
  * http = params.timeout_ms; ping = count × interval_ms + timeout_ms; dns and tcp = timeout_ms;
  * traceroute = max_hops × probes_per_hop × timeout_ms capped at 120 000; mtr = count ×
  * max(interval_ms, timeout_ms) + timeout_ms + 1000 (reverse DNS); smtp = timeout_ms; ntp =
- * (count − 1) × interval_ms + count × timeout_ms; speedtest = timeout_ms per direction + 1000.
+ * (count − 1) × interval_ms + count × timeout_ms; speedtest = timeout_ms per direction + 1000;
+ * ssl = timeout_ms (the handshakes, at once) + min(timeout_ms, 5000) (the HSTS request) + 1000.
  * Always within the
  * protocol's 100..300 000 (shared-protocol taskRunMessageSchema).
  */
@@ -125,6 +127,9 @@ export function taskTimeoutMs<T extends ProbeType>(type: T, params: ProbeParams[
   } else if (type === 'speedtest') {
     const p = params as ProbeParams['speedtest'];
     ms = p.timeout_ms * (p.upload_bytes > 0 ? 2 : 1) + 1000;
+  } else if (type === 'ssl') {
+    const p = params as ProbeParams['ssl'];
+    ms = p.timeout_ms + Math.min(p.timeout_ms, 5000) + 1000;
   } else if (type === 'ntp') {
     const p = params as ProbeParams['ntp'];
     ms = (p.count - 1) * p.interval_ms + p.count * p.timeout_ms;

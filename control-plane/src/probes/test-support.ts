@@ -80,6 +80,15 @@ const OUTPUTS: Record<ProbeType, (ms: number) => unknown> = {
     headers: { 'strict-transport-security': 'max-age=300', server: 'nginx' }, security: { hsts: 'max-age=300', server: 'nginx' },
     analysis: { insecure: false, reasons: ['no_compression', 'no_cdn'] },
   }),
+  ssl: (ms) => ({
+    resolved_address: '198.18.1.10', port: 443, audit: {
+      domain: 'example.test', port: 443, issuer: 'CN=Test CA', subject: 'CN=example.test', not_before: '2026-01-01T00:00:00.000Z', not_after: '2027-01-01T00:00:00.000Z',
+      san_domains: ['example.test'], protocol: 'TLSv1.3', cipher_suite: 'TLS_AES_128_GCM_SHA256', days_until_expiry: 100, valid: true, validation_error: null,
+      grade: 'A', ocsp_status: 'none', sct_count: 0, hsts_max_age_s: null, warnings: ['no OCSP response stapled'], chain: [],
+      tls_versions: [{ version: 'TLSv1', supported: false }, { version: 'TLSv1.1', supported: false }, { version: 'TLSv1.2', supported: true }, { version: 'TLSv1.3', supported: true }],
+      audit_ms: ms,
+    },
+  }),
   speedtest: (ms) => ({
     resolved_address: '198.18.1.10', status_code: 200, download_mbps: 800, bytes: 10_000_000, duration_ms: 100, ttfb_ms: ms, capped: null,
     upload_mbps: null, upload_bytes: 0, upload_duration_ms: null,

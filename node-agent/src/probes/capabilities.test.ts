@@ -10,12 +10,12 @@ const BIN = fileURLToPath(new URL('../../bin/node-agent.mjs', import.meta.url));
 
 t.test('without a raw ICMP socket, ping, traceroute and mtr are left out with the reason', async (t) => {
   const denied = detectCapabilities(() => { throw new Error('Operation not permitted'); });
-  t.same(denied.capabilities, ['http', 'dns', 'tcp', 'smtp', 'ntp', 'headers', 'speedtest']);
+  t.same(denied.capabilities, ['http', 'dns', 'tcp', 'smtp', 'ntp', 'headers', 'speedtest', 'ssl']);
   t.same(denied.missing.map((m) => m.type), ['ping', 'traceroute', 'mtr']);
   t.match(denied.missing[0]!.reason, /Operation not permitted.*root or CAP_NET_RAW/);
   let closed = false;
   const granted = detectCapabilities(() => ({ close: () => { closed = true; } }));
-  t.same(granted, { capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute', 'mtr', 'smtp', 'ntp', 'headers', 'speedtest'], missing: [] });
+  t.same(granted, { capabilities: ['http', 'ping', 'dns', 'tcp', 'traceroute', 'mtr', 'smtp', 'ntp', 'headers', 'speedtest', 'ssl'], missing: [] });
   t.ok(closed, 'the trial socket is closed');
 });
 
@@ -36,6 +36,6 @@ async function advertised(t: Test, wrap: string[]): Promise<string[]> {
 // We run as root here (the test network needs it); setpriv drops CAP_NET_RAW for one child, which
 // is what an agent run as an ordinary user without the capability has.
 t.test('an agent without CAP_NET_RAW advertises only what it can run', async (t) => {
-  t.same(await advertised(t, ['setpriv', '--bounding-set=-net_raw', '--inh-caps=-net_raw']), ['http', 'dns', 'tcp', 'smtp', 'ntp', 'headers', 'speedtest']);
-  t.same(await advertised(t, []), ['http', 'ping', 'dns', 'tcp', 'traceroute', 'mtr', 'smtp', 'ntp', 'headers', 'speedtest'], 'with it, every type');
+  t.same(await advertised(t, ['setpriv', '--bounding-set=-net_raw', '--inh-caps=-net_raw']), ['http', 'dns', 'tcp', 'smtp', 'ntp', 'headers', 'speedtest', 'ssl']);
+  t.same(await advertised(t, []), ['http', 'ping', 'dns', 'tcp', 'traceroute', 'mtr', 'smtp', 'ntp', 'headers', 'speedtest', 'ssl'], 'with it, every type');
 });

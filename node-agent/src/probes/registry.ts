@@ -7,6 +7,7 @@ import { ntpProbe } from './ntp.js';
 import { pingProbe } from './ping.js';
 import { smtpProbe } from './smtp.js';
 import { speedtestProbe } from './speedtest.js';
+import { sslProbe } from './ssl.js';
 import { tcpProbe } from './tcp.js';
 import { tracerouteProbe } from './traceroute.js';
 import type { Probe } from './types.js';
@@ -23,4 +24,5 @@ export const PROBES: { [T in ProbeType]: Probe<T> } = {
   ntp: ntpProbe,
   headers: headersProbe,
   speedtest: speedtestProbe,
+  ssl: sslProbe,
 };

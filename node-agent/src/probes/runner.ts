@@ -2,6 +2,7 @@ import type { CheckSpec } from '@vantage/shared-protocol';
 import { runCheckWith, type CheckRunOf, type RunOptions } from './check-run.js';
 import { PROBES } from './registry.js';
 import { createSpeedtestProbe, type SpeedtestCaps } from './speedtest.js';
+import { createSslProbe } from './ssl.js';
 
 export type { CheckRun, CheckRunOf, RunOptions } from './check-run.js';
 export { ProbeInputError } from './input-error.js';
@@ -19,9 +20,10 @@ export function runCheck<C extends CheckSpec>(check: C, opts: RunOptions): Promi
 
 /**
  * {@link runCheck} with the node's settings applied to the probes that take them: the speed test's
- * byte and time caps (config `speedtest_max_bytes`, `speedtest_max_duration_ms`).
+ * byte and time caps (config `speedtest_max_bytes`, `speedtest_max_duration_ms`); `ssl.extra_ca_pem`
+ * the CAs the SSL audit trusts besides the system roots (absent: NODE_EXTRA_CA_CERTS, as ssl.ts says).
  */
-export function createRunCheck(settings: { speedtest: SpeedtestCaps }): <C extends CheckSpec>(check: C, opts: RunOptions) => Promise<CheckRunOf<C['type']>> {
-  const probes = { ...PROBES, speedtest: createSpeedtestProbe(settings.speedtest) };
+export function createRunCheck(settings: { speedtest: SpeedtestCaps; ssl?: { extra_ca_pem: string | null } }): <C extends CheckSpec>(check: C, opts: RunOptions) => Promise<CheckRunOf<C['type']>> {
+  const probes = { ...PROBES, speedtest: createSpeedtestProbe(settings.speedtest), ...(settings.ssl ? { ssl: createSslProbe(settings.ssl) } : {}) };
   return (check, opts) => runCheckWith(probes, check, opts);
 }

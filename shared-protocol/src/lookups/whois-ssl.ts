@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
+import { idSchema } from '../ids.js';
 
 /*
  * The WHOIS / RDAP and SSL audit information look-ups (docs/api/lookups.md): their
@@ -70,7 +71,7 @@ export type WhoisInfo = z.infer<typeof whoisInfoSchema>;
 
 /**
  * Query of `GET /v1/info/ssl`: `q` a bare host name (no scheme, port, path or IP address),
- * `port` 1-65535 (default 443).
+ * `port` 1-65535 (default 443), `node_id` the node to run it from (absent: the control plane).
  */
 export const sslAuditQuerySchema = z.object({
   q: z.string().max(300).transform((q, ctx) => {
@@ -80,6 +81,7 @@ export const sslAuditQuerySchema = z.object({
     return z.NEVER;
   }).describe('A bare host name, no scheme'),
   port: z.coerce.number().int().min(1).max(65535).default(443).describe('TCP port of the TLS service (default 443)'),
+  node_id: idSchema('node').optional().describe('Run the audit from this node (its `ssl` probe, under its target policy); absent: from the control plane under the outbound address policy'),
 });
 
 /** TLS protocol versions the audit tries, oldest first. */
@@ -133,9 +135,15 @@ export const sslAuditSchema = z.object({
   ocsp_status: z.enum(['good', 'revoked', 'unknown', 'none']),
   sct_count: z.number().int().min(0),
   hsts_max_age_s: z.number().int().nullable(),
-  tls_versions: z.array(z.object({ version: z.enum(TLS_VERSIONS), supported: z.boolean() })),
-  warnings: z.array(z.string()),
-  chain: z.array(sslChainCertSchema),
+  tls_versions: z.array(z.object({ version: z.enum(TLS_VERSIONS), supported: z.boolean() })).max(TLS_VERSIONS.length),
+  warnings: z.array(z.string()).max(50),
+  chain: z.array(sslChainCertSchema).max(10),
   audit_ms: z.number().int().min(0),
 });
 export type SslAudit = z.infer<typeof sslAuditSchema>;
+
+/** `data` of `GET /v1/info/ssl`: the audit plus `node_id`, the node that ran it (null: the control plane). */
+export const sslLookupSchema = sslAuditSchema.extend({
+  node_id: z.string().nullable().describe('The node that ran the audit (query node_id); null when the control plane ran it'),
+});
+export type SslLookup = z.infer<typeof sslLookupSchema>;

@@ -24,7 +24,7 @@ function checkVariant<T extends ProbeType>(type: T) {
 /** A probe check to run, typed per probe type: `{ type, target, params }` with params already defaulted. */
 export const checkSpecSchema = z.discriminatedUnion('type', [
   checkVariant('http'), checkVariant('ping'), checkVariant('dns'), checkVariant('tcp'), checkVariant('traceroute'),
-  checkVariant('mtr'), checkVariant('smtp'), checkVariant('ntp'), checkVariant('headers'), checkVariant('speedtest'),
+  checkVariant('mtr'), checkVariant('smtp'), checkVariant('ntp'), checkVariant('headers'), checkVariant('speedtest'), checkVariant('ssl'),
 ]);
 export type CheckSpec = z.infer<typeof checkSpecSchema>;
 
@@ -141,7 +141,7 @@ function resultVariant<T extends ProbeType>(type: T) {
 /** The result of an ad-hoc probe task (`task_id` set), typed per probe type. */
 export const taskResultEnvelopeSchema = z.discriminatedUnion('type', [
   resultVariant('http'), resultVariant('ping'), resultVariant('dns'), resultVariant('tcp'), resultVariant('traceroute'),
-  resultVariant('mtr'), resultVariant('smtp'), resultVariant('ntp'), resultVariant('headers'), resultVariant('speedtest'),
+  resultVariant('mtr'), resultVariant('smtp'), resultVariant('ntp'), resultVariant('headers'), resultVariant('speedtest'), resultVariant('ssl'),
 ]);
 export type TaskResultEnvelope = z.infer<typeof taskResultEnvelopeSchema>;
 

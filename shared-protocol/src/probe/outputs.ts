@@ -6,6 +6,7 @@ import { smtpOutputSchema, type SmtpOutput } from './smtp.js';
 import { ntpOutputSchema, type NtpOutput } from './ntp.js';
 import { headersOutputSchema, type HeadersOutput } from './headers.js';
 import { speedtestOutputSchema, type SpeedtestOutput } from './speedtest.js';
+import { sslOutputSchema, type SslOutput } from './ssl.js';
 
 /**
  * What a node measures for one check, per probe type. These travel inside `result.batch` messages
@@ -149,6 +150,7 @@ export const PROBE_OUTPUTS = {
   ntp: ntpOutputSchema,
   headers: headersOutputSchema,
   speedtest: speedtestOutputSchema,
+  ssl: sslOutputSchema,
 } as const;
 
 export type HttpOutput = z.infer<typeof httpOutputSchema>;
@@ -157,4 +159,4 @@ export type DnsOutput = z.infer<typeof dnsOutputSchema>;
 export type TcpOutput = z.infer<typeof tcpOutputSchema>;
 export type TracerouteOutput = z.infer<typeof tracerouteOutputSchema>;
 export type ProbeOutputs = { http: HttpOutput; ping: PingOutput; dns: DnsOutput; tcp: TcpOutput; traceroute: TracerouteOutput;
-  mtr: MtrOutput; smtp: SmtpOutput; ntp: NtpOutput; headers: HeadersOutput; speedtest: SpeedtestOutput };
+  mtr: MtrOutput; smtp: SmtpOutput; ntp: NtpOutput; headers: HeadersOutput; speedtest: SpeedtestOutput; ssl: SslOutput };

@@ -6,9 +6,10 @@ import { smtpParamsSchema, type SmtpParams } from './smtp.js';
 import { ntpParamsSchema, type NtpParams } from './ntp.js';
 import { headersParamsSchema, type HeadersParams } from './headers.js';
 import { speedtestParamsSchema, type SpeedtestParams } from './speedtest.js';
+import { sslParamsSchema, type SslParams } from './ssl.js';
 
 /** The ad-hoc probe types of docs/api/probes.md. */
-export const PROBE_TYPES = ['http', 'ping', 'dns', 'tcp', 'traceroute', 'mtr', 'smtp', 'ntp', 'headers', 'speedtest'] as const;
+export const PROBE_TYPES = ['http', 'ping', 'dns', 'tcp', 'traceroute', 'mtr', 'smtp', 'ntp', 'headers', 'speedtest', 'ssl'] as const;
 
 /**
  * The probe types of the first protocol releases: what a node that sends no `capabilities` list is
@@ -91,6 +92,7 @@ export const PROBE_PARAMS = {
   ntp: ntpParamsSchema,
   headers: headersParamsSchema,
   speedtest: speedtestParamsSchema,
+  ssl: sslParamsSchema,
 } as const;
 
 export type HttpParams = z.infer<typeof httpParamsSchema>;
@@ -99,4 +101,4 @@ export type DnsParams = z.infer<typeof dnsParamsSchema>;
 export type TcpParams = z.infer<typeof tcpParamsSchema>;
 export type TracerouteParams = z.infer<typeof tracerouteParamsSchema>;
 export type ProbeParams = { http: HttpParams; ping: PingParams; dns: DnsParams; tcp: TcpParams; traceroute: TracerouteParams;
-  mtr: MtrParams; smtp: SmtpParams; ntp: NtpParams; headers: HeadersParams; speedtest: SpeedtestParams };
+  mtr: MtrParams; smtp: SmtpParams; ntp: NtpParams; headers: HeadersParams; speedtest: SpeedtestParams; ssl: SslParams };

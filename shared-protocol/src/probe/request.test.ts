@@ -5,6 +5,7 @@ import {
   dnsProbeRequestSchema, httpProbeRequestSchema, pingProbeRequestSchema, tcpProbeRequestSchema,
   tracerouteProbeRequestSchema, mtrProbeRequestSchema, smtpProbeRequestSchema, ntpProbeRequestSchema, headersProbeRequestSchema,
   speedtestProbeRequestSchema,
+  sslProbeRequestSchema,
 } from './request.js';
 import { mtrOutputSchema } from './mtr.js';
 
@@ -37,6 +38,7 @@ t.test('mtr, smtp and ntp defaults (docs/api/probes.md)', async (t) => {
   t.same(ntpProbeRequestSchema.parse({ target: 'pool.ntp.org' }).params, { count: 4, interval_ms: 1000, timeout_ms: 2000, ip_version: 'auto' });
   t.same(headersProbeRequestSchema.parse({ target: 'http://example.com/' }).params, { timeout_ms: 10000, ip_version: 'auto' });
   t.same(speedtestProbeRequestSchema.parse({ target: 'https://example.com/100MB.bin' }).params, { upload_bytes: 0, timeout_ms: 30000, ip_version: 'auto' });
+  t.same(sslProbeRequestSchema.parse({ target: 'example.com' }).params, { timeout_ms: 10000, ip_version: 'auto' });
 });
 
 t.test('mtr hop figures must be consistent', async (t) => {
@@ -87,6 +89,7 @@ const rejects: Array<[string, { safeParse: (v: unknown) => { success: boolean; e
   ['speedtest max_bytes 0', speedtestProbeRequestSchema, { target: 'http://a.b/', params: { max_bytes: 0 } }, /params\.max_bytes/],
   ['speedtest upload over 1 GiB', speedtestProbeRequestSchema, { target: 'http://a.b/', params: { upload_bytes: 2 ** 30 + 1 } }, /params\.upload_bytes/],
   ['speedtest timeout 120001', speedtestProbeRequestSchema, { target: 'http://a.b/', params: { timeout_ms: 120001 } }, /params\.timeout_ms/],
+  ['ssl timeout 30001', sslProbeRequestSchema, { target: 'a.b', params: { timeout_ms: 30001 } }, /params\.timeout_ms/],
   ['headers timeout 31000', headersProbeRequestSchema, { target: 'http://a.b/', params: { timeout_ms: 31000 } }, /params\.timeout_ms/],
 ];
 

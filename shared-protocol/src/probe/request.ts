@@ -45,6 +45,7 @@ export const smtpProbeRequestSchema = probeRequestSchema('smtp');
 export const ntpProbeRequestSchema = probeRequestSchema('ntp');
 export const headersProbeRequestSchema = probeRequestSchema('headers');
 export const speedtestProbeRequestSchema = probeRequestSchema('speedtest');
+export const sslProbeRequestSchema = probeRequestSchema('ssl');
 
 /** Probe creation response `data` (docs/api/probes.md): `{ task_id, task_ids[], status: 'queued' }`. */
 export const probeCreatedSchema = z.object({

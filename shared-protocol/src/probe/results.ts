@@ -11,6 +11,7 @@ import { smtpOutputSchema } from './smtp.js';
 import { ntpOutputSchema } from './ntp.js';
 import { headersOutputSchema, headersSecuritySchema, HEADERS_REASONS } from './headers.js';
 import { speedtestOutputSchema } from './speedtest.js';
+import { sslOutputSchema } from './ssl.js';
 
 /** The node facts attached to each node result (docs/api/probes.md): `{ asn, city, country, isp }`. */
 export const nodeFactsSchema = z.object({
@@ -56,6 +57,8 @@ export const ntpNodeResultSchema = nodeResultBase.extend(ntpOutputSchema.shape);
 export const headersNodeResultSchema = nodeResultBase.extend(headersOutputSchema.shape);
 /** Speed test node result: base fields plus throughput, bytes and times of each direction. */
 export const speedtestNodeResultSchema = nodeResultBase.extend(speedtestOutputSchema.shape);
+/** SSL audit node result: base fields plus the address and port audited and the audit (null when none was possible). */
+export const sslNodeResultSchema = nodeResultBase.extend(sslOutputSchema.shape);
 
 /** Summary of docs/api/probes.md: averages over successful nodes' `latency_ms`; counts over all nodes. */
 export const taskSummarySchema = z.object({
@@ -68,7 +71,7 @@ export const taskSummarySchema = z.object({
 /** A node result of any type (what the polling endpoint returns in `node_results[]`). */
 export const nodeResultSchema = z.union([
   httpNodeResultSchema, pingNodeResultSchema, dnsNodeResultSchema, tcpNodeResultSchema, tracerouteNodeResultSchema,
-  mtrNodeResultSchema, smtpNodeResultSchema, ntpNodeResultSchema, headersNodeResultSchema, speedtestNodeResultSchema,
+  mtrNodeResultSchema, smtpNodeResultSchema, ntpNodeResultSchema, headersNodeResultSchema, speedtestNodeResultSchema, sslNodeResultSchema,
   // A node that never answered: only the base fields are known.
   nodeResultBase,
 ]);

@@ -12,7 +12,7 @@ import { PROBE_PARAMS } from './probe-schemas.js';
 
 type ProbeType = ProbeTaskResult['probe_type'];
 /** The API's probe types; the check below fails the build if they drift apart. */
-const PROBE_TYPES = ['http', 'ping', 'dns', 'tcp', 'traceroute', 'mtr', 'headers', 'smtp', 'ntp', 'speedtest'] as const satisfies readonly ProbeType[];
+const PROBE_TYPES = ['http', 'ping', 'dns', 'tcp', 'traceroute', 'mtr', 'headers', 'smtp', 'ntp', 'speedtest', 'ssl'] as const satisfies readonly ProbeType[];
 true satisfies (Exclude<ProbeType, (typeof PROBE_TYPES)[number]> extends never ? true : false);
 
 const list = (text: string) => text.split(',').map((c) => c.trim()).filter(Boolean);

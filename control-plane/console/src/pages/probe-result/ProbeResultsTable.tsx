@@ -2,7 +2,7 @@ import type { NodeResult, ProbeTaskResult } from '@vantage/shared-protocol';
 import { Empty } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 
-/** The type's own column: HTTP status, ping loss, DNS answers, TCP address, hops, SMTP TLS mode, NTP offset, download rate. */
+/** The type's own column: HTTP status, ping loss, DNS answers, TCP address, hops, SMTP TLS mode, NTP offset, download rate, SSL grade. */
 function detail(type: ProbeTaskResult['probe_type'], r: NodeResult): string {
   const x = r as Record<string, unknown>;
   switch (type) {
@@ -14,6 +14,7 @@ function detail(type: ProbeTaskResult['probe_type'], r: NodeResult): string {
     case 'speedtest': return typeof x.download_mbps === 'number' ? x.download_mbps.toFixed(1) : '';
     case 'smtp': return typeof x.tls_mode === 'string' ? x.tls_mode : '';
     case 'ntp': return typeof x.offset_ms === 'number' ? x.offset_ms.toFixed(3) : '';
+    case 'ssl': return typeof (x.audit as { grade?: unknown } | null)?.grade === 'string' ? (x.audit as { grade: string }).grade : '';
   }
 }
 

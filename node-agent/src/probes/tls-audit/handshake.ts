@@ -1,12 +1,19 @@
+import { isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, createSecureContext, rootCertificates, type SecureContext, type SecureVersion, type TLSSocket } from 'node:tls';
-import type { OutboundConnector } from '../delivery/connector.js';
 
 /*
- * TLS handshakes of the SSL audit, each on its own TCP connection opened through the outbound
- * connector (the address policy judges every address). OpenSSL's security level is lowered to 0
- * in these contexts only, so old protocol versions and weak keys can be seen at all; the rest of
- * the process keeps its defaults.
+ * TLS handshakes of the SSL audit (docs/api/lookups.md "SSL audit"), each on its own TCP
+ * connection opened by the caller's {@link TcpConnect}: the control plane's outbound connector
+ * (its address policy judges every address) or a node's connection to the address its target
+ * policy allowed. OpenSSL's security level is lowered to 0 in these contexts only, so old protocol
+ * versions and weak keys can be seen at all; the rest of the process keeps its defaults.
  */
+
+/**
+ * Open a TCP connection to `host:port` within `timeout_ms`, after the caller's address policy
+ * allowed the address. @throws the caller's errors (a refused address, ENOTFOUND, a connect timeout)
+ */
+export type TcpConnect = (host: string, port: number, timeout_ms: number) => Promise<Socket>;
 
 /** Security contexts of the audit, built once: trust store (system roots + extra CAs) and one per version. */
 export interface AuditContexts {
@@ -18,7 +25,7 @@ export interface AuditContexts {
 
 const WEAK_OK = 'DEFAULT:@SECLEVEL=0';
 
-/** Build the contexts. @param extra_ca_pem PEM text of extra trusted CAs (config extra_ca_file), or null */
+/** Build the contexts. @param extra_ca_pem PEM text of extra trusted CAs (the control plane's extra_ca_file, a node's NODE_EXTRA_CA_CERTS), or null */
 export function auditContexts(extra_ca_pem: string | null): AuditContexts {
   const ca = [...rootCertificates, ...(extra_ca_pem ? [extra_ca_pem] : [])];
   const context = (minVersion: SecureVersion, maxVersion: SecureVersion) => createSecureContext({ ca, ciphers: WEAK_OK, minVersion, maxVersion });
@@ -35,20 +42,20 @@ export interface Handshake {
 }
 
 /**
- * Connect to `host:port` through `connector` and complete a TLS handshake with `context`, SNI
- * `host`, no verification failure fatal (the caller reads `socket.authorized`), requesting a
+ * Connect to `host:port` through `connect` and complete a TLS handshake with `context`, SNI
+ * `host` (none for an IP literal, RFC 6066 section 3), no verification failure fatal (the caller reads `socket.authorized`), requesting a
  * stapled OCSP response; the whole within `timeout_ms`.
- * @throws the connector's errors (RefusedAddress, ENOTFOUND, connect timeout), the handshake's
+ * @throws `connect`'s errors (a refused address, ENOTFOUND, connect timeout), the handshake's
  *   error (a TLS alert, a reset), or an error with `code` `ETIMEDOUT` when the handshake did not finish in time
  */
-export async function handshake(connector: OutboundConnector, host: string, port: number, context: SecureContext, timeout_ms: number): Promise<Handshake> {
+export async function handshake(connect: TcpConnect, host: string, port: number, context: SecureContext, timeout_ms: number): Promise<Handshake> {
   const started = performance.now();
-  const tcp = await connector.connectTcp(host, port, { timeout_ms });
+  const tcp = await connect(host, port, timeout_ms);
   const left_ms = Math.max(1, timeout_ms - Math.round(performance.now() - started));
   return new Promise<Handshake>((resolve, reject) => {
     let ocsp: Buffer | null = null;
     // requestOCSP reaches the TLSSocket tls.connect builds (node's typings list it only on the TLSSocket constructor).
-    const socket = tlsConnect({ socket: tcp, servername: host, secureContext: context, rejectUnauthorized: false, requestOCSP: true } as ConnectionOptions);
+    const socket = tlsConnect({ socket: tcp, ...(isIP(host) ? {} : { servername: host }), secureContext: context, rejectUnauthorized: false, requestOCSP: true } as ConnectionOptions);
     const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`no TLS handshake with ${host}:${port} within ${timeout_ms} ms`), { code: 'ETIMEDOUT' })), left_ms);
     socket.once('OCSPResponse', (res: Buffer) => { ocsp = res; });
     socket.once('secureConnect', () => {

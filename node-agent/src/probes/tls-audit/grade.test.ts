@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { SslChainCert } from '@vantage/shared-protocol';
-import { gradeAudit, type GradeInput } from './ssl-audit-grade.js';
+import { gradeAudit, type GradeInput } from './grade.js';
 
 /* The grade rubric of docs/api/lookups.md "Grade", one finding at a time. */
 

@@ -1,12 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createServer as createTlsServer, type SecureVersion, type TlsOptions } from 'node:tls';
 
 /*
  * Test certificates for the SSL audit's tests and benchmark, made with the openssl command at
  * test time: a test CA, leaf certificates for `localhost` (good, expired, wrong name, with an
- * embedded SCT list, self-signed) and stapled OCSP responses (good, revoked) signed by the CA.
+ * embedded SCT list, self-signed) and stapled OCSP responses (good, revoked) signed by the CA;
+ * and the TLS servers on loopback that serve them ({@link startAuditServer}).
  */
 
 /** A key and certificate in PEM. */
@@ -72,4 +76,27 @@ export function makeTestPki(): TestPki & { cleanup(): void } {
     ocsp_good: ocsp('V'), ocsp_revoked: ocsp('R'), sct_count,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** What a test needs to stop a server when it ends. */
+export type Tap = { teardown(fn: () => unknown): void };
+
+/** A test server's TLS versions (default TLS 1.2-1.3), stapled OCSP response, and HSTS header (HTTPS when given, else a TLS server that closes at once). */
+export interface AuditServerOptions { min?: SecureVersion; max?: SecureVersion; ocsp?: Buffer; hsts?: string }
+
+/**
+ * A TLS server on 127.0.0.1:0 with `kc`, versions `min`..`max` (security level 0 so TLS 1.0/1.1
+ * can be offered), stapling `ocsp`; HTTPS with `hsts` when given. Closed at `t`'s teardown.
+ * @returns its port
+ */
+export async function startAuditServer(t: Tap, kc: KeyCert, opts: AuditServerOptions = {}): Promise<number> {
+  const options: TlsOptions = { key: kc.key, cert: kc.cert, minVersion: opts.min ?? 'TLSv1.2', maxVersion: opts.max ?? 'TLSv1.3', ciphers: 'DEFAULT:@SECLEVEL=0' };
+  const server: Server = opts.hsts !== undefined
+    ? createHttpsServer(options, (_req, res) => { if (opts.hsts) res.setHeader('strict-transport-security', opts.hsts); res.end('ok'); })
+    : createTlsServer(options, (s) => { s.on('error', () => {}); s.end(); });
+  if (opts.ocsp) server.on('OCSPRequest', (_cert: Buffer, _issuer: Buffer, cb: (err: Error | null, res?: Buffer) => void) => cb(null, opts.ocsp));
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => { (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(); server.close(); });
+  return (server.address() as AddressInfo).port;
 }
