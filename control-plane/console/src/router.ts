@@ -45,6 +45,7 @@ export const ROUTES: Route[] = [
   { path: '/dashboards/:id', load: () => import('./pages/dashboard/DashboardPage.js'), session: true },
   { path: '/dashboards/:id/widgets', load: () => import('./pages/dashboard-widgets/WidgetsEditorPage.js'), session: true },
   { path: '/as-code', load: () => import('./pages/as-code/AsCodePage.js'), session: true },
+  { path: '/verify', load: () => import('./pages/verify/VerifyReportPage.js'), session: 'any' },
   { path: '/shared/dashboards/:token', load: () => import('./pages/shared-dashboard/SharedDashboardPage.js'), session: 'any' },
   { path: '/agent-obs', load: () => import('./pages/agent-obs/AgentObsPage.js'), session: true },
   { path: '/agent-obs/new', load: () => import('./pages/agent-obs-form/AgentObsFormPage.js'), session: true },
