@@ -303,7 +303,7 @@ try {
     await pastPartitions(sql, HISTORY_DAYS + 1);
     await monitorHistory(sql, target!, nodes.slice(0, 3), HISTORY_DAYS, log);
     await otherRollups(sql, user_id, nodes, OTHERS, HISTORY_DAYS);
-    await sql.begin((tx) => dropExpiredPartitions(tx, { raw_days: 30, rounds_days: 8, rollup_days: 730 }));
+    await dropExpiredPartitions(sql, { raw_days: 30, rounds_days: 8, rollup_days: 730 });
     const rollup_row = await rollupRowBytes();
     await sql`VACUUM ANALYZE`;
     log('history ready');

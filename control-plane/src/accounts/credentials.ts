@@ -5,7 +5,8 @@ import { ApiError } from '../errors.js';
 import { findAccessKeyByHash, touchAccessKey } from './api-keys.db.js';
 import { accountState, sessionState } from './account-status.db.js';
 import { refuseInactiveAccount } from './account-status.js';
-import { jwtKey, verifyAccessToken } from './jwt.js';
+import { jwtKey } from './jwt.js';
+import { verifyAccessTokenRemembered } from './verified-tokens.js';
 import { hashSecret } from './secrets.js';
 
 /** Scopes a session carries: everything an account key can have (docs/api/scopes.md). */
@@ -38,7 +39,7 @@ export async function resolveBearer(deps: Pick<AppDeps, 'config' | 'sql' | 'log'
   if (token.startsWith(SECRET_PREFIXES.api_key_live) || token.startsWith(SECRET_PREFIXES.api_key_test)) return keyPrincipal(deps, token, 'api_key', origin);
   if (token.startsWith(SECRET_PREFIXES.pat)) return keyPrincipal(deps, token, 'pat', origin);
   if (token.startsWith('svc_mcp_')) throw new ApiError('AUTH_INVALID_TOKEN', 'MCP tokens are valid only at the MCP entry point');
-  const check = await verifyAccessToken(await jwtKey(deps), token);
+  const check = await verifyAccessTokenRemembered(await jwtKey(deps), token);
   if (!check.ok) {
     throw check.reason === 'expired'
       ? new ApiError('AUTH_EXPIRED', 'access token expired; refresh it with POST /v1/auth/refresh')

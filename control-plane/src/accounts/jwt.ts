@@ -15,7 +15,12 @@ const keys = new WeakMap<object, Promise<Uint8Array>>();
  * Loaded once per `sql` client.
  */
 export function jwtKey(deps: Pick<AppDeps, 'config' | 'sql'>): Promise<Uint8Array> {
-  if (deps.config.jwt_secret) return Promise.resolve(new TextEncoder().encode(deps.config.jwt_secret));
+  if (deps.config.jwt_secret) {
+    // One key object per configuration: verified tokens are remembered per key (verified-tokens.ts).
+    let configured = keys.get(deps.config);
+    if (!configured) keys.set(deps.config, configured = Promise.resolve(new TextEncoder().encode(deps.config.jwt_secret)));
+    return configured;
+  }
   let key = keys.get(deps.sql);
   if (!key) {
     key = getOrCreateSetting(deps.sql, 'jwt_hs256_key', randomBytes(32).toString('base64url')).then((v) => Buffer.from(v, 'base64url'));
@@ -40,7 +45,11 @@ export async function signAccessToken(key: Uint8Array, user_id: string, session_
 }
 
 /** Outcome of checking an access token's signature and claims (not the session row). */
-export type AccessTokenCheck = { ok: true; user_id: string; session_id: string } | { ok: false; reason: 'expired' | 'invalid' };
+export type AccessTokenCheck = {
+  ok: true; user_id: string; session_id: string;
+  /** Until when (epoch ms) the token passes this check: its `exp`, or `iat` plus the access token TTL if earlier, plus the clock tolerance. */
+  until_ms: number;
+} | { ok: false; reason: 'expired' | 'invalid' };
 
 /**
  * Verify a session JWT: only HS256 (so `alg: none` and keys for other algorithms fail), our
@@ -57,7 +66,8 @@ export async function verifyAccessToken(key: Uint8Array, token: string): Promise
     });
     // Well-formed ids only: a claim is never handed to a query unless it could be one of ours.
     if (!isId('user', payload.sub) || !isId('session', payload.sid)) return { ok: false, reason: 'invalid' };
-    return { ok: true, user_id: payload.sub, session_id: payload.sid };
+    const until_s = Math.min(payload.exp!, payload.iat! + LIMITS.access_token_ttl_s) + CLOCK_TOLERANCE_S;
+    return { ok: true, user_id: payload.sub, session_id: payload.sid, until_ms: until_s * 1000 };
   } catch (err) {
     return { ok: false, reason: err instanceof joseErrors.JWTExpired ? 'expired' : 'invalid' };
   }

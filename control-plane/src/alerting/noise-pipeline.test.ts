@@ -46,6 +46,6 @@ t.test('a flapping target produces one page; the same flap without the rule page
   const [first] = await p.ctx.sql<{ changed_at: Date }[]>`SELECT min(changed_at) AS changed_at FROM monitor_state_changes WHERE monitor_id = ${ruled.monitor_id} AND superseded_at IS NULL`;
   t.match(await p.api('GET', `/v1/monitors/${ruled.monitor_id}`), { flapping: true, flapping_since: first!.changed_at.toISOString() }, 'GET /v1/monitors/{id} says it flaps');
   t.match(await p.api('GET', `/v1/monitors/${plain.monitor_id}`), { flapping: false, flapping_since: null }, 'without a flap rule: never flapping');
-  const listed = (await p.api('GET', '/v1/monitors')).items as Array<{ id: string; flapping: boolean }>;
-  t.same(listed.filter((m) => m.flapping).map((m) => m.id), [ruled.monitor_id], 'and so does the list');
+  const listed = (await p.api('GET', '/v1/monitors')).items as Array<{ id: string; flapping: boolean; flapping_since: string | null }>;
+  t.same(listed.filter((m) => m.flapping).map((m) => [m.id, m.flapping_since]), [[ruled.monitor_id, first!.changed_at.toISOString()]], 'and so does the list, with the same start');
 });

@@ -158,24 +158,40 @@ export async function holdResolve(ex: SqlExecutor, event_id: string, until: Date
 export interface FlapFacts { monitor_id: string; rules: Array<{ id: string; flap_changes: number; flap_window_s: number }>; changes: Date[] }
 
 /**
- * For monitors `monitor_ids` (a page of a list), those that enabled flap rules of their owner
- * apply to (the scope of {@link rulesOfMonitor}), with those rules (oldest first) and their state
- * changes from `since` on: two queries whatever the number of monitors.
+ * A column `flap` for the `monitors` row of the statement it is put in (a list page: its rows and
+ * their flap facts in one statement): null when no enabled flap rule of its owner applies to it
+ * (the scope of {@link rulesOfMonitor}), else `{ rules, changes }` as in {@link FlapFacts} (rules
+ * oldest first; its state changes from `since` on, ISO times, oldest first). Read with
+ * {@link flapFactsOfColumn}.
+ */
+export function flapColumn(ex: SqlExecutor, since: Date) {
+  return ex`(SELECT CASE WHEN x.rules IS NOT NULL THEN json_build_object('rules', x.rules, 'changes', ARRAY(
+      SELECT c.changed_at FROM monitor_state_changes c
+      WHERE c.monitor_id = monitors.id AND c.superseded_at IS NULL AND c.changed_at >= ${since} ORDER BY c.changed_at, c.id)) END
+    FROM (SELECT json_agg(json_build_object('id', r.id, 'flap_changes', r.flap_changes, 'flap_window_s', r.flap_window_s) ORDER BY r.created_at, r.id) AS rules
+      FROM alert_noise_rules r WHERE r.enabled AND r.kind = 'flap'
+        AND ((monitors.team_id IS NULL AND r.team_id IS NULL AND r.user_id = monitors.user_id) OR r.team_id = monitors.team_id)
+        AND ((cardinality(r.monitor_ids) = 0 AND cardinality(r.tags) = 0) OR monitors.id = ANY(r.monitor_ids) OR r.tags && monitors.tags)) x) AS flap`;
+}
+
+/** The value of {@link flapColumn}. */
+export type FlapColumn = { rules: FlapFacts['rules']; changes: string[] } | null;
+
+/** What {@link flapColumn} read for monitor `monitor_id`, as {@link FlapFacts}; null when no flap rule applies. */
+export function flapFactsOfColumn(monitor_id: string, flap: FlapColumn): FlapFacts | null {
+  return flap === null ? null : { monitor_id, rules: flap.rules, changes: flap.changes.map((c) => new Date(c)) };
+}
+
+/**
+ * For monitors `monitor_ids`, those that enabled flap rules of their owner apply to (the scope of
+ * {@link rulesOfMonitor}), with those rules (oldest first) and their state changes from `since`
+ * on: one statement whatever the number of monitors ({@link flapColumn}).
  */
 export async function flapFactsOf(ex: SqlExecutor, monitor_ids: string[], since: Date): Promise<FlapFacts[]> {
   if (monitor_ids.length === 0) return [];
-  const ruled = await ex<Array<{ monitor_id: string; rules: FlapFacts['rules'] }>>`
-    SELECT m.id AS monitor_id, json_agg(json_build_object('id', r.id, 'flap_changes', r.flap_changes, 'flap_window_s', r.flap_window_s) ORDER BY r.created_at, r.id) AS rules
-    FROM monitors m JOIN alert_noise_rules r ON r.enabled AND r.kind = 'flap'
-      AND ((m.team_id IS NULL AND r.team_id IS NULL AND r.user_id = m.user_id) OR r.team_id = m.team_id)
-      AND ((cardinality(r.monitor_ids) = 0 AND cardinality(r.tags) = 0) OR m.id = ANY(r.monitor_ids) OR r.tags && m.tags)
-    WHERE m.id = ANY(${monitor_ids}::text[]) GROUP BY m.id`;
-  if (ruled.length === 0) return [];
-  const changes = await ex<Array<{ monitor_id: string; changed_at: Date }>>`
-    SELECT monitor_id, changed_at FROM monitor_state_changes
-    WHERE monitor_id = ANY(${ruled.map((r) => r.monitor_id)}::text[]) AND superseded_at IS NULL AND changed_at >= ${since}
-    ORDER BY monitor_id, changed_at, id`;
-  return ruled.map((r) => ({ ...r, changes: changes.filter((c) => c.monitor_id === r.monitor_id).map((c) => c.changed_at) }));
+  const rows = await ex<Array<{ id: string; flap: FlapColumn }>>`
+    SELECT monitors.id, ${flapColumn(ex, since)} FROM monitors WHERE monitors.id = ANY(${monitor_ids}::text[])`;
+  return rows.flatMap((r) => flapFactsOfColumn(r.id, r.flap) ?? []);
 }
 
 /** Record on an event what a noise rule did: `suppressed` (its first page held back) and metadata keys merged in. */

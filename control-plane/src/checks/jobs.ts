@@ -7,7 +7,7 @@ import { sweepSilentRounds } from './decide-silent.js';
 import { dropOrphanRounds } from './decide.db.js';
 import type { CheckHooks } from './hooks.js';
 import { claimJob, finishJob, oldestCheckDay, pruneStateChanges, rollUpDay, rollUpHour, takeDirtyHours, type CheckJobName } from './jobs.db.js';
-import { dropExpiredPartitions, ensurePartitionsIn } from './partitions.js';
+import { dropExpiredPartitions, ensurePartitions } from './partitions.js';
 import { checkRetention } from './retention.js';
 import type { VerdictWake } from './verdict-wake.js';
 
@@ -21,7 +21,13 @@ const ROLLUP_HOURS_PER_RUN = 6;
 const DECIDE_BATCH = 200;
 
 type JobDeps = { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms'>; log: Logger };
-type JobRun = (tx: SqlExecutor, state: Record<string, unknown>, now: Date) => Promise<{ state: Record<string, unknown>; again_ms: number; did: unknown }>;
+/**
+ * One job's run in its claim transaction `tx`. `after`: work that must not share that transaction
+ * (partition DDL: partitions.ts), run once the claim committed; its answer joins `did`.
+ */
+type JobRun = (tx: SqlExecutor, state: Record<string, unknown>, now: Date) => Promise<{
+  state: Record<string, unknown>; again_ms: number; did: unknown; after?: () => Promise<unknown>;
+}>;
 
 const floorHour = (ms: number) => new Date(Math.floor(ms / HOUR_MS) * HOUR_MS);
 const floorDay = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS);
@@ -38,10 +44,10 @@ const floorDay = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS);
  * - silent_rounds: an empty round for each round whose deadline passed with no report, judged
  *   `no_data` by the verdict job (decide-silent.ts; every run of the jobs loop, on the database clock).
  */
-function jobs(deps: JobDeps): Record<CheckJobName, JobRun> {
+function jobs(deps: JobDeps & { sql: Sql }): Record<CheckJobName, JobRun> {
   const retention = checkRetention(deps.config);
   return {
-    partitions: async (tx, state, now) => ({ state, again_ms: HOUR_MS, did: await ensurePartitionsIn(tx, now) }),
+    partitions: async (_tx, state, now) => ({ state, again_ms: HOUR_MS, did: undefined, after: () => ensurePartitions(deps.sql, now) }),
     rollup: async (tx, state, now) => {
       let until = typeof state.rolled_until === 'string' ? new Date(state.rolled_until)
         : (await oldestCheckDay(tx)) ?? floorHour(now.getTime() - HOUR_MS);
@@ -73,10 +79,9 @@ function jobs(deps: JobDeps): Record<CheckJobName, JobRun> {
       return { state: next, again_ms: behind ? 0 : 5 * 60_000, did: { hours, dirty: dirty.length, days } };
     },
     retention: async (tx, state, now) => {
-      const dropped = await dropExpiredPartitions(tx, retention, now);
       const changes = await pruneStateChanges(tx, new Date(now.getTime() - retention.rollup_days * DAY_MS));
       const orphans = await dropOrphanRounds(tx);
-      return { state, again_ms: HOUR_MS, did: { ...dropped, state_changes: changes, orphan_rounds: orphans } };
+      return { state, again_ms: HOUR_MS, did: { state_changes: changes, orphan_rounds: orphans }, after: () => dropExpiredPartitions(deps.sql, retention, now) };
     },
     silent_rounds: async (tx, state) => {
       const after = typeof state.swept_until === 'string' ? new Date(state.swept_until) : null;
@@ -88,20 +93,33 @@ function jobs(deps: JobDeps): Record<CheckJobName, JobRun> {
 
 /**
  * Run every due job once, each in its own transaction claimed FOR UPDATE SKIP LOCKED (any number
- * of instances). `now` stands for the current time in the jobs' date arithmetic (tests).
+ * of instances); a job's `after` work runs once that transaction committed, and when it fails the
+ * job is due again at once. `now` stands for the current time in the jobs' date arithmetic (tests).
  * @returns what each job that ran did
  */
 export async function runDueJobs(deps: JobDeps & { sql: Sql }, now: Date = new Date()): Promise<Partial<Record<CheckJobName, unknown>>> {
   const out: Partial<Record<CheckJobName, unknown>> = {};
   for (const [name, run] of Object.entries(jobs(deps)) as Array<[CheckJobName, JobRun]>) {
     try {
-      await deps.sql.begin(async (tx) => {
+      const ran = await deps.sql.begin(async (tx) => {
         const state = await claimJob(tx, name);
-        if (state === null) return;
+        if (state === null) return null;
         const r = await run(tx, state, now);
         await finishJob(tx, name, r.again_ms, r.state);
-        out[name] = r.did;
+        return r;
       });
+      if (ran === null) continue;
+      let did = ran.did;
+      if (ran.after) {
+        try {
+          const more = await ran.after();
+          did = did === undefined ? more : { ...(did as object), ...(more as object) };
+        } catch (err) {
+          await finishJob(deps.sql, name, 0, ran.state);
+          throw err;
+        }
+      }
+      out[name] = did;
     } catch (err) {
       deps.log.error({ err, job: name }, 'check job failed; retried on its next run');
     }

@@ -113,9 +113,11 @@ export interface MonitorFilters {
  * index in that order (0061_monitor_read_indexes.sql), and merged: a page reads `page × limit`
  * index entries per owner at most, never every matching row sorted; the total is a count beside
  * it in the same statement. One statement, one round trip (a second only for a page past the end,
- * to count).
+ * to count). `column`: one more column, named, read for the page's `monitors` rows in the same
+ * statement (alerting/noise-rules.db.ts flapColumn), returned as `extra`.
  */
-export async function listMonitors(sql: Sql, scope: OwnerScope, f: MonitorFilters, page: number, limit: number): Promise<{ rows: MonitorRow[]; total: number }> {
+export async function listMonitors<X = never>(sql: Sql, scope: OwnerScope, f: MonitorFilters, page: number, limit: number,
+  column?: { name: string; sql: postgres.Fragment }): Promise<{ rows: Array<MonitorRow & { extra?: X }>; total: number }> {
   // Personal rows (team_id IS NULL) and team rows never overlap: the branches are disjoint.
   const owners = [
     ...(scope.user_id !== null ? [sql`team_id IS NULL AND user_id = ${scope.user_id}`] : []),
@@ -140,16 +142,23 @@ export async function listMonitors(sql: Sql, scope: OwnerScope, f: MonitorFilter
     .map((o) => sql`(SELECT count(*) FROM monitors WHERE ${cond(o)})`)
     .reduce((a, b) => sql`${a} + ${b}`);
   // The page's ids first, so the per-row columns (node_ids, uptime_24h) are read for its rows only.
-  const rows = await sql<Array<MonitorRow & { total: number }>>`
+  const rows = await sql<Array<MonitorRow & { total: number } & Record<string, unknown>>>`
     WITH page AS (SELECT id FROM (${firsts}) f ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset})
-    SELECT ${COLUMNS(sql)}, (${total})::int AS total FROM page JOIN monitors USING (id)
+    SELECT ${COLUMNS(sql)}, (${total})::int AS total${column ? sql`, ${column.sql}` : sql``} FROM page JOIN monitors USING (id)
     ORDER BY created_at DESC, id DESC`;
   let n = rows[0]?.total ?? 0;
   if (rows.length === 0 && page > 1) {
     const [row] = await sql<{ n: number }[]>`SELECT (${total})::int AS n`;
     n = row!.n;
   }
-  return { rows: rows.map(({ total: _, ...row }) => row), total: n };
+  return {
+    rows: rows.map(({ total: _, ...row }) => {
+      if (!column) return row as MonitorRow;
+      const { [column.name]: extra, ...rest } = row;
+      return { ...(rest as unknown as MonitorRow), extra: extra as X };
+    }),
+    total: n,
+  };
 }
 
 /** Every monitor of exactly `owner` (a team's, or a user's personal ones), oldest first (export). */

@@ -28,7 +28,8 @@ import {
   deleteMonitor, listMonitors, rotateHeartbeatToken, updateMonitor,
 } from './monitors.db.js';
 import { toMonitor } from './view.js';
-import { flappingSince } from '../alerting/flap-marks.js';
+import { flapFactsSince, flappingSince, flapSinceOf } from '../alerting/flap-marks.js';
+import { flapColumn, flapFactsOfColumn, type FlapColumn } from '../alerting/noise-rules.db.js';
 
 const read = [requireAuth({ scope: 'read' })];
 const write = [requireAuth({ scope: 'write' })];
@@ -139,9 +140,12 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
 
   r.openapi(list, async (c) => {
     const { page, limit, team_id, ...filters } = c.req.valid('query');
-    const { rows, total } = await listMonitors(deps.sql, await ownerScope(c, deps, 'read', team_id), filters, page, limit);
-    const flapping = await flappingSince(deps.sql, rows.map((row) => row.id));
-    return ok(c, { items: rows.map((row) => toMonitor(shown(row), undefined, flapping.get(row.id))), total, page, limit }, 200);
+    // The page's flap marks are read in the same statement (alerting/flap-marks.ts).
+    const now = new Date();
+    const { rows, total } = await listMonitors<FlapColumn>(deps.sql, await ownerScope(c, deps, 'read', team_id), filters, page, limit,
+      { name: 'flap', sql: flapColumn(deps.sql, flapFactsSince(now)) });
+    const items = rows.map(({ extra, ...row }) => toMonitor(shown(row), undefined, flapSinceOf(flapFactsOfColumn(row.id, extra ?? null), now)));
+    return ok(c, { items, total, page, limit }, 200);
   });
 
   r.openapi(create, async (c) => {
