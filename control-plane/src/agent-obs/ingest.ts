@@ -11,14 +11,11 @@ import { existingEventKeys, insertAgentObsEvents, type NewAgentObsEvent } from '
 import { lockAgentObsMonitors, nodeRegion, ownersChannels, storeMonthTotal, type IngestAgentObsRow } from './ingest.db.js';
 import { setBackingMonitorStatus } from './monitors.db.js';
 import { checkCost, priceTable, type PriceTable } from './prices.js';
+import { inTransaction } from '../db/transaction.js';
 
 const AGENT_TYPES = new Set(['llm_endpoint', 'tool_api', 'rag']);
 const PREVIEW_MAX = 500;
 
-/** Run `fn` in `ex` when it is a transaction already, else in a new transaction of it. */
-function inTransaction<T>(ex: SqlExecutor, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-  return 'savepoint' in ex ? fn(ex) : (ex.begin((tx) => fn(tx)) as Promise<T>);
-}
 
 /** What recording needs. */
 export interface AgentObsIngestDeps {

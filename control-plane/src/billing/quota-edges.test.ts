@@ -80,3 +80,19 @@ t.test('concurrent creates never pass the account plan\'s monitors quota', async
   for (const r of refused) t.match(r.body.error, { code: 'MONITOR_LIMIT_EXCEEDED', details: { quota: 'monitors', plan: 'free', max: 3 } });
   t.equal((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM monitors WHERE user_id = ${u.user_id}`)[0]!.n, 3);
 });
+
+t.test('concurrent creates never pass the status page and MCP token quotas either', async (t) => {
+  const { app, sql } = await testApp(t, { config: { plan: 'free', billing_plan_quotas: { free: { status_pages: 2, mcp_tokens: 3 } } } });
+  const u = await registerUser(app, 'racing-pages@example.test');
+  const pages = await Promise.all(Array.from({ length: 7 }, (_, i) =>
+    call(app, 'POST', '/v1/status-pages', { token: u.access_token, body: { slug: `race-${i}-${u.user_id.slice(-6)}`, title: `Race ${i}` } })));
+  t.equal(pages.filter((r) => r.status === 201).length, 2, 'exactly the status page quota created');
+  for (const r of pages.filter((x) => x.status !== 201)) t.match(r.body.error, { code: 'QUOTA_EXCEEDED', details: { quota: 'status_pages', plan: 'free', limit: 2, used: 2 } });
+  t.equal((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM status_pages WHERE user_id = ${u.user_id}`)[0]!.n, 2);
+
+  const tokens = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+    call(app, 'POST', '/v1/mcp/tokens', { token: u.access_token, body: { type: 'personal', name: `race ${i}` } })));
+  t.equal(tokens.filter((r) => r.status === 201).length, 3, 'exactly the MCP token quota created');
+  for (const r of tokens.filter((x) => x.status !== 201)) t.match(r.body.error, { code: 'QUOTA_EXCEEDED', details: { quota: 'mcp_tokens', plan: 'free', limit: 3, used: 3 } });
+  t.equal((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM mcp_tokens WHERE user_id = ${u.user_id}`)[0]!.n, 3);
+});

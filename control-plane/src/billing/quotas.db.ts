@@ -67,3 +67,12 @@ export async function spendApiPackCall(sql: SqlExecutor, user_id: string): Promi
     RETURNING id`;
   return rows.length > 0;
 }
+
+/**
+ * Take the lock of `user_id`'s `quota` until the end of transaction `tx` (a Postgres advisory
+ * transaction lock): creates of the same counted resource by one account then count and insert
+ * one after another (billing/quotas.ts withinQuota).
+ */
+export async function lockQuota(tx: SqlExecutor, user_id: string, quota: string): Promise<void> {
+  await tx`SELECT pg_advisory_xact_lock(hashtext(${`quota:${quota}:${user_id}`}))`;
+}

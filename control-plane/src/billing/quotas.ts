@@ -2,7 +2,8 @@ import { PLAN_DEFAULTS, type PlanName, type QuotaName } from '../config/plans.js
 import type { SqlExecutor } from '../contracts.js';
 import { ApiError } from '../errors.js';
 import { planQuotas, type PlanQuotas } from '../monitors/plans.js';
-import { countUsed, quotaOverrides, subscribedPlan } from './quotas.db.js';
+import { inTransaction } from '../db/transaction.js';
+import { countUsed, lockQuota, quotaOverrides, subscribedPlan } from './quotas.db.js';
 
 /** What quota checks need: the database and the plan settings (monitors/plans.ts planQuotas). */
 export interface QuotaDeps { sql: SqlExecutor; config: Parameters<typeof planQuotas>[0] }
@@ -49,6 +50,22 @@ export async function assertQuota(deps: QuotaDeps, owner: { user_id: string; tea
   const used = await countUsed(deps.sql, user_id, quota);
   if (used >= limit) throw quotaExceeded(quota, account.plan, limit, used);
   return account;
+}
+
+/**
+ * Create one more status page or MCP token of `owner` within the account plan's count quota, with
+ * no race: in one transaction (or the caller's), the account's lock for that quota, the count
+ * ({@link assertQuota}: 429 QUOTA_EXCEEDED with `details {quota, plan, limit, used}`), then
+ * `insert`. Concurrent creates wait for each other, so N at once against a quota of Q leave
+ * exactly Q (monitors do the same in monitors.db.ts insertMonitor).
+ * @throws ApiError QUOTA_EXCEEDED, and whatever `insert` throws
+ */
+export function withinQuota<T>(deps: QuotaDeps, owner: { user_id: string; team_id: string | null }, quota: 'status_pages' | 'mcp_tokens', insert: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  return inTransaction(deps.sql, async (tx) => {
+    await lockQuota(tx, owner.user_id, quota);
+    await assertQuota({ ...deps, sql: tx }, owner, quota);
+    return insert(tx);
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { splitSslTarget, sslExpiryMonitorConfigSchema, type MonitorResultEnvelop
 import type { EventPublisher, MonitorResultStore, SqlExecutor } from '../contracts.js';
 import { crossedThresholds, expiryThresholds, publishExpiryOnce, type ExpiryThresholds } from './expiry-events.js';
 import { expiryMonitors } from './expiry-notices.db.js';
+import { inTransaction } from '../db/transaction.js';
 
 /*
  * `ssl.expiring` (docs/api/webhooks.md "Events") from the certificates nodes report in monitor
@@ -56,10 +57,6 @@ function certificateOf(r: MonitorResultEnvelope): SeenCertificate | null {
   };
 }
 
-/** Run `fn` in `ex` when it is a transaction already, else in a new transaction of it. */
-function inTransaction<T>(ex: SqlExecutor, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-  return 'savepoint' in ex ? fn(ex) : (ex.begin((tx) => fn(tx)) as Promise<T>);
-}
 
 /**
  * Queue `ssl.expiring` for each certificate in `results` (stored monitor results) whose days left

@@ -10,7 +10,7 @@ import { ok } from '../http/respond.js';
 import { requireAuth } from '../middleware/auth.js';
 import { createRouter } from '../http/router.js';
 import { findMcpToken, insertMcpToken, listMcpTokens, revokeMcpToken, updateMcpToken, type McpTokenRow } from './mcp-tokens.db.js';
-import { assertQuota } from '../billing/quotas.js';
+import { withinQuota } from '../billing/quotas.js';
 import { expiryFor, newMcpToken, requireWhitelist, toMcpToken } from './token-rules.js';
 
 const read = [requireAuth({ scope: 'read' })];
@@ -62,9 +62,8 @@ export function mcpTokensRouter(deps: AppDeps, now: () => number = Date.now) {
 
   r.openapi(create, async (c) => {
     const principal = c.get('principal')!;
-    await assertQuota(deps, { user_id: principal.user_id, team_id: null }, 'mcp_tokens');
     const { fields, secret } = newMcpToken({ user_id: principal.user_id, team_id: principal.team_id ?? null }, c.req.valid('json'), now());
-    const row = await insertMcpToken(deps.sql, fields);
+    const row = await withinQuota(deps, { user_id: principal.user_id, team_id: null }, 'mcp_tokens', (tx) => insertMcpToken(tx, fields));
     return ok(c, { token: toMcpToken(row), secret }, 201);
   });
 

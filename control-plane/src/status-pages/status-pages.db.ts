@@ -1,6 +1,7 @@
 import { newId, type StatusPageComponentInput } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
+import { atomically } from '../db/transaction.js';
 import type { OwnerScope } from '../teams/authorize.js';
 import { ownedBy } from '../teams/owner-scope.db.js';
 
@@ -88,9 +89,9 @@ async function writeComponents(tx: SqlExecutor, page_id: string, components: Sta
 }
 
 /** Insert a page with its components in one transaction. @returns the row, or which address is taken */
-export async function insertPage(sql: Sql, owner: { user_id: string; team_id: string | null }, f: PageFields, components: StatusPageComponentInput[]): Promise<StatusPageRow | Taken> {
+export async function insertPage(ex: SqlExecutor, owner: { user_id: string; team_id: string | null }, f: PageFields, components: StatusPageComponentInput[]): Promise<StatusPageRow | Taken> {
   try {
-    return await sql.begin(async (tx) => {
+    return await atomically(ex, async (tx) => {
       const [row] = await tx<StatusPageRow[]>`
         INSERT INTO status_pages ${tx({ id: newId('status_page'), user_id: owner.user_id, team_id: owner.team_id, ...f })} RETURNING *`;
       await writeComponents(tx, row!.id, components);

@@ -16,7 +16,7 @@ import { requireAuth } from '../middleware/auth.js';
 import { authorize, ownerForNew, ownerScope, type Owner } from '../teams/authorize.js';
 import { checkCustomDomain } from './domain-check.js';
 import { pageCacheOf } from './page-cache.js';
-import { assertQuota } from '../billing/quotas.js';
+import { assertQuota, withinQuota } from '../billing/quotas.js';
 import {
   deletePage, getPage, insertPage, listComponents, listPages, ownedTargets, updatePage,
   type ComponentRow, type PageFields, type StatusPageRow, type Taken,
@@ -128,13 +128,13 @@ export function statusPagesRouter(deps: AppDeps) {
     const body = c.req.valid('json');
     const custom_domain = domainOf(body.custom_domain);
     const owner = await ownerForNew(c, deps, body.team_id);
-    await assertQuota(deps, owner, 'status_pages');
+    await assertQuota(deps, owner, 'status_pages'); // early, before the work below; counted again under the lock
     await checkComponents(owner, body.components);
     const fields: PageFields = {
       slug: body.slug, title: body.title, description: body.description, custom_domain, theme: body.theme, logo_url: body.logo_url,
       is_public: body.is_public, password_hash: body.is_public || body.password === null ? null : await hashPassword(body.password), history_days: body.history_days,
     };
-    const row = await insertPage(deps.sql, owner, fields, body.components);
+    const row = await withinQuota(deps, owner, 'status_pages', (tx) => insertPage(tx, owner, fields, body.components));
     if (typeof row === 'string') throw takenError(row, fields);
     // Its slug and domain may be remembered as misses (page-cache.ts): the new page shows at once.
     cache.forget(row);
