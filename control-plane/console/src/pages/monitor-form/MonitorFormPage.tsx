@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Monitor, MonitorType } from '@vantage/shared-protocol';
 import { MONITOR_LIMITS, MONITOR_TYPES, runsOnControlPlane } from '@vantage/shared-protocol/monitor-types';
-import { api, ApiFailure } from '../../api/client.js';
+import { api } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
 import { useMarks } from '../../api/use-marks.js';
 import { Link } from '../../components/Link.js';
@@ -11,7 +11,7 @@ import { ErrorState, FormError, Loading } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { navigate } from '../../router.js';
 import { ConfigFields } from './ConfigFields.js';
-import { errorsByPath, toConfig, toRaw, type FieldErrors, type RawConfig } from './config-values.js';
+import { errorsByPath, errorsUnder, refusedFields, toConfig, toRaw, type FieldErrors, type RawConfig } from './config-values.js';
 import { MONITOR_CONFIGS, monitorCreateSchema, monitorPatchSchema } from './monitor-schemas.js';
 import { fieldsOf } from './schema-fields.js';
 import { TopField } from './TopField.js';
@@ -93,14 +93,14 @@ export default function MonitorFormPage({ params }: { params: Record<string, str
       if (!editing && saved.heartbeat?.url) setHeartbeat({ id: saved.id, url: saved.heartbeat.url });
       else navigate(`/monitors/${saved.id}`);
     } catch (err) {
-      const listed = err instanceof ApiFailure ? (err.details?.fields as Array<{ path: string; message: string }> | undefined) : undefined;
-      if (listed?.length) setErrors(errorsByPath(listed));
+      const refused = refusedFields(err);
+      if (refused) setErrors(refused);
       setError(err);
     } finally {
       setBusy(false);
     }
   }
-  const configErrors = Object.fromEntries(Object.entries(errors).filter(([k]) => k.startsWith('config.')).map(([k, v]) => [k.slice('config.'.length), v]));
+  const configErrors = errorsUnder(errors, 'config.');
   return (
     <section>
       <h1>{editing ? t('form.edit_title', { name: existing.data!.name }) : t('form.create_title')}</h1>

@@ -1,3 +1,4 @@
+import { ApiFailure } from '../../api/client.js';
 import type { FieldSpec } from './schema-fields.js';
 
 /** What the form holds for a config: text as typed, checkboxes, nested objects and rows. */
@@ -73,4 +74,15 @@ export function errorsByPath(issues: Array<{ path: string | PropertyKey[]; messa
     out[key] ??= i.message;
   }
   return out;
+}
+
+/** The fields an API refusal names (`details.fields` of an ApiFailure) as field errors; null when it names none. */
+export function refusedFields(err: unknown): FieldErrors | null {
+  const listed = err instanceof ApiFailure ? (err.details?.fields as Array<{ path: string; message: string }> | undefined) : undefined;
+  return listed?.length ? errorsByPath(listed) : null;
+}
+
+/** The errors under `prefix` (`config.`, `params.`) with it taken off, for the nested fields' controls. */
+export function errorsUnder(errors: FieldErrors, prefix: string): FieldErrors {
+  return Object.fromEntries(Object.entries(errors).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
 }

@@ -1,12 +1,12 @@
 import { useMemo, useState } from 'preact/hooks';
 import type { ProbeTaskResult } from '@vantage/shared-protocol';
-import { api, ApiFailure } from '../../api/client.js';
+import { api } from '../../api/client.js';
 import { Field } from '../../components/Field.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { navigate } from '../../router.js';
 import { ConfigFields } from '../monitor-form/ConfigFields.js';
-import { errorsByPath, toConfig, toRaw, type FieldErrors, type RawConfig } from '../monitor-form/config-values.js';
+import { errorsByPath, errorsUnder, refusedFields, toConfig, toRaw, type FieldErrors, type RawConfig } from '../monitor-form/config-values.js';
 import { fieldsOf } from '../monitor-form/schema-fields.js';
 import { PROBE_PARAMS } from './probe-schemas.js';
 
@@ -60,14 +60,14 @@ export default function ProbeFormPage() {
       const task = await api<{ task_id: string }>('POST', `/v1/probe/${type}`, { target: target.trim(), nodes, params });
       navigate(`/probes/${task.task_id}`);
     } catch (err) {
-      const listed = err instanceof ApiFailure ? (err.details?.fields as Array<{ path: string; message: string }> | undefined) : undefined;
-      if (listed?.length) setErrors(errorsByPath(listed));
+      const refused = refusedFields(err);
+      if (refused) setErrors(refused);
       setError(err);
     } finally {
       setBusy(false);
     }
   }
-  const paramErrors = Object.fromEntries(Object.entries(errors).filter(([k]) => k.startsWith('params.')).map(([k, v]) => [k.slice('params.'.length), v]));
+  const paramErrors = errorsUnder(errors, 'params.');
   const fieldError = (key: string, id: string) => errors[key] && <p class="field-error" id={`${id}-error`}>{errors[key]}</p>;
   return (
     <section>
