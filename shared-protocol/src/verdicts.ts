@@ -16,7 +16,7 @@ export const VERDICT_TEMPLATES = ['uptime_sla', 'outage_window', 'dns_consistenc
 export type VerdictTemplate = (typeof VERDICT_TEMPLATES)[number];
 
 /** Price of one report per template, CNY (docs/api/verdicts.md "Prices"). */
-export const VERDICT_PRICES_CNY: Record<VerdictTemplate, number> = { uptime_sla: 99, outage_window: 49, dns_consistency: 79 };
+export const VERDICT_PRICES_CNY = { uptime_sla: 99, outage_window: 49, dns_consistency: 79 } as const satisfies Record<VerdictTemplate, number>;
 
 /** How an order is paid: `charge` = a pay_url is issued; `report_credit` = one report pack credit was deducted. */
 export const VERDICT_PAYMENT_METHODS = ['charge', 'report_credit'] as const;

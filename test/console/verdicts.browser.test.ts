@@ -27,6 +27,7 @@ t.test('console in Chromium: verdict orders', { skip }, async (t) => {
   await check(t, page, 'verdicts-empty');
 
   // Paid by a charge: the order waits for its payment.
+  t.match(await page.getByLabel('Report', { exact: true }).locator('option[value="outage_window"]').textContent(), /\(¥49\)$/, 'the price shown before ordering');
   await page.getByLabel('Report', { exact: true }).selectOption('outage_window');
   await page.getByLabel('Target').fill('https://1.1.1.1/');
   await page.getByLabel('Notes printed on the report').fill('Quarterly review');

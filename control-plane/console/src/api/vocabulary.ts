@@ -2,7 +2,7 @@ import type { ALERT_NOISE_KINDS, ALERT_NOISE_MATCHES } from '@vantage/shared-pro
 import type { DASHBOARD_LIMITS, DASHBOARD_TEMPLATES, DATA_SOURCE_METRICS, INCIDENT_IMPACTS, INCIDENT_STATUSES, LATENCY_STATS, POSTMORTEM_STATUSES, STATUS_PAGE_THEMES, WIDGET_METRICS, WIDGET_TYPES } from '@vantage/shared-protocol';
 import type { ALERT_EVENT_STATUSES, ALERT_GROUP_BY, MAINTENANCE_RECURRENCES, PASSKEY_NAME_MAX_CHARS, SUBSCRIBABLE_EVENTS } from '@vantage/shared-protocol';
 import type { AGENT_OBS_LLM_STYLES, AGENT_OBS_TYPES, BILLING_PLANS, MCP_TOKEN_TYPES, MCP_TOOL_CALL_STATUSES } from '@vantage/shared-protocol';
-import type { VERDICT_PAYMENT_METHODS, VERDICT_TEMPLATES } from '@vantage/shared-protocol';
+import type { VERDICT_PAYMENT_METHODS, VERDICT_PRICES_CNY, VERDICT_TEMPLATES } from '@vantage/shared-protocol';
 
 /*
  * The API's lists the console's forms offer. shared-protocol's main entry also holds server code
@@ -106,4 +106,7 @@ true satisfies Same<(typeof PLANS_TO_BUY)[number], (typeof BILLING_PLANS)[number
 export const VERDICT_TEMPLATE_LIST = ['uptime_sla', 'outage_window', 'dns_consistency'] as const;
 true satisfies Same<(typeof VERDICT_TEMPLATE_LIST)[number], (typeof VERDICT_TEMPLATES)[number]>;
 export const VERDICT_PAYMENTS = ['report_credit', 'charge'] as const;
+/** Each template's price, CNY (docs/api/verdicts.md "Templates and prices"), shown in the order form. */
+export const VERDICT_PRICES = { uptime_sla: 99, outage_window: 49, dns_consistency: 79 } as const;
+true satisfies (typeof VERDICT_PRICES extends typeof VERDICT_PRICES_CNY ? (typeof VERDICT_PRICES_CNY extends typeof VERDICT_PRICES ? true : false) : false);
 true satisfies Same<(typeof VERDICT_PAYMENTS)[number], (typeof VERDICT_PAYMENT_METHODS)[number]>;

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import { useSubmit } from '../../api/use-submit.js';
-import { VERDICT_PAYMENTS, VERDICT_TEMPLATE_LIST } from '../../api/vocabulary.js';
+import { VERDICT_PAYMENTS, VERDICT_PRICES, VERDICT_TEMPLATE_LIST } from '../../api/vocabulary.js';
 import { Field } from '../../components/Field.js';
 import { Link } from '../../components/Link.js';
 import { Refusal } from '../../components/Refusal.js';
@@ -38,7 +38,7 @@ export function OrderForm({ created }: { created: () => void }) {
       <form onSubmit={submit} class="narrow">
         <Field id="vo-template" label={t('verdicts.template')}>
           <select id="vo-template" value={template} onChange={(e) => setTemplate((e.target as HTMLSelectElement).value as typeof template)}>
-            {VERDICT_TEMPLATE_LIST.map((k) => <option key={k} value={k}>{t(`verdicts.template.${k}`)}</option>)}
+            {VERDICT_TEMPLATE_LIST.map((k) => <option key={k} value={k}>{t(`verdicts.template.${k}`)} ({t('verdicts.cny', { n: VERDICT_PRICES[k] })})</option>)}
           </select>
         </Field>
         <Field id="vo-target" label={t('verdicts.target')} hint={t('verdicts.target_hint')}><input id="vo-target" required maxLength={2048} value={target} onInput={(e) => setTarget((e.target as HTMLInputElement).value)} /></Field>
