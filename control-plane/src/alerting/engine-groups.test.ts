@@ -3,14 +3,17 @@ import { newId } from '@vantage/shared-protocol';
 import { connect, type Sql } from '../db/sql.js';
 import { seedUser } from '../checks/test-support.js';
 import { testDatabase } from '../test-support/db.js';
-import { alertEnginePass } from './engine.js';
+import pino from 'pino';
+import { loadConfig } from '../config/index.js';
+import { alertEnginePass, startAlertEngine } from './engine.js';
 import { at, channel, seedWorld, type World } from './engine-fixtures.js';
 
 /*
  * Alert-group collapsing on a clock the test moves: pages of monitors of one group that fall
  * within its wait leave as one message per channel listing every monitor; a page after the wait
  * opens the next message; monitors outside the group and PagerDuty channels are paged as before;
- * a flush run by a restarted or second engine sends the message once.
+ * a flush run by a restarted or second engine sends the message once; a pass slower than the
+ * wait it opened does not leave the flush to the engine's next interval.
  */
 
 async function group(sql: Sql, user_id: string, group_by: string, group_value: string, wait_seconds: number): Promise<string> {
@@ -115,4 +118,26 @@ t.test('a monitor that recovers within the wait is withdrawn; a batch left empty
   await one.pass(80);
   t.equal((await deliveries(sql, ops)).length, 2, 'a batch whose only page was withdrawn sends nothing');
   t.match(await sql`SELECT monitors, delivery_id FROM alert_group_batches ORDER BY id`, [{ monitors: 1 }, { monitors: 0, delivery_id: null }]);
+});
+
+t.test('a batch whose wait ended while the pass that opened it ran is flushed soon, not an interval later', async (t) => {
+  const { sql } = await testDatabase(t);
+  const user_id = await seedUser(sql);
+  const ops = await channel(sql, user_id, 'ops');
+  await group(sql, user_id, 'monitor_prefix', 'slow-', 60);
+  const w = await seedWorld(sql, {}, { user_id, first: ops, monitor_name: 'slow-1' });
+  await w.round(0, 'down');
+  // The clock says 0 s to the pass that opens the event (and the batch, due at 60 s), and 61 s
+  // from then on: the pass took longer than the group's wait, as on a loaded machine.
+  let calls = 0;
+  const clock = () => at(calls++ === 0 ? 0 : 61);
+  const config = loadConfig({}, { database_url: '', log_level: 'silent', ...w.deps.config });
+  const engine = startAlertEngine({ ...w.deps, config, log: pino({ level: 'silent' }) }, { interval_ms: 600_000, clock });
+  t.teardown(() => engine.stop());
+  const until = Date.now() + 60_000;
+  while ((await deliveries(sql, ops)).length === 0) {
+    if (Date.now() > until) throw new Error('the batch was not flushed within 60 s (the interval is 10 min)');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.same((await deliveries(sql, ops)).map((x) => x.monitors), [['slow-1']], 'the group message, sent by the next pass');
 });

@@ -315,6 +315,9 @@ export async function alertEnginePass(deps: AlertEngineDeps, now: Date): Promise
   return { opened, resolved, steps, grouped, notices };
 }
 
+/** Delay before the next pass when planned work is already due at the end of a pass, ms. */
+const DUE_RETRY_MS = 500;
+
 /**
  * Run engine passes every `interval_ms` (default 1 s), or sooner when a step or an alert group's
  * flush is planned before that (alert-events.db.ts nextPlannedAt), until stopped; a failed pass
@@ -337,9 +340,12 @@ export function startAlertEngine(engine: AlertEngineDeps & { config: Config; log
   // before it (an alert group's message goes out at its wait's end, not up to an interval later).
   const untilNext = async (): Promise<number> => {
     const at = await nextPlannedAt(deps.sql);
-    // Work already due that this pass left (locked by another instance's pass) waits for the interval: no busy loop.
-    const in_ms = at === null ? interval_ms : at.getTime() - clock().getTime();
-    return in_ms > 0 ? Math.min(interval_ms, in_ms) : interval_ms;
+    if (at === null) return interval_ms;
+    // Work already due: planned while this pass ran (a batch opened by it whose wait ended before
+    // the pass did, on a slow machine) or left locked by another instance's pass. The next pass
+    // comes DUE_RETRY_MS later, not an interval later, and not at once (no busy loop on a lock).
+    const in_ms = at.getTime() - clock().getTime();
+    return Math.min(interval_ms, in_ms > 0 ? in_ms : DUE_RETRY_MS);
   };
   const tick = () => {
     busy = true;

@@ -14,6 +14,9 @@ import { startBind, startPebble } from './test-servers.js';
  * as 404. The job function that main.ts runs drives steps (test-acme.ts).
  */
 
+// The file as a whole (tap's default is 120 s per file): Pebble and BIND validate slowly on a loaded machine.
+t.setTimeout(400_000);
+
 t.test('certificate orders over ACME with DNS-01', async (t) => {
   const bind = await startBind(t);
   const pebble = await startPebble(t, bind.port);

@@ -82,14 +82,19 @@ t.test('escalation to a schedule e-mails the person on call when the level fires
   await alertEnginePass(deps, new Date('2026-03-29T07:05:00Z'));
   t.equal((await sql`SELECT count(*)::int AS n FROM alert_event_notifications WHERE level = 1 AND kind = 'firing'`)[0]!.n, 1, 'paged once');
 
-  // Acknowledging tells whoever is on call then (still Bob), by the same path.
+  // Acknowledging tells whoever is on call then, by the same path: the ack happens now, on the
+  // real clock, when the daily rotation has Alice or Bob on call depending on the date.
   const [event] = await sql`SELECT id FROM alert_events WHERE policy_id = ${policy_id}`;
+  const email_of = (user_id: string) => [alice, bob].find((u) => u.user_id === user_id)!.email;
+  const on_call_before = email_of(await who(new Date().toISOString()));
   r = await call(app, 'POST', `/v1/alert-events/${event!.id}/ack`, { token: lead.access_token });
+  const on_call_after = email_of(await who(new Date().toISOString()));
   t.equal(r.status, 200, JSON.stringify(r.body));
   const acks = await eventually('the acknowledgement e-mail', () => {
     const found = smtp.messages.filter((m) => /Checkout API/.test(m.parsed.subject ?? ''));
     return found.length >= 2 ? found : null;
   });
-  t.same(acks.map((m) => m.to), [[bob.email], [bob.email]], 'both to Bob');
+  t.same(acks[0]!.to, [bob.email], 'the page to Bob');
+  t.ok([on_call_before, on_call_after].some((e) => acks[1]!.to.length === 1 && acks[1]!.to[0] === e), `the acknowledgement to whoever is on call now (${on_call_before}), not ${acks[1]!.to.join(', ')}`);
   t.equal((await sql`SELECT count(*)::int AS n FROM alert_event_notifications WHERE channel_id = ${schedule_id} AND kind = 'acknowledged'`)[0]!.n, 1);
 });

@@ -18,6 +18,9 @@ const listening = (server: string) => new Promise<boolean>((resolve) => {
   c.on('error', () => resolve(false));
 });
 
+// The file as a whole (tap's default is 120 s per file): six Chromium launches on a loaded machine.
+t.setTimeout(400_000);
+
 const until = async (what: string, cond: () => boolean, bound_ms = 30_000) => {
   const end = Date.now() + bound_ms;
   while (!cond()) {
