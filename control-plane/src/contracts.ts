@@ -107,6 +107,18 @@ export interface MaintenanceCalendar {
   covered(tx: SqlExecutor, rounds: Array<{ monitor_id: string; at: Date }>): Promise<Set<string>>;
 }
 
+/**
+ * Days each account's raw checks are kept (the check history's retention job asks; billing
+ * implements it from account plans: billing/check-retention.ts).
+ */
+export interface AccountRetention {
+  /**
+   * `default_days` for every account not in `accounts` (the deployment's plan), and the days of
+   * each account on other terms (a subscription, quota_override entitlements).
+   */
+  rawDays(): Promise<{ default_days: number; accounts: Map<string, number> }>;
+}
+
 /** Why the hub closes a node's socket on request of the API (owner disable/remove). */
 export type DropReason = 'node_disabled' | 'node_removed';
 

@@ -43,6 +43,7 @@ import { startStatusPageJobs } from './status-pages/jobs.js';
 import { startVerdictJobs } from './verdicts/generate.js';
 import { startComplianceJobs } from './compliance/report-job.js';
 import { startBillingJobs } from './billing/renewal-job.js';
+import { accountRetention } from './billing/check-retention.js';
 import { lateOutageListener } from './alerting/engine-hook.js';
 import { createMetrics } from './metrics/registry.js';
 import { withResultMetrics } from './metrics/result-metrics.js';
@@ -182,9 +183,11 @@ checkHooks.onStatePass(webhookStateEvents(outbound.events));
 // Outages learnt late (already over) are recorded as resolved alert events without paging.
 checkHooks.onStatePass(lateOutageListener());
 // Rounds a maintenance window covers count as maintenance (left out of uptime).
-const checkJobs = startCheckJobs({ ...base, hooks: checkHooks, maintenance: createMaintenanceCalendar(), wake: verdictWake });
+// Raw checks (and the browser-check artifacts they name) are kept as long as each account's plan says (billing/check-retention.ts).
+const rawCheckRetention = accountRetention(base);
+const checkJobs = startCheckJobs({ ...base, hooks: checkHooks, maintenance: createMaintenanceCalendar(), wake: verdictWake, retention: rawCheckRetention });
 // Deletes browser-check artifacts (HAR, screenshots) no kept check needs (claimed with SKIP LOCKED).
-const artifactJobs = startArtifactJobs(base);
+const artifactJobs = startArtifactJobs({ ...base, retention: rawCheckRetention });
 // Control-plane checks: missed heartbeat check-ins, and domain registry look-ups (RDAP servers from
 // the RFC 9224 bootstrap file, VANTAGE_RDAP_BOOTSTRAP_FILE to use a refreshed copy; every registry
 // connection through the outbound connector and its address policy); both claimed with SKIP LOCKED.
@@ -197,8 +200,9 @@ const statusPageJobs = startStatusPageJobs({ ...base, mail: outbound.mail });
 // Verdict reports generated, signed and announced (orders claimed with SKIP LOCKED: any number of instances).
 const verdictJobs = startVerdictJobs({ ...base, mail: outbound.mail });
 const complianceJobs = startComplianceJobs(base);
-// Renewal invoices of manual plan subscriptions, and their moves to past_due and expired (claimed with SKIP LOCKED).
-const billingJobs = startBillingJobs(base);
+// Renewal invoices of manual plan subscriptions, their moves to past_due and expired, and an e-mail
+// to the owner for each (claimed with SKIP LOCKED).
+const billingJobs = startBillingJobs({ ...base, mail: outbound.mail });
 // The MCP entry point on its own listener (VANTAGE_MCP_PORT, path /mcp; docs/api/mcp.md), and the
 // clearing of raw tool-call payloads 7 days after their call.
 const mcpListener = config.mcp_port === undefined ? null : await startMcpListener(deps, config.host, config.mcp_port);

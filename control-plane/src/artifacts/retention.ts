@@ -1,5 +1,7 @@
+import { rawDaysInUse } from '../checks/account-retention.js';
 import { checkRetention } from '../checks/retention.js';
 import type { Config } from '../config/index.js';
+import type { AccountRetention } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import { claimRetentionJob, dropExpiredReferences, dropUnreferencedFiles, finishRetentionJob } from './artifacts.db.js';
@@ -12,10 +14,12 @@ const FILES_PER_RUN = 1000;
 /** A file no reference names is kept this long after its last upload (one registering now is never deleted), ms. */
 const IDLE_MS = HOUR_MS;
 
+/** `retention`: days each account keeps raw checks (billing/check-retention.ts); without it, the deployment plan's. */
 type RetentionDeps = {
   sql: Sql;
   log: Logger;
   config: Pick<Config, 'data_dir' | 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days'>;
+  retention?: AccountRetention;
 };
 
 /** What one retention run did. */
@@ -23,15 +27,16 @@ export interface ArtifactRetentionRun { references: number; files: number; temp_
 
 /**
  * The artifact retention job (docs/architecture/artifacts.md "Retention"), claimed FOR UPDATE
- * SKIP LOCKED (one instance at a time), hourly: references to rounds past the plan's raw check
- * retention (checks/retention.ts: the checks naming them are gone) are deleted, as are references
- * whose check never arrived once results are no longer accepted for their round; then every file
+ * SKIP LOCKED (one instance at a time), hourly: references to rounds past the longest raw check
+ * retention any account has (checks/account-retention.ts: the checks naming them are gone) are
+ * deleted, as are references whose check is not there once results are no longer accepted for
+ * their round (it never arrived, or its account's shorter retention deleted it); then every file
  * no reference names (and no upload touched for an hour) is deleted from the data folder, and
  * temp files of uploads cut off by a crash.
  * @returns what it did, or null when the job was not due (or another instance holds it)
  */
 export async function runArtifactRetention(deps: RetentionDeps, now: Date = new Date()): Promise<ArtifactRetentionRun | null> {
-  const retention = checkRetention(deps.config);
+  const retention = checkRetention(deps.config, deps.retention ? (await rawDaysInUse(deps.retention)).max_days : undefined);
   const store = new ArtifactStore(deps.config.data_dir);
   let files: string[] = [];
   let references = 0;

@@ -2,29 +2,51 @@ import type { SqlExecutor } from '../contracts.js';
 import type { QuotaName } from '../config/plans.js';
 
 /**
- * The plan of the account's subscription that holds one: active or past_due, or canceled with its
- * paid period not over yet; null when it has none.
+ * The plan of each account's subscription that holds one: active or past_due, or canceled with its
+ * paid period not over yet (the newest such subscription); accounts with none are left out.
  */
-export async function subscribedPlan(sql: SqlExecutor, user_id: string): Promise<'pro' | 'business' | null> {
-  const [row] = await sql<{ plan: 'pro' | 'business' }[]>`
-    SELECT plan FROM billing_subscriptions WHERE user_id = ${user_id}
+export async function subscribedPlans(sql: SqlExecutor, user_ids: readonly string[]): Promise<Map<string, 'pro' | 'business'>> {
+  const rows = await sql<{ user_id: string; plan: 'pro' | 'business' }[]>`
+    SELECT DISTINCT ON (user_id) user_id, plan FROM billing_subscriptions WHERE user_id = ANY(${user_ids as string[]}::text[])
       AND (status IN ('active', 'past_due') OR (status = 'canceled' AND current_period_end > now()))
-    ORDER BY created_at DESC LIMIT 1`;
-  return row?.plan ?? null;
+    ORDER BY user_id, created_at DESC`;
+  return new Map(rows.map((r) => [r.user_id, r.plan]));
+}
+
+/** The plan of the account's subscription that holds one ({@link subscribedPlans}); null when it has none. */
+export async function subscribedPlan(sql: SqlExecutor, user_id: string): Promise<'pro' | 'business' | null> {
+  return (await subscribedPlans(sql, [user_id])).get(user_id) ?? null;
 }
 
 /**
- * What the account's active, unexpired quota_override entitlements add to each quota: the sum of
- * each numeric `attrs` entry named after a quota (`{"monitors": 50}` adds 50 monitors).
+ * What each account's active, unexpired quota_override entitlements add to each quota: the sum of
+ * each numeric `attrs` entry named after a quota (`{"monitors": 50}` adds 50 monitors). Accounts
+ * with none are left out.
  */
-export async function quotaOverrides(sql: SqlExecutor, user_id: string): Promise<Partial<Record<QuotaName, number>>> {
-  const rows = await sql<{ key: QuotaName; extra: string }[]>`
-    SELECT a.key, sum((a.value)::numeric)::bigint AS extra
+export async function quotaOverridesOf(sql: SqlExecutor, user_ids: readonly string[]): Promise<Map<string, Partial<Record<QuotaName, number>>>> {
+  const rows = await sql<{ user_id: string; key: QuotaName; extra: string }[]>`
+    SELECT e.user_id, a.key, sum((a.value)::numeric)::bigint AS extra
     FROM entitlements e, jsonb_each(e.attrs) a
-    WHERE e.user_id = ${user_id} AND e.kind = 'quota_override' AND e.status = 'active'
+    WHERE e.user_id = ANY(${user_ids as string[]}::text[]) AND e.kind = 'quota_override' AND e.status = 'active'
       AND (e.expires_at IS NULL OR e.expires_at > now()) AND jsonb_typeof(a.value) = 'number'
-    GROUP BY a.key`;
-  return Object.fromEntries(rows.map((r) => [r.key, Number(r.extra)]));
+    GROUP BY e.user_id, a.key`;
+  const out = new Map<string, Partial<Record<QuotaName, number>>>();
+  for (const r of rows) out.set(r.user_id, { ...out.get(r.user_id), [r.key]: Number(r.extra) });
+  return out;
+}
+
+/**
+ * Accounts that may be on other terms than the deployment's plan: those with an active, past_due
+ * or canceled subscription, or an active quota_override entitlement (a superset: the plan
+ * resolution decides, billing/quotas.ts accountsQuotas). Every other account is on the
+ * deployment's plan with its numbers.
+ */
+export async function accountsWithOwnTerms(sql: SqlExecutor): Promise<string[]> {
+  const rows = await sql<{ user_id: string }[]>`
+    SELECT user_id FROM billing_subscriptions WHERE status IN ('active', 'past_due', 'canceled')
+    UNION
+    SELECT user_id FROM entitlements WHERE kind = 'quota_override' AND status = 'active'`;
+  return rows.map((r) => r.user_id);
 }
 
 /** Live resources of a counted quota the account owns: monitors, status pages, unrevoked unexpired MCP tokens. */

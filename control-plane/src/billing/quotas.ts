@@ -3,7 +3,7 @@ import type { SqlExecutor } from '../contracts.js';
 import { ApiError } from '../errors.js';
 import { planQuotas, type PlanQuotas } from '../monitors/plans.js';
 import { inTransaction } from '../db/transaction.js';
-import { countUsed, lockQuota, quotaOverrides, subscribedPlan } from './quotas.db.js';
+import { countUsed, lockQuota, quotaOverridesOf, subscribedPlan, subscribedPlans } from './quotas.db.js';
 
 /** What quota checks need: the database and the plan settings (monitors/plans.ts planQuotas). */
 export interface QuotaDeps { sql: SqlExecutor; config: Parameters<typeof planQuotas>[0] }
@@ -21,13 +21,28 @@ export async function accountPlan(deps: QuotaDeps, user_id: string): Promise<Pla
 
 /** The account's plan and quotas: the plan's numbers (monitors/plans.ts planQuotas) plus what its active quota_override entitlements add. */
 export async function accountQuotas(deps: QuotaDeps, user_id: string): Promise<AccountQuotas> {
-  const plan = await accountPlan(deps, user_id);
-  const quotas = planQuotas(deps.config, plan);
-  const extra = await quotaOverrides(deps.sql, user_id);
-  for (const [name, n] of Object.entries(extra) as [QuotaName, number][]) {
-    if (name in quotas) quotas[name] = name === 'min_interval_s' ? quotas[name] : quotas[name] + n;
+  return (await accountsQuotas(deps, [user_id])).get(user_id)!;
+}
+
+/**
+ * {@link accountQuotas} of several accounts in two statements (the retention job resolves every
+ * account with its own terms at once): each account's subscribed plan, else the deployment's, with
+ * its quota_override entitlements added (`min_interval_s` cannot be overridden).
+ * @returns one entry per id given
+ */
+export async function accountsQuotas(deps: QuotaDeps, user_ids: readonly string[]): Promise<Map<string, AccountQuotas>> {
+  const plans = await subscribedPlans(deps.sql, user_ids);
+  const overrides = await quotaOverridesOf(deps.sql, user_ids);
+  const out = new Map<string, AccountQuotas>();
+  for (const id of user_ids) {
+    const plan = plans.get(id) ?? deps.config.plan;
+    const quotas = planQuotas(deps.config, plan);
+    for (const [name, n] of Object.entries(overrides.get(id) ?? {}) as [QuotaName, number][]) {
+      if (name in quotas) quotas[name] = name === 'min_interval_s' ? quotas[name] : quotas[name] + n;
+    }
+    out.set(id, { plan, quotas });
   }
-  return { plan, quotas };
+  return out;
 }
 
 /**

@@ -1,10 +1,11 @@
 import type { AppDeps } from '../deps.js';
 import type { Logger } from '../log.js';
 import { billingDepsOf, openCheckout } from './payment-api.js';
+import { sendRenewalNotices } from './renewal-notices.js';
 import { advanceManualSubscriptions, claimRenewals, setRenewalInvoice } from './subscriptions.db.js';
 import { planPriceCents } from './subscriptions.js';
 
-type JobDeps = Pick<AppDeps, 'sql' | 'config'> & { log: Logger };
+type JobDeps = Pick<AppDeps, 'sql' | 'config' | 'mail'> & { log: Logger };
 
 /**
  * One pass of the renewal of manual plan subscriptions at `now` (docs/api/billing.md "Renewals"):
@@ -13,10 +14,12 @@ type JobDeps = Pick<AppDeps, 'sql' | 'config'> & { log: Logger };
  * then each active or past_due subscription whose period ends within
  * VANTAGE_BILLING_RENEWAL_NOTICE_DAYS gets one open invoice of its plan's monthly price
  * (purpose `subscription`, through the configured provider; claimed with SKIP LOCKED, so one
- * instance issues each). Paying it extends the period (subscriptions.ts).
- * @returns subscriptions moved and renewal invoices issued
+ * instance issues each). Paying it extends the period (subscriptions.ts). Last, the renewal e-mails
+ * these changes (and changes made by the billing routes meanwhile) wrote are sent, each once
+ * (renewal-notices.ts).
+ * @returns subscriptions moved, renewal invoices issued and renewal e-mails sent
  */
-export async function runBillingRenewals(deps: JobDeps, now: Date = new Date(), batch = 20): Promise<{ moved: number; invoiced: number }> {
+export async function runBillingRenewals(deps: JobDeps, now: Date = new Date(), batch = 20): Promise<{ moved: number; invoiced: number; notified: number }> {
   const billing = billingDepsOf(deps);
   const moved = await advanceManualSubscriptions(deps.sql, now, deps.config.billing_grace_days, null);
   const invoiced = await issueRenewals(await claimRenewals(deps.sql, now, deps.config.billing_renewal_notice_days, batch), async (sub) => {
@@ -28,7 +31,8 @@ export async function runBillingRenewals(deps: JobDeps, now: Date = new Date(), 
     });
     return invoice.id;
   }, (id, invoice_id) => setRenewalInvoice(deps.sql, id, invoice_id), deps.log);
-  return { moved, invoiced };
+  const notified = await sendRenewalNotices(deps);
+  return { moved, invoiced, notified };
 }
 
 /**
@@ -59,7 +63,7 @@ export function startBillingJobs(deps: JobDeps, every_ms = 60_000): { stop(): Pr
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running) return;
-    running = runBillingRenewals(job).then((n) => { if (n.moved + n.invoiced > 0) log.info(n, 'subscriptions renewed or moved'); })
+    running = runBillingRenewals(job).then((n) => { if (n.moved + n.invoiced + n.notified > 0) log.info(n, 'subscriptions renewed or moved'); })
       .catch((err) => log.warn({ err }, 'billing renewal pass failed'))
       .finally(() => { running = null; });
   }, every_ms);

@@ -28,9 +28,9 @@ t.test('manual subscription: renewal invoice, paid renewal, past_due, expired; c
   const end1 = Date.parse(active.current_period_end);
 
   // Outside the notice: nothing. Within it: one invoice of the plan's price, once.
-  t.same(await runBillingRenewals(deps, new Date(end1 - 8 * DAY)), { moved: 0, invoiced: 0 }, '8 days before the end: not yet');
-  t.same(await runBillingRenewals(deps, new Date(end1 - 6 * DAY)), { moved: 0, invoiced: 1 }, 'within the 7-day notice: one invoice');
-  t.same(await runBillingRenewals(deps, new Date(end1 - 5 * DAY)), { moved: 0, invoiced: 0 }, 'one invoice per period');
+  t.match(await runBillingRenewals(deps, new Date(end1 - 8 * DAY)), { moved: 0, invoiced: 0 }, '8 days before the end: not yet');
+  t.match(await runBillingRenewals(deps, new Date(end1 - 6 * DAY)), { moved: 0, invoiced: 1 }, 'within the 7-day notice: one invoice');
+  t.match(await runBillingRenewals(deps, new Date(end1 - 5 * DAY)), { moved: 0, invoiced: 0 }, 'one invoice per period');
   const renewal = (await invoices()).find((i) => i.status === 'open')!;
   t.match(renewal, { amount: 1900, description: /renewal from/ });
   t.equal((await get()).status, 'active', 'still active while the period runs');
@@ -43,15 +43,15 @@ t.test('manual subscription: renewal invoice, paid renewal, past_due, expired; c
   t.equal(end2, end1 + 30 * DAY, 'period extended by 30 days from the old end');
 
   // The next renewal is not paid: past_due at the end (plan kept), expired after the grace.
-  t.same(await runBillingRenewals(deps, new Date(end2 - 6 * DAY)), { moved: 0, invoiced: 1 });
+  t.match(await runBillingRenewals(deps, new Date(end2 - 6 * DAY)), { moved: 0, invoiced: 1 });
   const unpaid = (await invoices()).find((i) => i.status === 'open')!;
-  t.same(await runBillingRenewals(deps, new Date(end2 + 1000)), { moved: 1, invoiced: 0 }, 'active → past_due at the period end');
+  t.match(await runBillingRenewals(deps, new Date(end2 + 1000)), { moved: 1, invoiced: 0 }, 'active → past_due at the period end');
   const [row] = await sql<{ status: string }[]>`SELECT status FROM billing_subscriptions WHERE user_id = ${u.user_id} AND status <> 'expired'`;
   t.equal(row!.status, 'past_due');
   const usage = (await call(app, 'GET', '/v1/billing/usage', { token })).body.data;
   t.equal(usage.plan, 'pro', 'past_due keeps the plan during the grace');
-  t.same(await runBillingRenewals(deps, new Date(end2 + 6 * DAY)), { moved: 0, invoiced: 0 }, 'still in the grace');
-  t.same(await runBillingRenewals(deps, new Date(end2 + 7 * DAY + 1000)), { moved: 1, invoiced: 0 }, 'past_due → expired after the grace');
+  t.match(await runBillingRenewals(deps, new Date(end2 + 6 * DAY)), { moved: 0, invoiced: 0 }, 'still in the grace');
+  t.match(await runBillingRenewals(deps, new Date(end2 + 7 * DAY + 1000)), { moved: 1, invoiced: 0 }, 'past_due → expired after the grace');
   t.match(await get(), { status: 'expired', plan: 'free' });
   t.equal((await invoices()).find((i) => i.id === unpaid.id)!.status, 'void', 'the unpaid renewal is void');
   t.equal((await markPaid(unpaid.id)).status, 409, 'a void invoice cannot be paid');
@@ -65,8 +65,8 @@ t.test('manual subscription: renewal invoice, paid renewal, past_due, expired; c
   const canceled = (await call(app, 'POST', '/v1/billing/subscription/cancel', { token: v.access_token })).body.data;
   t.match(canceled, { status: 'canceled', plan: 'business' });
   const vEnd = Date.parse(canceled.current_period_end);
-  t.same(await runBillingRenewals(deps, new Date(vEnd - DAY)), { moved: 0, invoiced: 0 }, 'a canceled subscription is not renewed');
-  t.same(await runBillingRenewals(deps, new Date(vEnd + 1000)), { moved: 1, invoiced: 0 }, 'canceled → expired at the period end');
+  t.match(await runBillingRenewals(deps, new Date(vEnd - DAY)), { moved: 0, invoiced: 0 }, 'a canceled subscription is not renewed');
+  t.match(await runBillingRenewals(deps, new Date(vEnd + 1000)), { moved: 1, invoiced: 0 }, 'canceled → expired at the period end');
   const [vRow] = await sql<{ status: string }[]>`SELECT status FROM billing_subscriptions WHERE user_id = ${v.user_id}`;
   t.equal(vRow!.status, 'expired');
 });

@@ -71,8 +71,10 @@ export async function updateSubscription(sql: SqlExecutor, id: string, f: Partia
  * Move manual subscriptions whose period ended (docs/api/billing.md "Renewals"), all accounts or
  * only `user_id`'s, at `now`: `canceled` with its period over, and `active` / `past_due` more
  * than `grace_days` past its period end, become `expired` (their open invoices void); `active`
- * with its period over (its renewal unpaid) becomes `past_due`. Stripe subscriptions move through
- * Stripe's own events. @returns how many subscriptions moved
+ * with its period over (its renewal unpaid) becomes `past_due`. Each move writes its renewal
+ * e-mail's notice in the same statement (billing_notices, once per subscription, event and period
+ * end; sent by the renewal job: renewal-notices.ts). Stripe subscriptions move through Stripe's
+ * own events. @returns how many subscriptions moved
  */
 export async function advanceManualSubscriptions(sql: SqlExecutor, now: Date, grace_days: number, user_id: string | null): Promise<number> {
   const expired = await sql<{ id: string }[]>`
@@ -81,14 +83,21 @@ export async function advanceManualSubscriptions(sql: SqlExecutor, now: Date, gr
       WHERE provider = 'manual' AND (${user_id}::text IS NULL OR user_id = ${user_id})
         AND ((status = 'canceled' AND current_period_end <= ${now})
           OR (status IN ('active', 'past_due') AND current_period_end + make_interval(days => ${grace_days}) <= ${now}))
-      RETURNING id),
+      RETURNING id, current_period_end),
     voided AS (
-      UPDATE billing_invoices SET status = 'void' WHERE purpose = 'subscription' AND status = 'open' AND reference_id IN (SELECT id FROM ended))
+      UPDATE billing_invoices SET status = 'void' WHERE purpose = 'subscription' AND status = 'open' AND reference_id IN (SELECT id FROM ended)),
+    noticed AS (
+      INSERT INTO billing_notices (subscription_id, event, period_end) SELECT id, 'expired', current_period_end FROM ended ON CONFLICT DO NOTHING)
     SELECT id FROM ended`;
   const due = await sql`
-    UPDATE billing_subscriptions SET status = 'past_due', updated_at = now()
-    WHERE provider = 'manual' AND (${user_id}::text IS NULL OR user_id = ${user_id}) AND status = 'active' AND current_period_end <= ${now}
-    RETURNING id`;
+    WITH due AS (
+      UPDATE billing_subscriptions SET status = 'past_due', updated_at = now()
+      WHERE provider = 'manual' AND (${user_id}::text IS NULL OR user_id = ${user_id}) AND status = 'active' AND current_period_end <= ${now}
+      RETURNING id, current_period_end, renewal_invoice_id),
+    noticed AS (
+      INSERT INTO billing_notices (subscription_id, event, period_end, invoice_id)
+      SELECT id, 'past_due', current_period_end, renewal_invoice_id FROM due ON CONFLICT DO NOTHING)
+    SELECT id FROM due`;
   return expired.length + due.length;
 }
 
@@ -110,8 +119,17 @@ export async function claimRenewals(sql: SqlExecutor, now: Date, notice_days: nu
     RETURNING *`;
 }
 
-/** Record the renewal invoice of a claimed subscription; null `invoice_id` gives the claim back (retried next pass). */
+/**
+ * Record the renewal invoice of a claimed subscription, with its renewal e-mail's notice
+ * (billing_notices: once per period end); null `invoice_id` gives the claim back (retried next pass).
+ */
 export async function setRenewalInvoice(sql: SqlExecutor, id: string, invoice_id: string | null): Promise<void> {
-  await sql`UPDATE billing_subscriptions SET renewal_invoice_id = ${invoice_id},
-              renewal_for = CASE WHEN ${invoice_id}::text IS NULL THEN NULL ELSE renewal_for END, updated_at = now() WHERE id = ${id}`;
+  await sql`
+    WITH sub AS (
+      UPDATE billing_subscriptions SET renewal_invoice_id = ${invoice_id},
+        renewal_for = CASE WHEN ${invoice_id}::text IS NULL THEN NULL ELSE renewal_for END, updated_at = now() WHERE id = ${id}
+      RETURNING id, renewal_for)
+    INSERT INTO billing_notices (subscription_id, event, period_end, invoice_id)
+    SELECT id, 'renewal_invoice', renewal_for, ${invoice_id} FROM sub WHERE ${invoice_id}::text IS NOT NULL
+    ON CONFLICT DO NOTHING`;
 }

@@ -1,7 +1,8 @@
 import type { Config } from '../config/index.js';
-import type { MaintenanceCalendar, SqlExecutor } from '../contracts.js';
+import type { AccountRetention, MaintenanceCalendar, SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
+import { pruneAccountChecks, rawDaysInUse } from './account-retention.js';
 import { decidePass, type DecideOutcome } from './decide.js';
 import { sweepSilentRounds } from './decide-silent.js';
 import { dropOrphanRounds } from './decide.db.js';
@@ -19,14 +20,27 @@ export const ROLLUP_SETTLE_MS = 10 * 60_000;
 const ROLLUP_HOURS_PER_RUN = 6;
 /** Monitors one verdict pass claims at most. */
 const DECIDE_BATCH = 200;
+/**
+ * Longest one retention run deletes checks of accounts with shorter retention, ms: well within the
+ * hour its claim holds the job (due again at once when work is left), so no two instances overlap.
+ */
+const ACCOUNT_PRUNE_BUDGET_MS = 10 * 60_000;
 
-type JobDeps = { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms'>; log: Logger };
+/**
+ * `retention`: days each account keeps raw checks (billing/check-retention.ts); without it every
+ * account keeps the deployment plan's (checkRetention).
+ */
+type JobDeps = {
+  config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms'>;
+  log: Logger; retention?: AccountRetention;
+};
 /**
  * One job's run in its claim transaction `tx`. `after`: work that must not share that transaction
- * (partition DDL: partitions.ts), run once the claim committed; its answer joins `did`.
+ * (partition DDL: partitions.ts; batched deletes), run once the claim committed; its `did` joins
+ * the run's, and `more` makes the job due again at once (work left over).
  */
 type JobRun = (tx: SqlExecutor, state: Record<string, unknown>, now: Date) => Promise<{
-  state: Record<string, unknown>; again_ms: number; did: unknown; after?: () => Promise<unknown>;
+  state: Record<string, unknown>; again_ms: number; did: unknown; after?: () => Promise<{ did: unknown; more?: boolean }>;
 }>;
 
 const floorHour = (ms: number) => new Date(Math.floor(ms / HOUR_MS) * HOUR_MS);
@@ -39,15 +53,16 @@ const floorDay = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS);
  *   (counts, failures, response-time histogram), and hours that got checks after that are rolled
  *   again; each day whose hours are all rolled up becomes one row per series (again when one of
  *   its hours is) (every 5 minutes);
- * - retention: partitions past their retention dropped, old state changes deleted (each
- *   monitor's latest kept), dirty rounds of deleted monitors forgotten (hourly);
+ * - retention: partitions past their retention dropped (raw checks: the longest any account
+ *   keeps), the checks of accounts keeping fewer days deleted in batches, old state changes
+ *   deleted (each monitor's latest kept), dirty rounds of deleted monitors forgotten (hourly);
  * - silent_rounds: an empty round for each round whose deadline passed with no report, judged
  *   `no_data` by the verdict job (decide-silent.ts; every run of the jobs loop, on the database clock).
  */
 function jobs(deps: JobDeps & { sql: Sql }): Record<CheckJobName, JobRun> {
   const retention = checkRetention(deps.config);
   return {
-    partitions: async (_tx, state, now) => ({ state, again_ms: HOUR_MS, did: undefined, after: () => ensurePartitions(deps.sql, now) }),
+    partitions: async (_tx, state, now) => ({ state, again_ms: HOUR_MS, did: undefined, after: async () => ({ did: await ensurePartitions(deps.sql, now) }) }),
     rollup: async (tx, state, now) => {
       let until = typeof state.rolled_until === 'string' ? new Date(state.rolled_until)
         : (await oldestCheckDay(tx)) ?? floorHour(now.getTime() - HOUR_MS);
@@ -81,7 +96,7 @@ function jobs(deps: JobDeps & { sql: Sql }): Record<CheckJobName, JobRun> {
     retention: async (tx, state, now) => {
       const changes = await pruneStateChanges(tx, new Date(now.getTime() - retention.rollup_days * DAY_MS));
       const orphans = await dropOrphanRounds(tx);
-      return { state, again_ms: HOUR_MS, did: { state_changes: changes, orphan_rounds: orphans }, after: () => dropExpiredPartitions(deps.sql, retention, now) };
+      return { state, again_ms: HOUR_MS, did: { state_changes: changes, orphan_rounds: orphans }, after: () => expire(deps, now) };
     },
     silent_rounds: async (tx, state) => {
       const after = typeof state.swept_until === 'string' ? new Date(state.swept_until) : null;
@@ -92,9 +107,23 @@ function jobs(deps: JobDeps & { sql: Sql }): Record<CheckJobName, JobRun> {
 }
 
 /**
+ * The retention job's work after its claim: partitions past the longest retention any account
+ * keeps dropped whole (without `deps.retention`, the deployment plan's), then the checks of
+ * accounts keeping fewer days deleted in batches (account-retention.ts).
+ */
+async function expire(deps: JobDeps & { sql: Sql }, now: Date): Promise<{ did: unknown; more: boolean }> {
+  if (!deps.retention) return { did: await dropExpiredPartitions(deps.sql, checkRetention(deps.config), now), more: false };
+  const days = await rawDaysInUse(deps.retention);
+  const retention = checkRetention(deps.config, days.max_days);
+  const dropped = await dropExpiredPartitions(deps.sql, retention, now);
+  const pruned = await pruneAccountChecks(deps.sql, days, { now, rounds_days: retention.rounds_days, budget_ms: ACCOUNT_PRUNE_BUDGET_MS });
+  return { did: { ...dropped, raw_days: days.max_days, pruned_checks: pruned.rows, pruned_series: pruned.series }, more: !pruned.done };
+}
+
+/**
  * Run every due job once, each in its own transaction claimed FOR UPDATE SKIP LOCKED (any number
- * of instances); a job's `after` work runs once that transaction committed, and when it fails the
- * job is due again at once. `now` stands for the current time in the jobs' date arithmetic (tests).
+ * of instances); a job's `after` work runs once that transaction committed, and when it fails or
+ * leaves work over (`more`) the job is due again at once. `now` stands for the current time in the jobs' date arithmetic (tests).
  * @returns what each job that ran did
  */
 export async function runDueJobs(deps: JobDeps & { sql: Sql }, now: Date = new Date()): Promise<Partial<Record<CheckJobName, unknown>>> {
@@ -112,8 +141,9 @@ export async function runDueJobs(deps: JobDeps & { sql: Sql }, now: Date = new D
       let did = ran.did;
       if (ran.after) {
         try {
-          const more = await ran.after();
-          did = did === undefined ? more : { ...(did as object), ...(more as object) };
+          const after = await ran.after();
+          did = did === undefined ? after.did : { ...(did as object), ...(after.did as object) };
+          if (after.more) await finishJob(deps.sql, name, 0, ran.state);
         } catch (err) {
           await finishJob(deps.sql, name, 0, ran.state);
           throw err;

@@ -6,8 +6,11 @@ import { z } from 'zod';
  */
 export const checksConfigSchema = z.object({
   /**
-   * Days raw checks and rounds are kept (whole days: a day's partition is dropped once all of it
-   * is older). Default: the plan's (free 30, pro 90, business 365; checks/retention.ts).
+   * Days raw checks and rounds are kept on the deployment's plan (whole days: a day's partition is
+   * dropped once all of it is older than the longest retention any account has, and an account
+   * keeping fewer days loses its checks of each day once all of it is older). Default: the plan's
+   * (free 30, pro 90, business 365; checks/retention.ts). Accounts on another plan (a
+   * subscription) keep that plan's days (docs/api/billing.md "Plans and quotas").
    */
   checks_retention_days: z.coerce.number().int().min(1).max(3660).optional(),
   /**

@@ -39,7 +39,7 @@ export const PLAN_QUOTA_DEFAULTS: Record<PlanName, { min_interval_s: number; api
   business: { min_interval_s: 60, api_calls_per_day: 500_000, status_pages: 50, mcp_tokens: 100 },
 };
 
-/** Every quota a plan sets (docs/api/billing.md "Plans and quotas"); `checks_retention_days` is the deployment plan's (checks/retention.ts). */
+/** Every quota a plan sets (docs/api/billing.md "Plans and quotas"); `checks_retention_days` is applied per account by the check history's retention job (checks/account-retention.ts). */
 export const QUOTA_NAMES = ['monitors', 'node_count', 'min_interval_s', 'checks_retention_days', 'api_calls_per_day', 'status_pages', 'mcp_tokens'] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 

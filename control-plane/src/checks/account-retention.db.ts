@@ -1,0 +1,73 @@
+import type { SqlExecutor } from '../contracts.js';
+import type { Sql } from '../db/sql.js';
+
+/*
+ * SQL of raw-check retention per account (account-retention.ts): which series have checks past
+ * their account's retention, and deleting them in bounded batches through the checks' primary key
+ * (series_id, scheduled_at) of each daily partition.
+ */
+
+/** A series whose checks in [from_at, before) are past its account's retention. */
+export interface SeriesCutoff {
+  series_id: number;
+  from_at: Date;
+  before: Date;
+}
+
+/**
+ * Up to `limit` series after `after_id` (in id order) that have checks left to delete: the
+ * series' monitor is kept `days` (personal: its account's, `default_days` unless listed in
+ * `user_ids`/`days`; a team's: the longest of the team owners', `default_days` without owner),
+ * fewer than `max_days` (beyond which whole partitions go). Their cutoff is the UTC day start
+ * `days` before `now`, never past `limit_before`; they start at what was deleted before
+ * (`pruned_before`), never before `floor` (older checks are in dropped partitions).
+ */
+export async function seriesPastRetention(sql: SqlExecutor, p: {
+  default_days: number; user_ids: string[]; days: number[]; max_days: number; now: Date; floor: Date; limit_before: Date; after_id: number; limit: number;
+}): Promise<SeriesCutoff[]> {
+  return sql<SeriesCutoff[]>`
+    WITH acct AS (SELECT * FROM unnest(${p.user_ids}::text[], ${p.days}::int[]) AS a(user_id, days))
+    SELECT s.id AS series_id, x.from_at, x.before
+    FROM check_series s
+    JOIN monitors m ON m.id = s.monitor_id
+    LEFT JOIN acct pa ON pa.user_id = m.user_id AND m.team_id IS NULL
+    CROSS JOIN LATERAL (SELECT CASE WHEN m.team_id IS NULL THEN coalesce(pa.days, ${p.default_days})
+      ELSE coalesce((SELECT max(coalesce(oa.days, ${p.default_days})) FROM team_members tm LEFT JOIN acct oa ON oa.user_id = tm.user_id
+                     WHERE tm.team_id = m.team_id AND tm.role = 'owner'), ${p.default_days}) END AS days) d
+    CROSS JOIN LATERAL (SELECT greatest(coalesce(s.pruned_before, ${p.floor}::timestamptz), ${p.floor}::timestamptz) AS from_at,
+      least(date_bin('1 day', ${p.now}::timestamptz - make_interval(days => d.days), timestamptz '1970-01-01 00:00:00+00'), ${p.limit_before}::timestamptz) AS before) x
+    WHERE s.id > ${p.after_id} AND d.days < ${p.max_days} AND x.from_at < x.before
+    ORDER BY s.id LIMIT ${p.limit}`;
+}
+
+/**
+ * Delete at most `limit` checks of `cuts` (each series' [from_at, before)) in one transaction of
+ * its own: each series is read through the primary key (series_id, scheduled_at) of the partitions
+ * its range covers, and each check found is deleted through the primary key of its partition.
+ * Hash and merge joins are off for that transaction: the planner would otherwise join the few
+ * thousand checks found against a sequential scan of every partition.
+ * @returns how many were deleted (fewer than `limit`: none of `cuts` has any left)
+ */
+export async function deleteSeriesChecks(sql: Sql, cuts: SeriesCutoff[], limit: number): Promise<number> {
+  return sql.begin(async (tx) => {
+    await tx`SET LOCAL enable_hashjoin = off`;
+    await tx`SET LOCAL enable_mergejoin = off`;
+    const r = await tx`
+      WITH t AS (SELECT * FROM unnest(${cuts.map((c) => c.series_id)}::int[], ${cuts.map((c) => c.from_at.toISOString())}::timestamptz[],
+                   ${cuts.map((c) => c.before.toISOString())}::timestamptz[]) AS t(series_id, from_at, before)),
+      v AS (SELECT x.series_id, x.scheduled_at FROM t CROSS JOIN LATERAL (
+              SELECT c.series_id, c.scheduled_at FROM checks c
+              WHERE c.series_id = t.series_id AND c.scheduled_at >= t.from_at AND c.scheduled_at < t.before LIMIT ${limit}) x
+            LIMIT ${limit})
+      DELETE FROM checks c USING v WHERE c.series_id = v.series_id AND c.scheduled_at = v.scheduled_at`;
+    return r.count;
+  }) as Promise<number>;
+}
+
+/** Remember that the checks of `cuts` before each `before` are deleted (the next pass starts there). */
+export async function markSeriesPruned(sql: SqlExecutor, cuts: SeriesCutoff[]): Promise<void> {
+  await sql`
+    UPDATE check_series s SET pruned_before = t.before
+    FROM unnest(${cuts.map((c) => c.series_id)}::int[], ${cuts.map((c) => c.before.toISOString())}::timestamptz[]) AS t(id, before)
+    WHERE s.id = t.id`;
+}
