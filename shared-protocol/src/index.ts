@@ -51,6 +51,7 @@ export * from './mcp.js';
 export * from './agent-obs.js';
 export * from './billing.js';
 export * from './verdicts.js';
+export * from './certificates.js';
 export * from './compliance.js';
 export * from './as-code.js';
 export * from './domains.js';

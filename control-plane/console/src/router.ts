@@ -62,6 +62,10 @@ export const ROUTES: Route[] = [
   { path: '/billing/entitlements', load: () => import('./pages/billing-entitlements/EntitlementsPage.js'), session: true },
   { path: '/verdicts', load: () => import('./pages/verdicts/VerdictsPage.js'), session: true },
   { path: '/verdicts/:id', load: () => import('./pages/verdict/VerdictPage.js'), session: true },
+  { path: '/certificates', load: () => import('./pages/certificates/CertificatesPage.js'), session: true },
+  { path: '/certificates/orders', load: () => import('./pages/cert-orders/OrdersPage.js'), session: true },
+  { path: '/certificates/orders/:id', load: () => import('./pages/cert-order/OrderPage.js'), session: true },
+  { path: '/dns-credentials', load: () => import('./pages/dns-credentials/DnsCredentialsPage.js'), session: true },
   { path: '/device', load: () => import('./pages/device-login/DeviceLoginPage.js'), session: true },
 ];
 

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { DNS_PROVIDERS } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
@@ -12,7 +13,7 @@ import { boxOf, CONFLICT, idParam, listQuery, NOT_FOUND, owned, read, TAGS, writ
 import { dnsCredentialSchema, pageOf, toDnsCredential } from './views.js';
 
 const createBody = z.object({
-  provider: z.enum(['rfc2136', 'cloudflare', 'route53']),
+  provider: z.enum(DNS_PROVIDERS),
   display_name: z.string().trim().min(1).max(100),
   settings: z.record(z.string(), z.unknown()).openapi({ description: 'the provider\'s settings (docs/api/certificates.md "DNS credentials")' }),
   secret: z.string().min(1).max(500).openapi({ description: 'TSIG secret (base64), API token or secret access key; stored sealed, never returned' }),

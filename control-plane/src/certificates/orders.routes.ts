@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { CERT_CHALLENGE_TYPES, CERT_ORDER_STATUSES } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
 import type { Sql } from '../db/sql.js';
 import { ApiError } from '../errors.js';
@@ -15,12 +16,12 @@ import { orderSchema, pageOf, toOrder } from './views.js';
 const createBody = z.object({
   sans: z.array(z.string().min(1).max(253)).min(1).max(MAX_SANS).openapi({ description: 'DNS names, Unicode or ASCII; `*.` wildcards allowed', example: ['example.com', '*.example.com'] }),
   common_name: z.string().max(64).nullable().optional().openapi({ description: 'one of the SANs; default the first' }),
-  challenge_type: z.enum(['dns-01', 'manual-dns']),
+  challenge_type: z.enum(CERT_CHALLENGE_TYPES),
   dns_credential_id: z.number().int().positive().nullable().optional().openapi({ description: 'required for dns-01, absent for manual-dns' }),
   tier: z.enum(['dv']).default('dv').openapi({ description: 'ACME issues domain-validated certificates only' }),
   team_id: z.string().max(64).nullable().optional(),
 }).strict();
-const ordersQuery = listQuery.extend({ status: z.enum(['draft', 'validating', 'awaiting_org_validation', 'issuing', 'issued', 'failed', 'revoking', 'revoked']).optional() });
+const ordersQuery = listQuery.extend({ status: z.enum(CERT_ORDER_STATUSES).optional() });
 
 const BAD = { 400: jsonError('VALIDATION_FAILED (a field: a SAN that is not a DNS name, a credential missing or not allowed, a revoked credential)') };
 const action = (path: string, summary: string) => createRoute({

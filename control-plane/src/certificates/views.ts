@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { certManualChallengeSchema, certOrderSchema, dnsCredentialSchema as sharedDnsCredentialSchema, issuedCertificateSchema } from '@vantage/shared-protocol';
 import type { CertificateRow } from './certificates.db.js';
 import type { DnsCredentialRow } from './dns-credentials.db.js';
 import type { OrderEventRow, OrderRow } from './orders.db.js';
@@ -13,65 +14,13 @@ const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 /** int64 columns come back as BigInt; ids stay below 2^53, so JSON carries them as numbers. */
 const n = (v: number | bigint) => Number(v);
 const nn = (v: number | bigint | null) => (v === null ? null : Number(v));
-const ORDER_STATUSES = ['draft', 'validating', 'awaiting_org_validation', 'issuing', 'issued', 'failed', 'revoking', 'revoked'] as const;
-
-export const manualChallengeSchema = z.object({
-  fqdn: z.string().openapi({ example: '_acme-challenge.www.example.com' }),
-  value: z.string().openapi({ description: 'TXT value, case-sensitive', example: 'gfj9Xq...Rg85nM' }),
-  message: z.string().nullable().openapi({ description: 'what is missing while the record is not (yet) seen; null once seen' }),
-}).openapi('CertManualChallenge');
-
+/** The response shapes are shared-protocol's (the console reads them too), named here for the OpenAPI document. */
+export const manualChallengeSchema = z.object(certManualChallengeSchema.shape).openapi('CertManualChallenge');
 export const orderSchema = z.object({
-  id: z.number().int(),
-  account_id: z.string(),
-  team_id: z.string().nullable(),
-  ca: z.string(),
-  tier: z.string(),
-  challenge_type: z.enum(['dns-01', 'manual-dns']),
-  common_name: z.string().nullable(),
-  sans: z.array(z.string()).openapi({ description: 'SANs in ASCII (IDNs as punycode)' }),
-  sans_unicode: z.array(z.string()).openapi({ description: 'the same SANs in Unicode' }),
-  status: z.enum(ORDER_STATUSES),
-  cert_id: z.number().int().nullable(),
-  dns_credential_id: z.number().int().nullable(),
-  retry_count: z.number().int(),
-  last_error: z.string().nullable(),
-  created_at: z.string().datetime(),
-  finalized_at: z.string().datetime().nullable(),
-  events: z.array(z.object({ action: z.string(), action_seq: z.number().int(), occurred_at: z.string().datetime(), detail: z.string().nullable() })),
-  manual_challenges: z.array(manualChallengeSchema),
-  manual_challenge: manualChallengeSchema.nullable().openapi({ description: 'legacy: the first of manual_challenges' }),
+  ...certOrderSchema.shape, manual_challenges: z.array(manualChallengeSchema), manual_challenge: manualChallengeSchema.nullable().openapi({ description: 'legacy: the first of manual_challenges' }),
 }).openapi('CertOrderResponse');
-
-export const certificateSchema = z.object({
-  id: z.number().int(),
-  account_id: z.string(),
-  team_id: z.string().nullable(),
-  order_id: z.number().int(),
-  status: z.enum(['issued', 'revoking', 'revoked', 'expired']),
-  issuer: z.string(),
-  serial_hex: z.string(),
-  fingerprint_sha256: z.string(),
-  sans: z.array(z.string()),
-  not_before: z.string().datetime(),
-  not_after: z.string().datetime(),
-  revoked_at: z.string().datetime().nullable(),
-  revoke_reason: z.string().nullable(),
-  created_at: z.string().datetime(),
-}).openapi('CertResponse');
-
-export const dnsCredentialSchema = z.object({
-  id: z.number().int(),
-  account_id: z.string(),
-  team_id: z.string().nullable(),
-  provider: z.enum(['rfc2136', 'cloudflare', 'route53']),
-  display_name: z.string(),
-  health_status: z.enum(['valid', 'invalid', 'unknown']),
-  health_error: z.string().nullable(),
-  health_checked_at: z.string().datetime().nullable(),
-  revoked_at: z.string().datetime().nullable(),
-  created_at: z.string().datetime(),
-}).openapi('DNSCredentialResponse');
+export const certificateSchema = z.object(issuedCertificateSchema.shape).openapi('CertResponse');
+export const dnsCredentialSchema = z.object(sharedDnsCredentialSchema.shape).openapi('DNSCredentialResponse');
 
 /** A list page: `{ items[], total, page, page_size, has_more }`. */
 export const pageOf = <T extends z.ZodTypeAny>(item: T) => z.object({ items: z.array(item), total: z.number().int(), page: z.number().int(), page_size: z.number().int(), has_more: z.boolean() });

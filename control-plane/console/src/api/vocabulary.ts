@@ -3,6 +3,7 @@ import type { DASHBOARD_LIMITS, DASHBOARD_TEMPLATES, DATA_SOURCE_METRICS, INCIDE
 import type { ALERT_EVENT_STATUSES, ALERT_GROUP_BY, MAINTENANCE_RECURRENCES, PASSKEY_NAME_MAX_CHARS, SUBSCRIBABLE_EVENTS } from '@vantage/shared-protocol';
 import type { AGENT_OBS_LLM_STYLES, AGENT_OBS_TYPES, BILLING_PLANS, MCP_TOKEN_TYPES, MCP_TOOL_CALL_STATUSES } from '@vantage/shared-protocol';
 import type { VERDICT_PAYMENT_METHODS, VERDICT_PRICES_CNY, VERDICT_TEMPLATES } from '@vantage/shared-protocol';
+import type { CERT_CHALLENGE_TYPES, CERT_REVOKE_REASONS, DNS_PROVIDERS } from '@vantage/shared-protocol';
 
 /*
  * The API's lists the console's forms offer. shared-protocol's main entry also holds server code
@@ -11,7 +12,7 @@ import type { VERDICT_PAYMENT_METHODS, VERDICT_PRICES_CNY, VERDICT_TEMPLATES } f
  */
 
 /** Exactly the members of `All`, or a type error. */
-type Same<Mine, All> = [Exclude<All, Mine>, Exclude<Mine, All>] extends [never, never] ? true : false;
+export type Same<Mine, All> = [Exclude<All, Mine>, Exclude<Mine, All>] extends [never, never] ? true : false;
 
 /** Alert event statuses (docs/api/alerting.md "Alert events"). */
 export const EVENT_STATUSES = ['firing', 'acknowledged', 'resolved'] as const;
@@ -110,3 +111,11 @@ export const VERDICT_PAYMENTS = ['report_credit', 'charge'] as const;
 export const VERDICT_PRICES = { uptime_sla: 99, outage_window: 49, dns_consistency: 79 } as const;
 true satisfies (typeof VERDICT_PRICES extends typeof VERDICT_PRICES_CNY ? (typeof VERDICT_PRICES_CNY extends typeof VERDICT_PRICES ? true : false) : false);
 true satisfies Same<(typeof VERDICT_PAYMENTS)[number], (typeof VERDICT_PAYMENT_METHODS)[number]>;
+
+/** How an order's names are proven, revocation reasons and DNS credential providers (docs/api/certificates.md). */
+export const CHALLENGE_TYPES = ['dns-01', 'manual-dns'] as const;
+true satisfies Same<(typeof CHALLENGE_TYPES)[number], (typeof CERT_CHALLENGE_TYPES)[number]>;
+export const REVOKE_REASONS = ['unspecified', 'keyCompromise', 'affiliationChanged', 'superseded', 'cessationOfOperation'] as const;
+true satisfies Same<(typeof REVOKE_REASONS)[number], (typeof CERT_REVOKE_REASONS)[number]>;
+export const PROVIDERS = ['rfc2136', 'cloudflare', 'route53'] as const;
+true satisfies Same<(typeof PROVIDERS)[number], (typeof DNS_PROVIDERS)[number]>;

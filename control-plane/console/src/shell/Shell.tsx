@@ -19,6 +19,7 @@ const NAV: Array<{ href: string; label: MessageKey }> = [
   { href: '/mcp-tokens', label: 'nav.mcp' },
   { href: '/billing', label: 'nav.billing' },
   { href: '/verdicts', label: 'nav.verdicts' },
+  { href: '/certificates', label: 'nav.certificates' },
   { href: '/verify', label: 'nav.verify' },
   { href: '/api-keys', label: 'nav.api_keys' },
   { href: '/profile', label: 'nav.profile' },

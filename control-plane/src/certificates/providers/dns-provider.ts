@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { dnsProviderSettingsSchemas } from '@vantage/shared-protocol';
 import type { Config } from '../../config/index.js';
 import { cloudflareProvider } from './cloudflare.js';
 import { rfc2136Provider } from './rfc2136.js';
@@ -20,25 +20,8 @@ export interface DnsProvider {
   check(): Promise<void>;
 }
 
-const host = z.string().min(1).max(253).regex(/^[A-Za-z0-9.:_-]+$/, 'a host name or IP address');
-const zone = z.string().min(1).max(253).regex(/^([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?$/, 'a DNS zone name');
-
-/** Settings of each provider (non-secret; returned nowhere either, kept for the provider). */
-export const providerSettings = {
-  rfc2136: z.object({
-    server: host.describe('primary server of the zone taking updates'),
-    port: z.number().int().min(1).max(65535).default(53),
-    zone,
-    key_name: z.string().min(1).max(253),
-    algorithm: z.enum(['hmac-sha256', 'hmac-sha384', 'hmac-sha512', 'hmac-sha1']).default('hmac-sha256'),
-  }).strict(),
-  cloudflare: z.object({ zone_id: z.string().regex(/^[0-9a-f]{32}$/, 'a Cloudflare zone id (32 hex digits)') }).strict(),
-  route53: z.object({
-    hosted_zone_id: z.string().regex(/^(\/hostedzone\/)?[A-Z0-9]{1,32}$/, 'a Route 53 hosted zone id'),
-    access_key_id: z.string().regex(/^[A-Z0-9]{16,128}$/, 'an AWS access key id'),
-    region: z.string().regex(/^[a-z0-9-]{1,32}$/).default('us-east-1'),
-  }).strict(),
-} as const;
+/** Settings of each provider (non-secret; returned nowhere either, kept for the provider): shared-protocol's, which the console's form follows. */
+export const providerSettings = dnsProviderSettingsSchemas;
 export type ProviderName = keyof typeof providerSettings;
 export const PROVIDERS = Object.keys(providerSettings) as ProviderName[];
 

@@ -13,8 +13,8 @@ import { ChannelForm } from './ChannelForm.js';
 
 /**
  * Alert channels (/v1/alert-channels): the list with each channel's type and whether a send
- * reached it, a test send with its outcome, delete, and the form for a new one
- * (docs/api/alerting.md "Channels"); one applied from a file shows it and cannot be deleted here
+ * reached it, a test send with its outcome, edit (PATCH), delete, and the form for a new one
+ * (docs/api/alerting.md "Channels"); one applied from a file shows it and cannot be edited or deleted here
  * (docs/api/as-code.md "Marks").
  */
 export default function ChannelsPage() {
@@ -22,6 +22,7 @@ export default function ChannelsPage() {
   const action = useAction();
   const markOf = useMarks('alert_channel');
   const [tested, setTested] = useState<{ name: string; result: AlertChannelTestResult } | null>(null);
+  const [editing, setEditing] = useState<AlertChannel | null>(null);
   const test = (c: AlertChannel) => action.run(async () => {
     setTested(null);
     setTested({ name: c.name, result: await api<AlertChannelTestResult>('POST', `/v1/alert-channels/${encodeURIComponent(c.id)}/test`) });
@@ -58,6 +59,7 @@ export default function ChannelsPage() {
                   <td>{formatTime(c.created_at)}</td>
                   <td class="actions">
                     <button type="button" aria-label={t('channels.test_named', { name: c.name })} onClick={() => void test(c)}>{t('channels.test')}</button>
+                    <button type="button" {...lockedBy(markOf(c.id))} aria-label={t('channels.edit_named', { name: c.name })} onClick={() => setEditing(c)}>{t('channels.edit')}</button>
                     <button type="button" class="danger" {...lockedBy(markOf(c.id))} aria-label={t('channels.delete_named', { name: c.name })} onClick={() => void remove(c)}>{t('channels.delete')}</button>
                   </td>
                 </tr>
@@ -66,7 +68,9 @@ export default function ChannelsPage() {
           </>
         )}
       </Listed>
-      <ChannelForm created={channels.reload} />
+      {editing
+        ? <ChannelForm key={editing.id} editing={editing} created={() => { setEditing(null); channels.reload(); }} cancel={() => setEditing(null)} />
+        : <ChannelForm key="new" created={channels.reload} />}
     </section>
   );
 }

@@ -34,3 +34,25 @@ export function channelConfig(fields: ChannelField[], values: Record<string, str
   }
   return config;
 }
+
+/** The form's values of a stored channel's config: lists joined with commas; secrets left empty (the API shows them masked only). */
+export function channelValues(fields: ChannelField[], config: Record<string, unknown>): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const f of fields) {
+    const v = config[f.key];
+    if (f.kind === 'secret' || v == null) continue;
+    values[f.key] = Array.isArray(v) ? v.join(', ') : String(v);
+  }
+  return values;
+}
+
+/**
+ * The `config` of a PATCH (docs/api/alerting.md "Channels": merged over the stored one field by
+ * field): an empty secret is left out, so the stored one is kept; an emptied optional field is
+ * `null`, which removes it; the rest as on create.
+ */
+export function channelPatchConfig(fields: ChannelField[], values: Record<string, string>): Record<string, unknown> {
+  const config = channelConfig(fields, values);
+  for (const f of fields) if (!(f.key in config) && f.kind !== 'secret' && !f.required) config[f.key] = null;
+  return config;
+}
