@@ -23,7 +23,6 @@ export interface DnsProvider {
 /** Settings of each provider (non-secret; returned nowhere either, kept for the provider): shared-protocol's, which the console's form follows. */
 export const providerSettings = dnsProviderSettingsSchemas;
 export type ProviderName = keyof typeof providerSettings;
-export const PROVIDERS = Object.keys(providerSettings) as ProviderName[];
 
 /** Why `secret` is not a usable secret for `provider`, or null. */
 export function secretFault(provider: ProviderName, secret: string): string | null {
