@@ -91,18 +91,36 @@ export async function node22Files() {
 }
 
 /**
- * Run the step: prints each file's outcome as `ok N - file # time=..ms [node22, at S s]`, the
+ * What the step needs before it runs: the Node 22 binary (node22Binary: an npm install the first
+ * time, mostly waiting on the registry) and the files (node22Files). test/run-suite.mjs starts this
+ * when the suite starts, so only the tap run is left at the end.
+ * @returns `{ bin, files, native }` (`files` and `native` empty when `bin.skip`)
+ */
+export async function node22Prepare() {
+  const bin = await node22Binary();
+  if (bin.skip) return { bin, files: [], native: [] };
+  return { bin, ...(await node22Files()) };
+}
+
+/**
+ * Run the step (`prepared`: node22Prepare()'s promise, started earlier; by default now): prints each file's outcome as `ok N - file # time=..ms [node22, at S s]`, the
  * failures in full, and a summary line; the full TAP goes to .tap/report-node22.tap.
  * @param seconds () => seconds since the suite started, for the tags
  * @returns `{ passed, failed, skipped }` counts of top-level test files (skipped: the reason, or null)
  */
-export async function node22Step(seconds = () => '?') {
-  const bin = await node22Binary();
+export async function node22Step(seconds = () => '?', prepared = node22Prepare()) {
+  let ready;
+  try {
+    ready = await prepared;
+  } catch (err) {
+    console.log(`not ok - node22 step: ${err?.message ?? err}`);
+    return { passed: 0, failed: 1, skipped: null };
+  }
+  const { bin, files, native } = ready;
   if (bin.skip) {
     console.log(`# node22 step skipped: ${bin.skip}`);
     return { passed: 0, failed: 0, skipped: bin.skip };
   }
-  const { files, native } = await node22Files();
   console.log(`▶ node22: ${files.length} unit files on ${bin.version} (${native.length} left out: they load better-sqlite3, raw-socket or ioctl)`);
   mkdirSync(join(ROOT, '.tap'), { recursive: true });
   const report = createWriteStream(join(ROOT, '.tap', 'report-node22.tap'));

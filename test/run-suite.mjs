@@ -139,6 +139,12 @@ async function unitFiles() {
 }
 
 mkdirSync('.tap', { recursive: true });
+// The Node 22 step's binary (an npm install on a fresh machine) and file list are fetched while
+// the rest runs; only its tap run waits for the end.
+const node22 = !(args.length > 0 || process.env.VANTAGE_TEST_STREAMS === '1') && process.env.VANTAGE_TEST_NODE22 !== '0'
+  ? import('./node22.mjs').then((m) => ({ m, prepared: m.node22Prepare() }))
+  : null;
+node22?.then(({ prepared }) => prepared.catch(() => undefined));
 // The web console is built before the tests (its browser tests drive the build the control plane
 // serves); a failed build is one failure, and the tests still run (the API does not need it).
 console.log('▶ web console build (pnpm --filter @vantage/console build)');
@@ -172,9 +178,10 @@ if (oneStream) {
 for (const s of summaries) if (s) console.log(`assertions: { ${s} }`);
 // ── Node 22 hook: the unit files that load no native addon, again on Node.js 22 (test/node22.mjs;
 // after the streams, so it never shares the machine with the network stream). Counted below.
-if (!oneStream && process.env.VANTAGE_TEST_NODE22 !== '0') {
-  const node22 = await (await import('./node22.mjs')).node22Step(seconds);
-  passed += node22.passed; failed += node22.failed;
+if (node22) {
+  const { m, prepared } = await node22;
+  const step = await m.node22Step(seconds, prepared);
+  passed += step.passed; failed += step.failed;
 }
 console.log(`(tests took ${seconds()} s)`);
 console.log(`${passed} passed, ${failed} failed`);
