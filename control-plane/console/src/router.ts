@@ -62,6 +62,12 @@ export const ROUTES: Route[] = [
   { path: '/billing/entitlements', load: () => import('./pages/billing-entitlements/EntitlementsPage.js'), session: true },
   { path: '/verdicts', load: () => import('./pages/verdicts/VerdictsPage.js'), session: true },
   { path: '/verdicts/:id', load: () => import('./pages/verdict/VerdictPage.js'), session: true },
+  { path: '/teams', load: () => import('./pages/teams/TeamsPage.js'), session: true },
+  { path: '/teams/accept', load: () => import('./pages/team-accept/AcceptInvitePage.js'), session: 'any' },
+  { path: '/teams/:id', load: () => import('./pages/team/TeamPage.js'), session: true },
+  { path: '/oncall', load: () => import('./pages/oncall/OncallPage.js'), session: true },
+  { path: '/oncall/contacts', load: () => import('./pages/oncall-contacts/ContactsPage.js'), session: true },
+  { path: '/oncall/:id', load: () => import('./pages/oncall-schedule/SchedulePage.js'), session: true },
   { path: '/device', load: () => import('./pages/device-login/DeviceLoginPage.js'), session: true },
 ];
 

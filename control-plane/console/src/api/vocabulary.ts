@@ -3,6 +3,7 @@ import type { DASHBOARD_LIMITS, DASHBOARD_TEMPLATES, DATA_SOURCE_METRICS, INCIDE
 import type { ALERT_EVENT_STATUSES, ALERT_GROUP_BY, MAINTENANCE_RECURRENCES, PASSKEY_NAME_MAX_CHARS, SUBSCRIBABLE_EVENTS } from '@vantage/shared-protocol';
 import type { AGENT_OBS_LLM_STYLES, AGENT_OBS_TYPES, BILLING_PLANS, MCP_TOKEN_TYPES, MCP_TOOL_CALL_STATUSES } from '@vantage/shared-protocol';
 import type { VERDICT_PAYMENT_METHODS, VERDICT_PRICES_CNY, VERDICT_TEMPLATES } from '@vantage/shared-protocol';
+import type { ONCALL_CONTACT_METHODS, ONCALL_LIMITS, ONCALL_NOTIFICATION_RULES_MAX, ONCALL_SHIFT_UNITS, TEAM_INVITE_ROLES, TEAM_ROLE_NAMES } from '@vantage/shared-protocol';
 
 /*
  * The API's lists the console's forms offer. shared-protocol's main entry also holds server code
@@ -110,3 +111,20 @@ export const VERDICT_PAYMENTS = ['report_credit', 'charge'] as const;
 export const VERDICT_PRICES = { uptime_sla: 99, outage_window: 49, dns_consistency: 79 } as const;
 true satisfies (typeof VERDICT_PRICES extends typeof VERDICT_PRICES_CNY ? (typeof VERDICT_PRICES_CNY extends typeof VERDICT_PRICES ? true : false) : false);
 true satisfies Same<(typeof VERDICT_PAYMENTS)[number], (typeof VERDICT_PAYMENT_METHODS)[number]>;
+
+/** Team roles, weakest first, and those an invitation offers (docs/api/teams.md "Roles", "Invitations"). */
+export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+true satisfies Same<(typeof ROLES)[number], (typeof TEAM_ROLE_NAMES)[number]>;
+// The order too: a role has everything of the roles before it (components/team-roles.ts).
+true satisfies (typeof ROLES extends typeof TEAM_ROLE_NAMES ? true : false);
+export const INVITE_ROLES = ['viewer', 'member', 'admin'] as const;
+true satisfies Same<(typeof INVITE_ROLES)[number], (typeof TEAM_INVITE_ROLES)[number]>;
+
+/** On-call shift units, contact methods and limits (docs/api/teams.md "On-call schedules", "On-call contacts"). */
+export const SHIFT_UNITS = ['hours', 'days', 'weeks'] as const;
+true satisfies Same<(typeof SHIFT_UNITS)[number], (typeof ONCALL_SHIFT_UNITS)[number]>;
+export const CONTACT_METHODS = ['email', 'sms', 'webhook'] as const;
+true satisfies Same<(typeof CONTACT_METHODS)[number], (typeof ONCALL_CONTACT_METHODS)[number]>;
+export const ONCALL_BOUNDS = { rotations_max: 10, participants_max: 50, shift_length_max: 366, contacts_max: 5 } as const;
+true satisfies Same<typeof ONCALL_BOUNDS.rotations_max, typeof ONCALL_LIMITS.rotations_max> & Same<typeof ONCALL_BOUNDS.participants_max, typeof ONCALL_LIMITS.participants_max>;
+true satisfies Same<typeof ONCALL_BOUNDS.shift_length_max, typeof ONCALL_LIMITS.shift_length_max> & Same<typeof ONCALL_BOUNDS.contacts_max, typeof ONCALL_NOTIFICATION_RULES_MAX>;

@@ -6,6 +6,7 @@ import { cnAgentObs } from './cn-agent-obs.js';
 import { cnMcp } from './cn-mcp.js';
 import { cnBilling } from './cn-billing.js';
 import { cnVerdicts } from './cn-verdicts.js';
+import { cnTeams } from './cn-teams.js';
 
 /** Simplified Chinese strings of the console (locale `cn`). */
 export const cn: Messages = {
@@ -16,6 +17,7 @@ export const cn: Messages = {
   ...cnMcp,
   ...cnBilling,
   ...cnVerdicts,
+  ...cnTeams,
   'app.name': 'Vantage',
   'app.skip': '跳到正文',
   'nav.label': '主导航',

@@ -5,6 +5,7 @@ import { enAgentObs } from './en-agent-obs.js';
 import { enMcp } from './en-mcp.js';
 import { enBilling } from './en-billing.js';
 import { enVerdicts } from './en-verdicts.js';
+import { enTeams } from './en-teams.js';
 
 /** English strings of the console: every visible string lives here (and in cn.ts, tw.ts). */
 export const en = {
@@ -15,6 +16,7 @@ export const en = {
   ...enMcp,
   ...enBilling,
   ...enVerdicts,
+  ...enTeams,
   'app.name': 'Vantage',
   'app.skip': 'Skip to content',
   'nav.label': 'Main',

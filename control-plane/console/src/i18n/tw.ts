@@ -6,6 +6,7 @@ import { twAgentObs } from './tw-agent-obs.js';
 import { twMcp } from './tw-mcp.js';
 import { twBilling } from './tw-billing.js';
 import { twVerdicts } from './tw-verdicts.js';
+import { twTeams } from './tw-teams.js';
 
 /** Traditional Chinese strings of the console (locale `tw`). */
 export const tw: Messages = {
@@ -16,6 +17,7 @@ export const tw: Messages = {
   ...twMcp,
   ...twBilling,
   ...twVerdicts,
+  ...twTeams,
   'app.name': 'Vantage',
   'app.skip': '跳至內容',
   'nav.label': '主導覽',

@@ -7,6 +7,7 @@ import { ShownOnce } from '../../components/ShownOnce.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { CHANNEL_FORMS, channelConfig } from './channel-fields.js';
+import { keptTeam, teamBody } from '../../api/team-scope.js';
 
 const TYPES = Object.keys(CHANNEL_FORMS) as AlertChannelType[];
 
@@ -19,7 +20,7 @@ export function ChannelForm({ created }: { created: () => void }) {
   const fields = CHANNEL_FORMS[type] ?? [];
   const { busy, error, submit } = useSubmit(async () => {
     setSecret(null);
-    const channel = await api<AlertChannelCreated>('POST', '/v1/alert-channels', { name, type, config: channelConfig(fields, values) });
+    const channel = await api<AlertChannelCreated>('POST', '/v1/alert-channels', { name, type, config: channelConfig(fields, values), ...teamBody(keptTeam()) });
     if (channel.secret) setSecret(channel.secret);
     setName(''); setValues({});
     created();
