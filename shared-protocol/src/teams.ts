@@ -110,3 +110,4 @@ export const teamInviteAcceptSchema = z.strictObject({ token: textString().min(1
 export type Team = z.infer<typeof teamSchema>;
 export type TeamMember = z.infer<typeof teamMemberSchema>;
 export type TeamInvite = z.infer<typeof teamInviteSchema>;
+export type CreatedTeamInvite = z.infer<typeof createdTeamInviteSchema>;

@@ -223,7 +223,8 @@ t.test('JS budget: the shell under 200 KB compressed, every page its own chunk',
   const assets = readdirSync(join(DIST, 'assets'));
   for (const page of ['LoginPage', 'RegisterPage', 'MonitorsPage', 'MonitorFormPage', 'MonitorDetailPage', 'ApiKeysPage', 'ProfilePage', 'ProbeFormPage', 'ProbeResultPage', 'NodesPage',
     'AlertEventsPage', 'ChannelsPage', 'PoliciesPage', 'SilencesPage', 'GroupsPage', 'MaintenancePage', 'WebhooksPage', 'DeliveriesPage', 'SecurityPage', 'DeviceLoginPage',
-    'StatusPagesPage', 'StatusPageFormPage', 'IncidentsPage', 'IncidentDetailPage', 'DashboardsPage', 'DashboardPage', 'WidgetsEditorPage', 'SharedDashboardPage']) {
+    'StatusPagesPage', 'StatusPageFormPage', 'IncidentsPage', 'IncidentDetailPage', 'DashboardsPage', 'DashboardPage', 'WidgetsEditorPage', 'SharedDashboardPage',
+    'TeamsPage', 'TeamPage', 'AcceptInvitePage', 'OncallPage', 'SchedulePage', 'ContactsPage']) {
     t.ok(assets.some((f) => f.startsWith(`${page}-`) && f.endsWith('.js')), `${page} is a lazy chunk`);
   }
   const entry = readFileSync(join(DIST, shell.find((f) => f.endsWith('.js'))!), 'utf8');

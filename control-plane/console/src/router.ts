@@ -66,6 +66,12 @@ export const ROUTES: Route[] = [
   { path: '/certificates/orders', load: () => import('./pages/cert-orders/OrdersPage.js'), session: true },
   { path: '/certificates/orders/:id', load: () => import('./pages/cert-order/OrderPage.js'), session: true },
   { path: '/dns-credentials', load: () => import('./pages/dns-credentials/DnsCredentialsPage.js'), session: true },
+  { path: '/teams', load: () => import('./pages/teams/TeamsPage.js'), session: true },
+  { path: '/teams/accept', load: () => import('./pages/team-accept/AcceptInvitePage.js'), session: 'any' },
+  { path: '/teams/:id', load: () => import('./pages/team/TeamPage.js'), session: true },
+  { path: '/oncall', load: () => import('./pages/oncall/OncallPage.js'), session: true },
+  { path: '/oncall/contacts', load: () => import('./pages/oncall-contacts/ContactsPage.js'), session: true },
+  { path: '/oncall/:id', load: () => import('./pages/oncall-schedule/SchedulePage.js'), session: true },
   { path: '/device', load: () => import('./pages/device-login/DeviceLoginPage.js'), session: true },
 ];
 

@@ -13,6 +13,8 @@ export function useUrlFilters<K extends string>(base: string, keys: readonly K[]
   const page = Math.max(1, Number(query.get('page')) || 1);
   const go = (next: Partial<Record<K, string>> & { page?: number }) => {
     const q = new URLSearchParams();
+    // The team switcher's choice stays in the URL (api/team-scope.ts).
+    if (query.get('team_id')) q.set('team_id', query.get('team_id')!);
     for (const k of keys) { const value = next[k] ?? values[k]; if (value) q.set(k, value); }
     if ((next.page ?? 1) > 1) q.set('page', String(next.page));
     navigate(`${base}${q.size ? `?${q}` : ''}`, true);

@@ -89,6 +89,7 @@ t.test('an invitation is e-mailed over SMTP with its token, which the invitee ac
   const token = /tit_[0-9A-Za-z_-]+/.exec(mail.parsed.text!)?.[0];
   t.equal(token, made.body.data.token, 'the e-mail carries the token');
   t.match(mail.parsed.text, /https:\/\/vantage\.example\/v1\/teams\/invites\/accept/, 'and how to accept it');
+  t.ok(mail.parsed.text!.includes(`https://vantage.example/teams/accept#token=${token}`), 'and the console page that accepts it');
   const unverified = await call(app, 'POST', '/v1/teams/invites/accept', { token: invitee!.access_token, body: { token } });
   t.equal(unverified.status, 403, 'an unverified address cannot accept');
   t.equal(unverified.body.error.code, 'ACCOUNT_EMAIL_UNVERIFIED');

@@ -4,6 +4,7 @@ import type { ALERT_EVENT_STATUSES, ALERT_GROUP_BY, MAINTENANCE_RECURRENCES, PAS
 import type { AGENT_OBS_LLM_STYLES, AGENT_OBS_TYPES, BILLING_PLANS, MCP_TOKEN_TYPES, MCP_TOOL_CALL_STATUSES } from '@vantage/shared-protocol';
 import type { VERDICT_PAYMENT_METHODS, VERDICT_PRICES_CNY, VERDICT_TEMPLATES } from '@vantage/shared-protocol';
 import type { CERT_CHALLENGE_TYPES, CERT_REVOKE_REASONS, DNS_PROVIDERS } from '@vantage/shared-protocol';
+import type { ONCALL_CONTACT_METHODS, ONCALL_LIMITS, ONCALL_NOTIFICATION_RULES_MAX, ONCALL_SHIFT_UNITS, TEAM_INVITE_ROLES, TEAM_ROLE_NAMES } from '@vantage/shared-protocol';
 
 /*
  * The API's lists the console's forms offer. shared-protocol's main entry also holds server code
@@ -119,3 +120,19 @@ export const REVOKE_REASONS = ['unspecified', 'keyCompromise', 'affiliationChang
 true satisfies Same<(typeof REVOKE_REASONS)[number], (typeof CERT_REVOKE_REASONS)[number]>;
 export const PROVIDERS = ['rfc2136', 'cloudflare', 'route53'] as const;
 true satisfies Same<(typeof PROVIDERS)[number], (typeof DNS_PROVIDERS)[number]>;
+/** Team roles, weakest first, and those an invitation offers (docs/api/teams.md "Roles", "Invitations"). */
+export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+true satisfies Same<(typeof ROLES)[number], (typeof TEAM_ROLE_NAMES)[number]>;
+// The order too: a role has everything of the roles before it (components/team-roles.ts).
+true satisfies (typeof ROLES extends typeof TEAM_ROLE_NAMES ? true : false);
+export const INVITE_ROLES = ['viewer', 'member', 'admin'] as const;
+true satisfies Same<(typeof INVITE_ROLES)[number], (typeof TEAM_INVITE_ROLES)[number]>;
+
+/** On-call shift units, contact methods and limits (docs/api/teams.md "On-call schedules", "On-call contacts"). */
+export const SHIFT_UNITS = ['hours', 'days', 'weeks'] as const;
+true satisfies Same<(typeof SHIFT_UNITS)[number], (typeof ONCALL_SHIFT_UNITS)[number]>;
+export const CONTACT_METHODS = ['email', 'sms', 'webhook'] as const;
+true satisfies Same<(typeof CONTACT_METHODS)[number], (typeof ONCALL_CONTACT_METHODS)[number]>;
+export const ONCALL_BOUNDS = { rotations_max: 10, participants_max: 50, shift_length_max: 366, contacts_max: 5 } as const;
+true satisfies Same<typeof ONCALL_BOUNDS.rotations_max, typeof ONCALL_LIMITS.rotations_max> & Same<typeof ONCALL_BOUNDS.participants_max, typeof ONCALL_LIMITS.participants_max>;
+true satisfies Same<typeof ONCALL_BOUNDS.shift_length_max, typeof ONCALL_LIMITS.shift_length_max> & Same<typeof ONCALL_BOUNDS.contacts_max, typeof ONCALL_NOTIFICATION_RULES_MAX>;

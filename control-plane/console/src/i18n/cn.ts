@@ -7,6 +7,7 @@ import { cnMcp } from './cn-mcp.js';
 import { cnBilling } from './cn-billing.js';
 import { cnVerdicts } from './cn-verdicts.js';
 import { cnCertificates } from './cn-certificates.js';
+import { cnTeams } from './cn-teams.js';
 
 /** Simplified Chinese strings of the console (locale `cn`). */
 export const cn: Messages = {
@@ -18,6 +19,7 @@ export const cn: Messages = {
   ...cnBilling,
   ...cnVerdicts,
   ...cnCertificates,
+  ...cnTeams,
   'app.name': 'Vantage',
   'app.skip': '跳到正文',
   'nav.label': '主导航',

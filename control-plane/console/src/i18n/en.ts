@@ -6,6 +6,7 @@ import { enMcp } from './en-mcp.js';
 import { enBilling } from './en-billing.js';
 import { enVerdicts } from './en-verdicts.js';
 import { enCertificates } from './en-certificates.js';
+import { enTeams } from './en-teams.js';
 
 /** English strings of the console: every visible string lives here (and in cn.ts, tw.ts). */
 export const en = {
@@ -17,6 +18,7 @@ export const en = {
   ...enBilling,
   ...enVerdicts,
   ...enCertificates,
+  ...enTeams,
   'app.name': 'Vantage',
   'app.skip': 'Skip to content',
   'nav.label': 'Main',

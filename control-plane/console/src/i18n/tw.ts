@@ -7,6 +7,7 @@ import { twMcp } from './tw-mcp.js';
 import { twBilling } from './tw-billing.js';
 import { twVerdicts } from './tw-verdicts.js';
 import { twCertificates } from './tw-certificates.js';
+import { twTeams } from './tw-teams.js';
 
 /** Traditional Chinese strings of the console (locale `tw`). */
 export const tw: Messages = {
@@ -18,6 +19,7 @@ export const tw: Messages = {
   ...twBilling,
   ...twVerdicts,
   ...twCertificates,
+  ...twTeams,
   'app.name': 'Vantage',
   'app.skip': '跳至內容',
   'nav.label': '主導覽',

@@ -2,7 +2,9 @@ import type { ComponentChildren } from 'preact';
 import { Link } from '../components/Link.js';
 import { t, type MessageKey } from '../i18n/i18n.js';
 import { closeSession } from '../api/client.js';
+import { chooseTeam } from '../api/team-scope.js';
 import { navigate } from '../router.js';
+import { TeamSwitcher } from './TeamSwitcher.js';
 
 /** The signed-in navigation: one entry per page group; later features add theirs here. */
 const NAV: Array<{ href: string; label: MessageKey }> = [
@@ -14,6 +16,8 @@ const NAV: Array<{ href: string; label: MessageKey }> = [
   { href: '/incidents', label: 'nav.incidents' },
   { href: '/dashboards', label: 'nav.dashboards' },
   { href: '/webhooks', label: 'nav.webhooks' },
+  { href: '/teams', label: 'nav.teams' },
+  { href: '/oncall', label: 'nav.oncall' },
   { href: '/as-code', label: 'nav.as_code' },
   { href: '/agent-obs', label: 'nav.agent_obs' },
   { href: '/mcp-tokens', label: 'nav.mcp' },
@@ -33,6 +37,7 @@ export function Shell({ path, signedIn, prefs, children }: { path: string; signe
       <a class="skip" href="#content">{t('app.skip')}</a>
       <header class="top">
         <Link href={signedIn ? '/monitors' : '/login'} class="brand">{t('app.name')}</Link>
+        {signedIn && <TeamSwitcher />}
         {prefs}
       </header>
       <div class={signedIn ? 'layout' : 'layout public'}>
@@ -43,7 +48,7 @@ export function Shell({ path, signedIn, prefs, children }: { path: string; signe
                 <li key={n.href}><Link href={n.href} aria-current={path === n.href || path.startsWith(`${n.href}/`) ? 'page' : undefined}>{t(n.label)}</Link></li>
               ))}
               <li>
-                <button type="button" class="link" onClick={() => { void closeSession().finally(() => navigate('/login')); }}>{t('nav.logout')}</button>
+                <button type="button" class="link" onClick={() => { chooseTeam(null); void closeSession().finally(() => navigate('/login')); }}>{t('nav.logout')}</button>
               </li>
             </ul>
             <p class="hint">{t('nav.later')}</p>

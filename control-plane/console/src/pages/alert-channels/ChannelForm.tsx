@@ -5,6 +5,7 @@ import { useSubmit } from '../../api/use-submit.js';
 import { ShownOnce } from '../../components/ShownOnce.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
+import { keptTeam, teamBody } from '../../api/team-scope.js';
 import { refusedFields } from '../monitor-form/config-values.js';
 import { TopField } from '../monitor-form/TopField.js';
 import { CHANNEL_FORMS, channelConfig, channelPatchConfig, channelValues } from './channel-fields.js';
@@ -31,7 +32,7 @@ export function ChannelForm({ created, editing, cancel }: { created: () => void;
       created();
       return;
     }
-    const channel = await api<AlertChannelCreated>('POST', '/v1/alert-channels', { name, type, config: channelConfig(fields, values) });
+    const channel = await api<AlertChannelCreated>('POST', '/v1/alert-channels', { name, type, config: channelConfig(fields, values), ...teamBody(keptTeam()) });
     if (channel.secret) setSecret(channel.secret);
     setName(''); setValues({});
     created();

@@ -10,6 +10,7 @@ import { lockedBy, ManagedBadge, ManagedNote } from '../../components/managed/Ma
 import { FormError } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { ChannelForm } from './ChannelForm.js';
+import { useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Alert channels (/v1/alert-channels): the list with each channel's type and whether a send
@@ -18,7 +19,7 @@ import { ChannelForm } from './ChannelForm.js';
  * (docs/api/as-code.md "Marks").
  */
 export default function ChannelsPage() {
-  const channels = useApi<{ items: AlertChannel[] }>('/v1/alert-channels');
+  const channels = useApi<{ items: AlertChannel[] }>(withTeam('/v1/alert-channels', useTeamScope()));
   const action = useAction();
   const markOf = useMarks('alert_channel');
   const [tested, setTested] = useState<{ name: string; result: AlertChannelTestResult } | null>(null);

@@ -10,6 +10,7 @@ import { Pager } from '../../components/Pager.js';
 import { FormError } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { navigate, useLocation } from '../../router.js';
+import { useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Alert events (GET /v1/alert-events, newest first, 20 a page; `status` and `page` in the URL):
@@ -20,7 +21,7 @@ export default function AlertEventsPage() {
   const status = query.get('status') ?? '';
   const page = Number(query.get('page') ?? '1') || 1;
   const params = new URLSearchParams({ page: String(page), page_size: '20', ...(status ? { status } : {}) });
-  const events = useApi<AlertEventList>(`/v1/alert-events?${params}`);
+  const events = useApi<AlertEventList>(withTeam(`/v1/alert-events?${params}`, useTeamScope()));
   const action = useAction(events.reload);
   function go(next: { status?: string; page?: number }) {
     const q = new URLSearchParams();

@@ -10,6 +10,7 @@ import { Field } from '../../components/Field.js';
 import { Listed } from '../../components/Listed.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
+import { teamBody, useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Alert groups (/v1/alert-groups): alerts of monitors matched by name prefix, tag or type gathered
@@ -17,14 +18,15 @@ import { t } from '../../i18n/i18n.js';
  * (docs/api/alerting.md "Alert groups").
  */
 export default function GroupsPage() {
-  const groups = useApi<{ items: AlertGroup[] }>('/v1/alert-groups');
+  const team_id = useTeamScope();
+  const groups = useApi<{ items: AlertGroup[] }>(withTeam('/v1/alert-groups', team_id));
   const action = useAction(groups.reload);
   const [name, setName] = useState('');
   const [group_by, setGroupBy] = useState<(typeof GROUP_BY)[number]>('tag');
   const [group_value, setValue] = useState('');
   const [wait_seconds, setWait] = useState('60');
   const { busy, error, submit } = useSubmit(async () => {
-    await api('POST', '/v1/alert-groups', { name, group_by, group_value, wait_seconds: Number(wait_seconds) });
+    await api('POST', '/v1/alert-groups', { name, group_by, group_value, wait_seconds: Number(wait_seconds), ...teamBody(team_id) });
     setName(''); setValue('');
     groups.reload();
   });

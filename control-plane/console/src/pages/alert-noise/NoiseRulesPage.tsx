@@ -11,6 +11,7 @@ import { Listed } from '../../components/Listed.js';
 import { MonitorName, MonitorSelect } from '../../components/MonitorSelect.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
+import { teamBody, useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /** A rule's kind-specific settings in words (`flap`: changes within a window; `duplicate`: the match; `min_duration`: seconds). */
 function settings(r: AlertNoiseRule): string {
@@ -25,7 +26,8 @@ function settings(r: AlertNoiseRule): string {
  * enable, disable, delete, and a form for a new one (docs/api/alerting.md "Noise rules").
  */
 export default function NoiseRulesPage() {
-  const rules = useApi<{ items: AlertNoiseRule[] }>('/v1/alert-noise-rules');
+  const team_id = useTeamScope();
+  const rules = useApi<{ items: AlertNoiseRule[] }>(withTeam('/v1/alert-noise-rules', team_id));
   const action = useAction(rules.reload);
   const [name, setName] = useState('');
   const [kind, setKind] = useState<(typeof NOISE_KINDS)[number]>('flap');
@@ -43,6 +45,7 @@ export default function NoiseRulesPage() {
       ...(kind === 'flap' ? { flap_changes: Number(flap_changes), flap_window_s: Number(flap_window_s) } : {}),
       ...(kind === 'duplicate' ? { duplicate_match } : {}),
       ...(kind === 'min_duration' ? { min_down_s: Number(min_down_s) } : {}),
+      ...teamBody(team_id),
     });
     setName(''); setTags(''); setMonitor('');
     rules.reload();

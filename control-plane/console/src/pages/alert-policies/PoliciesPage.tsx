@@ -11,6 +11,7 @@ import { MonitorName } from '../../components/MonitorSelect.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { PolicyForm } from './PolicyForm.js';
+import { useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Alert policies (/v1/alert-policies): which monitor pages which channels, after what delay, and
@@ -19,7 +20,7 @@ import { PolicyForm } from './PolicyForm.js';
  * (docs/api/as-code.md "Marks").
  */
 export default function PoliciesPage() {
-  const policies = useApi<{ items: AlertPolicy[] }>('/v1/alert-policies');
+  const policies = useApi<{ items: AlertPolicy[] }>(withTeam('/v1/alert-policies', useTeamScope()));
   const channels = useApi<{ items: AlertChannel[] }>('/v1/alert-channels');
   const action = useAction(policies.reload);
   const markOf = useMarks('alert_policy');

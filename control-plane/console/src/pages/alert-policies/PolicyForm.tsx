@@ -7,6 +7,7 @@ import { MonitorSelect } from '../../components/MonitorSelect.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { LevelRows, levelsBody, type LevelRow } from './LevelRows.js';
+import { keptTeam, teamBody } from '../../api/team-scope.js';
 
 /**
  * Create a policy (POST /v1/alert-policies), or edit `editing` (PATCH /v1/alert-policies/{id}):
@@ -28,7 +29,7 @@ export function PolicyForm({ channels, created, editing, cancel }: { channels: A
     if (editing) {
       await api('PATCH', `/v1/alert-policies/${encodeURIComponent(editing.id)}`, { ...body, ...(levelsChanged ? { escalation_levels: levelsBody(levels) } : {}) });
     } else {
-      await api('POST', '/v1/alert-policies', { ...body, escalation_levels: levelsBody(levels) });
+      await api('POST', '/v1/alert-policies', { ...body, escalation_levels: levelsBody(levels), ...teamBody(keptTeam()) });
       setName(''); setPicked([]); setLevelRows([]);
     }
     created();

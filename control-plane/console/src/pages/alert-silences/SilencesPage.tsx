@@ -14,6 +14,7 @@ import { TimeRange } from '../../components/TimeRange.js';
 import { FormError } from '../../components/states.js';
 import { fromLocalInput, toLocalInput } from '../../components/time.js';
 import { formatTime, t } from '../../i18n/i18n.js';
+import { teamBody, useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Silences (/v1/alert-silences): pages of one monitor, or of all, held back between two times;
@@ -22,7 +23,8 @@ import { formatTime, t } from '../../i18n/i18n.js';
  * (docs/api/as-code.md "Marks").
  */
 export default function SilencesPage() {
-  const silences = useApi<{ items: AlertSilence[] }>('/v1/alert-silences');
+  const team_id = useTeamScope();
+  const silences = useApi<{ items: AlertSilence[] }>(withTeam('/v1/alert-silences', team_id));
   const action = useAction(silences.reload);
   const markOf = useMarks('alert_silence');
   const [monitor_id, setMonitor] = useState('');
@@ -30,7 +32,7 @@ export default function SilencesPage() {
   const [starts, setStarts] = useState(() => toLocalInput(new Date()));
   const [ends, setEnds] = useState(() => toLocalInput(new Date(Date.now() + 3_600_000)));
   const { busy, error, submit } = useSubmit(async () => {
-    await api('POST', '/v1/alert-silences', { monitor_id: monitor_id || null, reason, starts_at: fromLocalInput(starts), ends_at: fromLocalInput(ends) });
+    await api('POST', '/v1/alert-silences', { monitor_id: monitor_id || null, reason, starts_at: fromLocalInput(starts), ends_at: fromLocalInput(ends), ...teamBody(team_id) });
     setReason('');
     silences.reload();
   });

@@ -12,6 +12,7 @@ import { ManagedBadge } from '../../components/managed/Managed.js';
 import { Refusal } from '../../components/Refusal.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { navigate } from '../../router.js';
+import { teamBody, useTeamScope, withTeam } from '../../api/team-scope.js';
 
 const str = (e: Event) => (e.target as HTMLInputElement).value;
 
@@ -22,13 +23,14 @@ const str = (e: Event) => (e.target as HTMLInputElement).value;
  * monitors and nodes (docs/api/dashboards.md "Templates").
  */
 export default function DashboardsPage() {
-  const list = useApi<{ items: Dashboard[] }>('/v1/dashboards');
+  const team_id = useTeamScope();
+  const list = useApi<{ items: Dashboard[] }>(withTeam('/v1/dashboards', team_id));
   const markOf = useMarks('dashboard');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [template, setTemplate] = useState('');
   const { busy, error, submit } = useSubmit(async () => {
-    const made = await api<Dashboard>('POST', '/v1/dashboards', { name, description, ...(template ? { template_key: template } : {}) });
+    const made = await api<Dashboard>('POST', '/v1/dashboards', { name, description, ...(template ? { template_key: template } : {}), ...teamBody(team_id) });
     navigate(`/dashboards/${made.id}`);
   });
   return (

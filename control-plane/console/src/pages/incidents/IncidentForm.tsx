@@ -8,6 +8,7 @@ import { IncidentScope } from '../../components/IncidentScope.js';
 import { Refusal } from '../../components/Refusal.js';
 import { t } from '../../i18n/i18n.js';
 import { navigate } from '../../router.js';
+import { keptTeam, teamBody } from '../../api/team-scope.js';
 
 const str = (e: Event) => (e.target as HTMLInputElement).value;
 
@@ -20,7 +21,7 @@ export function IncidentForm({ preselect }: { preselect: string | null }) {
   const [pageIds, setPageIds] = useState<string[]>(preselect ? [preselect] : []);
   const [componentIds, setComponentIds] = useState<string[]>([]);
   const { busy, error, submit } = useSubmit(async () => {
-    const made = await api<Incident>('POST', '/v1/incidents', { title, status, impact, message, status_page_ids: pageIds, component_ids: componentIds });
+    const made = await api<Incident>('POST', '/v1/incidents', { title, status, impact, message, status_page_ids: pageIds, component_ids: componentIds, ...teamBody(keptTeam()) });
     navigate(`/incidents/${made.id}`);
   });
   return (

@@ -7,6 +7,7 @@ import { Pager } from '../../components/Pager.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { navigate, useLocation } from '../../router.js';
 import { IncidentForm } from './IncidentForm.js';
+import { useTeamScope, withTeam } from '../../api/team-scope.js';
 
 type IncidentPage = { items: Incident[]; total: number; page: number; page_size: number };
 const PAGE_SIZE = 20;
@@ -20,7 +21,7 @@ export default function IncidentsPage() {
   const { query } = useLocation();
   const status = query.get('status') ?? '';
   const page = Math.max(1, Number(query.get('page')) || 1);
-  const list = useApi<IncidentPage>(`/v1/incidents?page_size=${PAGE_SIZE}&page=${page}${status ? `&status=${status}` : ''}`);
+  const list = useApi<IncidentPage>(withTeam(`/v1/incidents?page_size=${PAGE_SIZE}&page=${page}${status ? `&status=${status}` : ''}`, useTeamScope()));
   const go = (next: { status?: string; page?: number }) => {
     const q = new URLSearchParams();
     const s = next.status ?? status;

@@ -8,6 +8,7 @@ import { TimeRange } from '../../components/TimeRange.js';
 import { FormError } from '../../components/states.js';
 import { fromLocalInput, toLocalInput } from '../../components/time.js';
 import { t } from '../../i18n/i18n.js';
+import { keptTeam, teamBody } from '../../api/team-scope.js';
 
 /** Create a maintenance window (POST /v1/maintenance-windows) for one monitor or all, once or recurring, with an optional advance notice e-mail. */
 export function MaintenanceForm({ created }: { created: () => void }) {
@@ -21,6 +22,7 @@ export function MaintenanceForm({ created }: { created: () => void }) {
     await api('POST', '/v1/maintenance-windows', {
       title: title || null, scope_type: monitor_id ? 'monitor' : 'all', scope_ids: monitor_id ? [monitor_id] : [],
       starts_at: fromLocalInput(starts), ends_at: fromLocalInput(ends), recurrence, advance_notice_minutes: Number(notice),
+      ...teamBody(keptTeam()),
     });
     setTitle('');
     created();

@@ -10,6 +10,7 @@ import { FormError } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { MaintenanceCalendar } from './MaintenanceCalendar.js';
 import { MaintenanceForm } from './MaintenanceForm.js';
+import { useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Maintenance windows (/v1/maintenance-windows): a four-week calendar of their occurrences, the
@@ -18,7 +19,7 @@ import { MaintenanceForm } from './MaintenanceForm.js';
  * (docs/api/as-code.md "Marks").
  */
 export default function MaintenancePage() {
-  const windows = useApi<{ items: MaintenanceWindow[] }>('/v1/maintenance-windows');
+  const windows = useApi<{ items: MaintenanceWindow[] }>(withTeam('/v1/maintenance-windows', useTeamScope()));
   const action = useAction(windows.reload);
   const markOf = useMarks('maintenance_window');
   const scope = (w: MaintenanceWindow) => (w.scope_type === 'all' ? t('silences.all_monitors')

@@ -15,6 +15,7 @@ import { errorsByPath, errorsUnder, refusedFields, toConfig, toRaw, type FieldEr
 import { MONITOR_CONFIGS, monitorCreateSchema, monitorPatchSchema } from './monitor-schemas.js';
 import { fieldsOf } from './schema-fields.js';
 import { TopField } from './TopField.js';
+import { keptTeam, teamBody } from '../../api/team-scope.js';
 
 type Created = Monitor & { heartbeat?: { token?: string; url?: string } | null };
 
@@ -89,7 +90,7 @@ export default function MonitorFormPage({ params }: { params: Record<string, str
     try {
       const saved = editing
         ? await api<Created>('PATCH', `/v1/monitors/${encodeURIComponent(editing)}`, body)
-        : await api<Created>('POST', '/v1/monitors', { ...body, type });
+        : await api<Created>('POST', '/v1/monitors', { ...body, type, ...teamBody(keptTeam()) });
       if (!editing && saved.heartbeat?.url) setHeartbeat({ id: saved.id, url: saved.heartbeat.url });
       else navigate(`/monitors/${saved.id}`);
     } catch (err) {

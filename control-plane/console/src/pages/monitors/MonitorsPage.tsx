@@ -9,6 +9,7 @@ import { StateBadge } from '../../components/StateBadge.js';
 import { Empty, ErrorState, Loading } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { navigate, useLocation } from '../../router.js';
+import { useTeamScope } from '../../api/team-scope.js';
 
 type MonitorPage = { items: Monitor[]; total: number; page: number; limit: number };
 /** Filters kept in the URL (so a filtered list is a link) and passed to GET /v1/monitors as they are. */
@@ -23,6 +24,8 @@ export default function MonitorsPage() {
   const params = new URLSearchParams();
   for (const f of FILTERS) { const v = query.get(f); if (v) params.set(f, v); }
   params.set('limit', '20');
+  const team_id = useTeamScope();
+  if (team_id) params.set('team_id', team_id);
   const list = useApi<MonitorPage>(`/v1/monitors?${params}`);
   const markOf = useMarks('monitor');
   const filtered = FILTERS.some((f) => f !== 'page' && query.get(f));

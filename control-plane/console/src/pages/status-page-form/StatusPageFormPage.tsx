@@ -15,6 +15,7 @@ import { ComponentRows } from './ComponentRows.js';
 import { DomainCheck } from './DomainCheck.js';
 import { PageFields } from './PageFields.js';
 import { bodyOf, emptyValues, valuesOf, type PageValues } from './page-values.js';
+import { keptTeam, teamBody } from '../../api/team-scope.js';
 
 /**
  * A status page's form (docs/api/status-pages.md "Status pages"): `/status-pages/new` creates
@@ -40,7 +41,7 @@ function PageForm({ saved, mark }: { saved: StatusPage | null; mark: AsCodeMark 
   const set = (patch: Partial<PageValues>) => { setDone(false); setValues((v) => ({ ...v, ...patch })); };
   const { busy, error, submit } = useSubmit(async () => {
     if (!current) {
-      const made = await api<StatusPage>('POST', '/v1/status-pages', bodyOf(values));
+      const made = await api<StatusPage>('POST', '/v1/status-pages', { ...bodyOf(values), ...teamBody(keptTeam()) });
       navigate(`/status-pages/${made.id}`, true);
       return;
     }

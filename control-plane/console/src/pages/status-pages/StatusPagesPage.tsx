@@ -5,6 +5,7 @@ import { Link } from '../../components/Link.js';
 import { Listed } from '../../components/Listed.js';
 import { ManagedBadge } from '../../components/managed/Managed.js';
 import { t } from '../../i18n/i18n.js';
+import { useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Status pages (GET /v1/status-pages): title, address (a link to the public page at
@@ -12,7 +13,7 @@ import { t } from '../../i18n/i18n.js';
  * each title opens its edit page (docs/api/status-pages.md, docs/api/as-code.md "Marks").
  */
 export default function StatusPagesPage() {
-  const pages = useApi<{ items: StatusPage[] }>('/v1/status-pages');
+  const pages = useApi<{ items: StatusPage[] }>(withTeam('/v1/status-pages', useTeamScope()));
   const markOf = useMarks('status_page');
   return (
     <section>

@@ -6,6 +6,7 @@ import { Field } from '../../components/Field.js';
 import { ShownOnce } from '../../components/ShownOnce.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
+import { keptTeam, teamBody } from '../../api/team-scope.js';
 
 /** Create a webhook endpoint (POST /v1/webhook-endpoints): URL, events, description; the `whsec_` signing secret is shown once. */
 export function EndpointForm({ created }: { created: () => void }) {
@@ -15,7 +16,7 @@ export function EndpointForm({ created }: { created: () => void }) {
   const [secret, setSecret] = useState<string | null>(null);
   const { busy, error, submit } = useSubmit(async () => {
     setSecret(null);
-    const made = await api<{ secret: string }>('POST', '/v1/webhook-endpoints', { url, events, ...(description ? { description } : {}) });
+    const made = await api<{ secret: string }>('POST', '/v1/webhook-endpoints', { url, events, ...(description ? { description } : {}), ...teamBody(keptTeam()) });
     setSecret(made.secret);
     setUrl(''); setDescription(''); setEvents([]);
     created();

@@ -9,6 +9,7 @@ import { lockedBy, ManagedBadge, ManagedNote } from '../../components/managed/Ma
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { EndpointForm } from './EndpointForm.js';
+import { useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Webhook endpoints (/v1/webhook-endpoints, the first 200): URL, events, state; enable or
@@ -16,7 +17,7 @@ import { EndpointForm } from './EndpointForm.js';
  * one applied from a file shows it and is read-only here (docs/api/as-code.md "Marks").
  */
 export default function WebhooksPage() {
-  const endpoints = useApi<WebhookEndpointList>('/v1/webhook-endpoints?page_size=200');
+  const endpoints = useApi<WebhookEndpointList>(withTeam('/v1/webhook-endpoints?page_size=200', useTeamScope()));
   const action = useAction(endpoints.reload);
   const markOf = useMarks('webhook_endpoint');
   const remove = (e: WebhookEndpoint) => action.run(async () => {
