@@ -114,7 +114,11 @@ async function validate(deps: StepDeps, client: acme.Client, order: OrderRow): P
     const records = pending.map((p) => ({ fqdn: p.fqdn, value: p.value, message: MANUAL_HINT }));
     let provider: DnsProvider | null = null;
     if (order.challenge_type === 'manual-dns') {
-      const same = records.length === order.manual_challenges.length && records.every((r, i) => r.fqdn === order.manual_challenges[i]?.fqdn && r.value === order.manual_challenges[i]?.value);
+      // The same records in any order: the CA may list the authorizations in another order each
+      // time it is asked (a wildcard and its base name share one fqdn with two values).
+      const key = (r: { fqdn: string; value: string }) => `${r.fqdn}\n${r.value}`;
+      const given = new Set(order.manual_challenges.map(key));
+      const same = records.length === order.manual_challenges.length && given.size === records.length && records.every((r) => given.has(key(r)));
       if (!order.manual_confirmed || !same) {
         if (same) return changeOrder(deps.sql, order.id, { due_at: null, lease_until: null }, 'awaiting_confirmation');
         return changeOrder(deps.sql, order.id, { manual_challenges: records, manual_confirmed: false, due_at: null, lease_until: null }, 'manual_challenges_ready', `${records.length} TXT record(s)`);
