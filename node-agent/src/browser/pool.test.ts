@@ -1,13 +1,17 @@
 /**
  * The browser pool and the request guard with the real Chromium: a browser killed mid-check is
- * relaunched and the check fails with a clear error; a hung check is ended at its deadline; at
+ * relaunched and the check fails with a clear error; a hung check is ended at its deadline, as is
+ * one whose deadline passes while the browser launches; at
  * most `concurrency` checks run at once; relaunch after `checks_per_browser`; the target policy
  * for the top-level URL and for subresources; the target proxy lives and dies with its browser;
  * capability detection.
  */
 import t from 'tap';
 import { detectBrowser } from './capability.js';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { check, CHROMIUM_PATH, SKIP_WITHOUT_CHROMIUM, testPool } from './test-support/harness.js';
 import { startPageServer } from './test-support/pages.js';
 import { portOf } from './test-support/raw-proxy-client.js';
@@ -58,6 +62,24 @@ t.test('browser pool', { skip: SKIP_WITHOUT_CHROMIUM }, async (t) => {
     t.equal(r.error_class, 'timeout');
     const next = await check(pool, pages.url('/ok'));
     t.equal(next.success, true, next.error ?? '');
+  });
+
+  t.test('a deadline that passes while the browser launches ends the check at once; the launch goes on', async (t) => {
+    // A Chromium that takes 6 s to start (a loaded machine's, exaggerated): a wrapper readable by
+    // the account Chromium runs as (nobody, when the tests run as root).
+    const dir = mkdtempSync(join(tmpdir(), 'vantage-slow-chromium-'));
+    chmodSync(dir, 0o755);
+    const slow = join(dir, 'chromium');
+    writeFileSync(slow, `#!/bin/sh\nsleep 6\nexec ${CHROMIUM_PATH} "$@"\n`, { mode: 0o755 });
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const pool = testPool({ executable_path: slow, launch_timeout_ms: 120_000 });
+    t.teardown(() => pool.close());
+    const r = await check(pool, pages.url('/ok'), {}, { signal: AbortSignal.timeout(1000) });
+    t.equal(r.error_class, 'timeout', r.error ?? '');
+    t.equal(pool.launches, 0, 'the check ended before the browser had launched');
+    const next = await check(pool, pages.url('/ok'), {}, { signal: AbortSignal.timeout(120_000) });
+    t.equal(next.success, true, next.error ?? '');
+    t.equal(pool.launches, 1, 'the launch the first check started serves the next');
   });
 
   t.test('at most `concurrency` checks at once', async (t) => {

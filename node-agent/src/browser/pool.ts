@@ -46,6 +46,16 @@ interface Instance {
   onDrained: () => void;
 }
 
+/** `p`, or a rejection with `signal`'s reason as soon as it aborts (`p` goes on; its rejection is then ignored). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
   Promise.race([p, new Promise<'timeout'>((resolve) => { const t = setTimeout(() => resolve('timeout'), ms); t.unref(); })]);
 
@@ -102,14 +112,17 @@ export class BrowserPool {
   /**
    * Run `fn` with a fresh browser context (options `context`; its `proxy` is always the browser's
    * target proxy, through a session of its own: proxySessionOf(ctx)), closed afterwards with its
-   * session. Waits for a slot; rejects with `signal`'s reason if aborted while waiting, with
+   * session. Waits for a slot and for the browser's launch; rejects with `signal`'s reason if
+   * aborted while waiting for either, with
    * BrowserCrashedError when the browser died under the check, or with the launch error.
    */
   async use<T>(context: BrowserContextOptions, signal: AbortSignal, fn: (ctx: BrowserContext) => Promise<T>): Promise<T> {
     await this.acquire(signal);
     let inst: Instance | null = null;
     try {
-      inst = await this.instance();
+      // A launch (a first check, or after a crash) takes seconds, more on a loaded machine: the
+      // check's deadline holds meanwhile; the launch goes on for the checks after it.
+      inst = await abortable(this.instance(), signal);
       inst.active++;
       const session = await inst.proxy.openSession();
       let ctx: BrowserContext;
