@@ -21,6 +21,8 @@ const config = {
   lookup_dns_server: dns.server, lookup_dns_timeout_ms: 400,
   reputation_tor_exit_file: torFile, reputation_vpn_files: [join(dir, 'vpn.txt')], reputation_proxy_files: [join(dir, 'proxy.txt')],
   reputation_abuse_asn_file: join(dir, 'abuse.txt'), reputation_rate_limit_anonymous: 1000, reputation_rate_limit_keyed: 3,
+  // Fixed windows: an hour's, so the four requests of a limit test never straddle two windows (a minute's did once).
+  rate_limit_window_s: 3600,
 };
 const { app } = await testApp(t, { config });
 const reputation = async (q: string, token?: string) => call(app, 'GET', `/v1/ip/reputation?q=${encodeURIComponent(q)}`, { token });
