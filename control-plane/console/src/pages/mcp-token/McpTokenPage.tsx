@@ -10,7 +10,7 @@ import { ErrorState, Loading } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { McpTabs } from '../mcp-tokens/McpTabs.js';
 import { TokenFields } from '../mcp-tokens/TokenFields.js';
-import { EMPTY_TOKEN, tokenState, tokenValuesOf, updateTokenBody, type TokenValues } from '../mcp-tokens/token-values.js';
+import { tokenState, tokenValuesOf, updateTokenBody, type TokenValues } from '../mcp-tokens/token-values.js';
 
 /**
  * One MCP token (GET /v1/mcp/tokens/{id}): its facts, its settings saved with PATCH, and revoke
@@ -20,13 +20,15 @@ import { EMPTY_TOKEN, tokenState, tokenValuesOf, updateTokenBody, type TokenValu
 export default function McpTokenPage({ params }: { params: Record<string, string> }) {
   const path = `/v1/mcp/tokens/${encodeURIComponent(params.id!)}`;
   const token = useApi<McpToken>(path);
-  const [v, setValues] = useState<TokenValues>(EMPTY_TOKEN);
+  // null until the loaded token fills the form: the form is not shown before, so nothing typed
+  // into it is overwritten when the values arrive.
+  const [v, setValues] = useState<TokenValues | null>(null);
   const [saved, setSaved] = useState(false);
   const [reason, setReason] = useState('');
   useEffect(() => { if (token.data) setValues(tokenValuesOf(token.data)); }, [token.data]);
   const save = useSubmit(async () => {
     setSaved(false);
-    await api('PATCH', path, updateTokenBody(v, token.data!));
+    await api('PATCH', path, updateTokenBody(v!, token.data!));
     setSaved(true);
     token.reload();
   });
@@ -35,7 +37,7 @@ export default function McpTokenPage({ params }: { params: Record<string, string
     token.reload();
   });
   if (token.error) return <ErrorState error={token.error} retry={token.reload} />;
-  if (!token.data) return <Loading />;
+  if (!token.data || !v) return <Loading />;
   const tk = token.data;
   return (
     <section>
