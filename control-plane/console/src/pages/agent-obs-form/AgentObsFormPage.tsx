@@ -24,7 +24,10 @@ export default function AgentObsFormPage({ params }: { params: Record<string, st
   const id = params.id;
   const saved = useApi<AgentObsMonitor>(id ? `/v1/agent-obs/monitors/${encodeURIComponent(id)}` : null);
   const channels = useApi<{ items: AlertChannel[] }>('/v1/alert-channels');
-  const [v, setValues] = useState<AgentObsValues>(EMPTY_VALUES);
+  // Editing: null until the saved monitor fills the form, which is not shown before (nothing typed
+  // into it is overwritten when the values arrive).
+  const [filled, setValues] = useState<AgentObsValues | null>(id ? null : EMPTY_VALUES);
+  const v = filled ?? EMPTY_VALUES;
   const [problem, setProblem] = useState<FieldProblem | null>(null);
   useEffect(() => { if (saved.data) setValues(valuesOf(saved.data)); }, [saved.data]);
   const { busy, error, submit } = useSubmit(async () => {
@@ -38,7 +41,7 @@ export default function AgentObsFormPage({ params }: { params: Record<string, st
     navigate(`/agent-obs/${made.id}`);
   });
   if (id && saved.error) return <ErrorState error={saved.error} retry={saved.reload} />;
-  if (id && !saved.data) return <Loading />;
+  if (id && (!saved.data || !filled)) return <Loading />;
 
   const bind: Bind = (key, type = 'text') => ({
     id: `ao-${key}`, value: v[key] as string,

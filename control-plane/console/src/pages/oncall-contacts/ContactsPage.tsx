@@ -20,7 +20,9 @@ const METHODS: readonly string[] = CONTACT_METHODS;
 export default function ContactsPage() {
   const rules = useApi<OncallNotificationRules>('/v1/oncall/notification-rules');
   const channels = useApi<{ items: AlertChannel[] }>('/v1/alert-channels');
-  const [chosen, setChosen] = useState<string[]>([]);
+  // null until the saved rules fill the picker, which is not shown before (a choice made meanwhile would be overwritten).
+  const [picked, setChosen] = useState<string[] | null>(null);
+  const chosen = picked ?? [];
   const [saved, setSaved] = useState(false);
   useEffect(() => { if (rules.data) setChosen(rules.data.items.map((x) => x.channel_id)); }, [rules.data]);
   const { busy, error, submit } = useSubmit(async () => {
@@ -31,7 +33,7 @@ export default function ContactsPage() {
   });
   const failed = rules.error ?? channels.error;
   if (failed) return <ErrorState error={failed} retry={() => { rules.reload(); channels.reload(); }} />;
-  if (!rules.data || !channels.data) return <Loading />;
+  if (!rules.data || !channels.data || !picked) return <Loading />;
   const own = channels.data.items.filter((c) => c.team_id === null && METHODS.includes(c.type));
   const choices = own.map((c) => ({ value: c.id, label: `${c.name} (${t(`channels.type.${c.type}`)})` }));
   return (
