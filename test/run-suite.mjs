@@ -141,7 +141,8 @@ async function unitFiles() {
 mkdirSync('.tap', { recursive: true });
 // The Node 22 step's binary (an npm install on a fresh machine) and file list are fetched while
 // the rest runs; only its tap run waits for the end.
-const node22 = !(args.length > 0 || process.env.VANTAGE_TEST_STREAMS === '1') && process.env.VANTAGE_TEST_NODE22 !== '0'
+const oneStream = args.length > 0 || process.env.VANTAGE_TEST_STREAMS === '1';
+const node22 = !oneStream && process.env.VANTAGE_TEST_NODE22 !== '0'
   ? import('./node22.mjs').then((m) => ({ m, prepared: m.node22Prepare() }))
   : null;
 node22?.then(({ prepared }) => prepared.catch(() => undefined));
@@ -156,7 +157,6 @@ else { failed++; console.log(consoleLines.join('\n')); console.log('not ok - web
 // plugins); two streams starting at once would both rebuild it, so it is built here first.
 const buildCode = await run('node_modules/.bin/tap', ['build'], (line) => console.log(line));
 if (buildCode !== 0) { console.log('not ok - tap build'); console.log('0 passed, 1 failed'); process.exit(1); }
-const oneStream = args.length > 0 || process.env.VANTAGE_TEST_STREAMS === '1';
 let summaries;
 if (oneStream) {
   console.log('▶ type check and tap (one stream)');

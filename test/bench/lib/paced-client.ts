@@ -12,6 +12,7 @@
  * against it in full (no coordinated omission). Returns latency quantiles in ms with µs precision.
  */
 import { Worker } from 'node:worker_threads';
+import { quantile } from './stats.js';
 
 /** What pacedLatency measured: latency ms (p50, p99, p99.9, max), requests sent, those not answered 2xx, the rate achieved per second. */
 export interface PacedResult { p50_ms: number; p99_ms: number; p999_ms: number; max_ms: number; sent: number; failed: number; achieved_per_s: number }
@@ -24,7 +25,10 @@ export function pacedLatency(job: Job): Promise<PacedResult> {
   return new Promise((resolve, reject) => {
     // Plain JavaScript: a worker does not inherit the main thread's tsx loader on Node 20.
     const w = new Worker(new URL('./paced-worker.mjs', import.meta.url), { workerData: job });
-    w.once('message', resolve);
+    w.once('message', (m: { latencies_ms: number[]; failed: number; achieved_per_s: number }) => resolve({
+      p50_ms: quantile(m.latencies_ms, 0.5), p99_ms: quantile(m.latencies_ms, 0.99), p999_ms: quantile(m.latencies_ms, 0.999),
+      max_ms: Math.max(...m.latencies_ms), sent: m.latencies_ms.length, failed: m.failed, achieved_per_s: m.achieved_per_s,
+    }));
     w.once('error', reject);
     w.once('exit', (code) => { if (code !== 0) reject(new Error(`paced client exited with ${code}`)); });
   });
