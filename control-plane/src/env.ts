@@ -1,4 +1,5 @@
 import type { Logger } from './log.js';
+import type { CallerStanding } from './accounts/caller-standing.db.js';
 
 /**
  * Who is calling (docs/api/conventions.md): a session JWT, an API key (`sk_live_`/`sk_test_`) or a personal
@@ -20,6 +21,12 @@ export interface Principal {
    * that team's resources, never on personal ones. Unset or null for every other credential.
    */
   team_id?: string | null;
+  /**
+   * The caller's 2FA standing and team roles, read with the credential in the same statement
+   * (accounts/caller-standing.db.ts); unset where a credential was resolved without them, and
+   * then read when needed.
+   */
+  standing?: CallerStanding;
 }
 
 /** Hono environment of every router: per-request values set by the app-level middleware. */

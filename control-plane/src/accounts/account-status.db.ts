@@ -1,4 +1,5 @@
 import type { Sql } from '../db/sql.js';
+import { standingColumns, type StandingFields } from './caller-standing.db.js';
 
 /** An account's state as the credential checks need it (docs/api/accounts.md "Account lifecycle"). */
 export interface AccountState {
@@ -9,13 +10,14 @@ export interface AccountState {
 }
 
 /**
- * Session `id` of `user_id` and its account's state in one read (checked on every request with a
- * session JWT): `live` is false when the session was revoked or has expired.
+ * Session `id` of `user_id`, its account's state and the caller's standing (caller-standing.db.ts)
+ * in one read (checked on every request with a session JWT): `live` is false when the session was
+ * revoked or has expired.
  * @returns null when there is no such session
  */
-export async function sessionState(sql: Sql, id: string, user_id: string): Promise<(AccountState & { live: boolean; created_at: Date }) | null> {
-  const rows = await sql<(AccountState & { live: boolean; created_at: Date })[]>`
-    SELECT (s.revoked_at IS NULL AND s.expires_at > now()) AS live, s.created_at, u.status, u.deletion_scheduled_at
+export async function sessionState(sql: Sql, id: string, user_id: string): Promise<(AccountState & StandingFields & { live: boolean; created_at: Date }) | null> {
+  const rows = await sql<(AccountState & StandingFields & { live: boolean; created_at: Date })[]>`
+    SELECT (s.revoked_at IS NULL AND s.expires_at > now()) AS live, s.created_at, u.status, u.deletion_scheduled_at, ${standingColumns(sql)}
     FROM sessions s JOIN users u ON u.id = s.user_id
     WHERE s.id = ${id} AND s.user_id = ${user_id}`;
   return rows[0] ?? null;

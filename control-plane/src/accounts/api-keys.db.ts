@@ -1,4 +1,5 @@
 import type { Sql } from '../db/sql.js';
+import { standingColumns, type StandingFields } from './caller-standing.db.js';
 
 /** Kind of a stored credential: account API key (`sk_live_`/`sk_test_`) or PAT (`svc_pat_`). */
 export type AccessKeyKind = 'api_key' | 'pat';
@@ -48,11 +49,12 @@ export async function insertAccessKey(
 
 /**
  * The key whose hash is `key_hash` (revoked and expired ones included), or null; `owner_active`
- * is false when an administrator disabled its account.
+ * is false when an administrator disabled its account; with its owner's standing
+ * (caller-standing.db.ts), all in one read (every request with a key asks it).
  */
-export async function findAccessKeyByHash(sql: Sql, key_hash: string): Promise<(AccessKeyRow & { expired: boolean; owner_active: boolean }) | null> {
-  const rows = await sql<(AccessKeyRow & { expired: boolean; owner_active: boolean })[]>`
-    SELECT k.*, (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired, (u.status = 'active') AS owner_active
+export async function findAccessKeyByHash(sql: Sql, key_hash: string): Promise<(AccessKeyRow & StandingFields & { expired: boolean; owner_active: boolean }) | null> {
+  const rows = await sql<(AccessKeyRow & StandingFields & { expired: boolean; owner_active: boolean })[]>`
+    SELECT k.*, (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired, (u.status = 'active') AS owner_active, ${standingColumns(sql)}
     FROM access_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ${key_hash}`;
   return rows[0] ?? null;
 }

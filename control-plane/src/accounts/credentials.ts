@@ -4,6 +4,7 @@ import type { Principal } from '../env.js';
 import { ApiError } from '../errors.js';
 import { findAccessKeyByHash, touchAccessKey } from './api-keys.db.js';
 import { accountState, sessionState } from './account-status.db.js';
+import { toStanding } from './caller-standing.db.js';
 import { refuseInactiveAccount } from './account-status.js';
 import { jwtKey } from './jwt.js';
 import { verifyAccessTokenRemembered } from './verified-tokens.js';
@@ -49,7 +50,7 @@ export async function resolveBearer(deps: Pick<AppDeps, 'config' | 'sql' | 'log'
   // A disabled or deleting account's every credential is refused as such, before "session ended".
   if (session) refuseInactiveAccount(session);
   if (!session?.live) throw new ApiError('AUTH_SESSION_INVALID', 'session ended; log in again');
-  return { kind: 'session', user_id: check.user_id, scopes: SESSION_SCOPES, credential_id: check.session_id };
+  return { kind: 'session', user_id: check.user_id, scopes: SESSION_SCOPES, credential_id: check.session_id, standing: toStanding(session) };
 }
 
 /** Whether `origin` (an Origin header, or undefined) may use a key limited to `allowed` ([] = any); compared as scheme://host[:port] in lower case. */
@@ -71,7 +72,7 @@ async function keyPrincipal(deps: Pick<AppDeps, 'sql' | 'log'>, token: string, k
     touchAccessKey(deps.sql, row.id).catch((err) => deps.log.warn({ err, key_id: row.id }, 'last_used_at update failed'));
   }
   return {
-    kind, user_id: row.user_id, scopes: row.scopes, credential_id: row.id, expires_at: row.expires_at,
+    kind, user_id: row.user_id, scopes: row.scopes, credential_id: row.id, expires_at: row.expires_at, standing: toStanding(row),
     ...(kind === 'api_key' ? { key_type: row.type } : {}), ...(row.team_id ? { team_id: row.team_id } : {}),
   };
 }

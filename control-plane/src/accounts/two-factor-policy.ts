@@ -31,7 +31,8 @@ export function openWhileSetupOwed(operation: string): boolean {
  * credential is resolved): when the caller's own account or any of its teams sets
  * `require_2fa` and it has neither TOTP nor a passkey, every authenticated operation but
  * {@link openWhileSetupOwed} ones is refused. Anonymous requests and unknown routes pass (404
- * follows). One query per authenticated request outside the open list.
+ * follows). The credential's statement read the standing (no query of its own) where it could; otherwise
+ * one query per authenticated request outside the open list.
  * @throws ApiError AUTH_2FA_SETUP_REQUIRED (409) with `details.reason` `policy` and `details.setup` (where to go)
  */
 export async function enforceTwoFactorPolicy(deps: Pick<AppDeps, 'sql'>, c: Context<AppEnv>): Promise<void> {
@@ -39,7 +40,7 @@ export async function enforceTwoFactorPolicy(deps: Pick<AppDeps, 'sql'>, c: Cont
   if (!principal) return;
   const operation = operationOf(c);
   if (operation === null || openWhileSetupOwed(operation)) return;
-  if (!(await twoFactorSetupOwed(deps.sql, principal.user_id))) return;
+  if (!(principal.standing?.two_factor_owed ?? await twoFactorSetupOwed(deps.sql, principal.user_id))) return;
   throw new ApiError('AUTH_2FA_SETUP_REQUIRED', 'two-factor authentication is required for this account: set up TOTP (POST /v1/account/2fa/setup) or a passkey first; GET /v1/account/security says which policy requires it', {
     reason: 'policy', setup: ['POST /v1/account/2fa/setup', '/v1/account/passkeys'],
   });

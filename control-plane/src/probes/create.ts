@@ -57,7 +57,7 @@ function ownsPrivately(node: CandidateNode, principal: Principal | null, owner: 
 async function servedOwner(sql: Sql, principal: Principal | null, on_behalf: NodeOwner | undefined): Promise<ServedOwner | null> {
   if (on_behalf) return { user_id: on_behalf.user_id, team_id: on_behalf.team_id };
   if (!principal) return null;
-  return requesterOwner(principal.user_id, [...(await rolesOfUser(sql, principal.user_id)).keys()], principal.team_id ?? null);
+  return requesterOwner(principal.user_id, [...(principal.standing?.team_roles ?? await rolesOfUser(sql, principal.user_id)).keys()], principal.team_id ?? null);
 }
 
 /**

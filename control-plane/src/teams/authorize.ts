@@ -44,7 +44,8 @@ export interface OwnerScope {
 const actors = new WeakMap<Request, Actor>();
 
 /**
- * The caller of `c` as an Actor (memberships read once per request and kept with it).
+ * The caller of `c` as an Actor (memberships read once per request, with the credential where it
+ * could be, and kept with it).
  * @throws ApiError AUTH_REQUIRED when the request is anonymous (routes check requireAuth first)
  */
 export async function actorOf(c: Context<AppEnv>, deps: Pick<AppDeps, 'sql'>): Promise<Actor> {
@@ -52,7 +53,7 @@ export async function actorOf(c: Context<AppEnv>, deps: Pick<AppDeps, 'sql'>): P
   if (known) return known;
   const principal = c.get('principal');
   if (!principal) throw new ApiError('AUTH_REQUIRED', 'authentication required: send Authorization: Bearer <token>');
-  const all = await rolesOfUser(deps.sql, principal.user_id);
+  const all = principal.standing?.team_roles ?? await rolesOfUser(deps.sql, principal.user_id);
   const team_only = principal.team_id ?? null;
   const roles = team_only === null ? all : new Map([...all].filter(([team]) => team === team_only));
   const actor: Actor = { user_id: principal.user_id, roles, team_only };
