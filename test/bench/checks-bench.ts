@@ -4,7 +4,8 @@
  * in-process, requests through app.request).
  *
  *   npx tsx test/bench/checks-bench.ts [--monitors 10000] [--nodes 100] [--rounds 7] [--batch 100]
- *       [--concurrency 8] [--steady-s 60] [--history-days 90] [--others 200]
+ *       [--concurrency 8] [--steady-s 60] [--history-days 90] [--others 200] [--pack-series 100]
+ *       [--pack-spread-ms 30]
  *       [--phases ingest,ceiling,decide,bytes,steady,queries]
  *
  * Prints JSON figures:
@@ -22,12 +23,19 @@
  * - steady_*: `monitors` monitors x 3 nodes at 60 s fed in real time for `steady-s` seconds (each
  *   round's results when it starts), verdict and periodic jobs running: CPU as above;
  * - bytes_*: on-disk bytes per stored ping check and per round, as written (after VACUUM) and
- *   compacted (VACUUM FULL), rollup bytes per row, and the projection for 200 ping monitors at
- *   60 s kept 90 days (the reference: Uptime Kuma users report about 6 GB for that);
- * - query_*: uptime and stats over `history-days` days of one monitor's history (raw checks for
- *   the last 30, rollups before), among `others` monitors' rollups: p50/p99 ms through the routes
- *   (goal p99 < 50 ms).
- * `--phases` runs only the named parts (ceiling, decide and bytes need ingest); figures of the others are left out.
+ *   compacted (VACUUM FULL); packed_*: a whole day of `pack-series` series' ping checks (one a
+ *   minute, each one's round trip drawn from 10 ms to 10 + `pack-spread-ms`) written raw, then packed by the pack job's own code (checks/pack.ts): bytes per check
+ *   raw and packed (heap, TOAST and index of check_blocks after VACUUM, over the checks they hold)
+ *   and the packing rate; rollup bytes per row (that day's, rolled up by the rollup job's
+ *   statement); and the projection for 200 ping monitors at 60 s kept 90 days, raw throughout
+ *   (as before packing) and raw for the rounds retention (8 days) then packed (the reference: Uptime
+ *   Kuma users report about 6 GB for that);
+ * - query_*: uptime and stats over `history-days` days of one monitor's history (checks for the
+ *   last 30, raw for 8 and packed before; rollups before), among `others` monitors' rollups, and
+ *   pages of its checks list (raw, and 17 days back among packed ones): p50/p99 ms through the
+ *   routes (goal p99 < 50 ms).
+ * `--phases` runs only the named parts (ceiling and decide need ingest, the projection needs
+ * ingest and bytes); figures of the others are left out.
  * `--explain` prints EXPLAIN (ANALYZE, BUFFERS) of every statement the uptime and stats reads send (stderr).
  */
 import { readFileSync } from 'node:fs';
@@ -44,13 +52,16 @@ import { monitorStats } from '../../control-plane/src/checks/stats.js';
 import { monitorUptime } from '../../control-plane/src/checks/uptime.js';
 import { pingResult, seedNodes, seedUser } from '../../control-plane/src/checks/test-support.js';
 import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
-import { bulkMonitors, monitorHistory, otherRollups, pastPartitions } from './lib/checks-data.js';
+import { bulkMonitors, monitorHistory, otherRollups, pastPartitions, pingDay } from './lib/checks-data.js';
+import { packHistory } from '../../control-plane/src/checks/pack.js';
+import { rollUpHour } from '../../control-plane/src/checks/jobs.db.js';
 import { quantile } from './lib/stats.js';
 
 const { values } = parseArgs({ options: {
   monitors: { type: 'string', default: '10000' }, nodes: { type: 'string', default: '100' }, rounds: { type: 'string', default: '7' },
   batch: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' }, 'steady-s': { type: 'string', default: '60' },
-  'history-days': { type: 'string', default: '90' }, others: { type: 'string', default: '200' },
+  'history-days': { type: 'string', default: '90' }, others: { type: 'string', default: '200' }, 'pack-series': { type: 'string', default: '100' },
+  'pack-spread-ms': { type: 'string', default: '30' },
   phases: { type: 'string', default: 'ingest,ceiling,decide,bytes,steady,queries' },
   explain: { type: 'boolean', default: false },
 } });
@@ -63,6 +74,8 @@ const CONCURRENCY = Number(values.concurrency);
 const STEADY_S = Number(values['steady-s']);
 const HISTORY_DAYS = Number(values['history-days']);
 const OTHERS = Number(values.others);
+const PACK_SERIES = Number(values['pack-series']);
+const PACK_SPREAD_MS = Number(values['pack-spread-ms']);
 
 const teardowns: Array<() => unknown> = [];
 const t = { teardown: (fn: () => unknown) => void teardowns.unshift(fn) };
@@ -257,12 +270,59 @@ try {
   };
   /**
    * On-disk GB for 200 ping monitors at 60 s kept 90 days on `nodes` nodes each (the reference's
-   * case, raw checks kept the 90 days as on the pro plan): raw checks for 90 days, rounds for
-   * their 8 days, hourly rollups for 90 days.
+   * case, raw checks kept the 90 days as on the pro plan): checks (raw for `raw_days` of them at
+   * `check` bytes, packed for the rest at `packed` bytes), rounds for their 8 days, hourly rollups
+   * for 90 days.
    */
-  const projection = (check: number, round: number, rollup: { series: number; monitor: number }, nodes: number) =>
-    (200 * 1440 * (90 * nodes * check + 8 * round) + 200 * 24 * 90 * (nodes * rollup.series + rollup.monitor)) / 1e9;
+  const projection = (check: number, packed: number, raw_days: number, round: number, rollup: { series: number; monitor: number }, nodes: number) =>
+    (200 * 1440 * (nodes * (raw_days * check + (90 - raw_days) * packed) + 8 * round) + 200 * 24 * 90 * (nodes * rollup.series + rollup.monitor)) / 1e9;
   const kuma_checks = 200 * 90 * 1440;
+
+  // Packed history: a whole day of ping checks, ten days ago (past the rounds retention), raw
+  // first, then packed by the pack job's code; its hours rolled up by the rollup job's statement.
+  // Bytes of the partitions holding blocks (each empty one made ahead is a fixed 16 kB).
+  if (PHASES.has('bytes')) {
+    const DAY = 86_400_000;
+    const day = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
+    await pastPartitions(sql, 11);
+    const pm = await bulkMonitors(sql, user_id, nodes, PACK_SERIES);
+    await sql`INSERT INTO check_series (monitor_id, node_id)
+      SELECT DISTINCT ON (monitor_id) monitor_id, node_id FROM monitor_placements WHERE monitor_id = ANY(${pm}::text[]) ORDER BY monitor_id, node_id`;
+    const checks = await pingDay(sql, pm, day, PACK_SPREAD_MS);
+    for (let h = day.getTime(); h < day.getTime() + DAY; h += 3_600_000) await rollUpHour(sql, new Date(h));
+    await sql`INSERT INTO round_rollups (monitor_id, hour, up_s, rounds_up)
+      SELECT m, h, 3600, 60 FROM unnest(${pm}::text[]) AS m CROSS JOIN generate_series(${day}::timestamptz, ${new Date(day.getTime() + DAY - 3_600_000)}::timestamptz, interval '1 hour') AS h`;
+    const part = `checks_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
+    await sql.unsafe(`VACUUM ANALYZE ${part}, check_rollups, round_rollups`);
+    const [raw] = await sql<{ bytes: number }[]>`SELECT pg_total_relation_size(${part}::regclass)::float8 AS bytes`;
+    const rollup_row = await rollupRowBytes();
+    log(`packing ${checks} checks of ${PACK_SERIES} series`);
+    const pack = await measured(() => packHistory(sql, { now: new Date(), rounds_days: 8, raw_days: 90, rolled_until: new Date(), budget_ms: 3_600_000 }));
+    if (pack.value.checks !== checks) throw new Error(`packed ${pack.value.checks} checks, ${checks} written`);
+    await sql`VACUUM ANALYZE check_blocks`;
+    const [b] = await sql<{ n: number; blocks: number; bytes: number; heap: number; toast: number; idx: number }[]>`
+      SELECT (SELECT sum(checks) FROM check_blocks)::float8 AS n, (SELECT count(*) FROM check_blocks)::float8 AS blocks,
+        sum(pg_total_relation_size(c.oid))::float8 AS bytes, sum(pg_relation_size(c.oid))::float8 AS heap,
+        sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0))::float8 AS toast, sum(pg_indexes_size(c.oid))::float8 AS idx
+      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'check_blocks'::regclass AND c.reltuples > 0`;
+    const packed = b!.bytes / b!.n;
+    log(`packed: ${round(packed)} bytes per check (raw ${round(raw!.bytes / checks)}), ${Math.round(checks / pack.wall_s)} checks/s`);
+    Object.assign(figures, {
+      packed_checks: checks, pack_spread_ms: PACK_SPREAD_MS, packed_raw_bytes_per_check: round(raw!.bytes / checks), packed_bytes_per_check: round(packed),
+      packed_heap_bytes_per_check: round(b!.heap / b!.n), packed_toast_bytes_per_check: round(b!.toast / b!.n), packed_index_bytes_per_check: round(b!.idx / b!.n),
+      packed_bytes_per_block: Math.round(b!.bytes / b!.blocks), pack_checks_per_s: Math.round(checks / pack.wall_s), pack_node_cpu_pct: pack.node_cpu_pct,
+      pack_pg_cpu_pct: pack.pg_cpu_pct, rollup_bytes_per_series_hour: Math.round(rollup_row.series), rollup_bytes_per_monitor_hour: Math.round(rollup_row.monitor),
+      ...(written && compact ? {
+        projection_200_monitors_90d_1_node_gb: round(projection(written.check, written.check, 90, written.round, rollup_row, 1), 2),
+        projection_200_monitors_90d_3_nodes_gb: round(projection(written.check, written.check, 90, written.round, rollup_row, 3), 2),
+        compacted_projection_200_monitors_90d_1_node_gb: round(projection(compact.check, compact.check, 90, compact.round, rollup_row, 1), 2),
+        compacted_projection_200_monitors_90d_3_nodes_gb: round(projection(compact.check, compact.check, 90, compact.round, rollup_row, 3), 2),
+        packed_projection_200_monitors_90d_1_node_gb: round(projection(written.check, packed, 8, written.round, rollup_row, 1), 2),
+        packed_projection_200_monitors_90d_3_nodes_gb: round(projection(written.check, packed, 8, written.round, rollup_row, 3), 2),
+        reference_uptime_kuma_gb: 6, reference_uptime_kuma_bytes_per_check: Math.round(6e9 / kuma_checks),
+      } : {}),
+    });
+  }
 
   // 3. Steady state: every monitor's round k's 3 results sent when round k starts, for STEADY_S seconds.
   if (PHASES.has('steady')) {
@@ -304,7 +364,9 @@ try {
     await monitorHistory(sql, target!, nodes.slice(0, 3), HISTORY_DAYS, log);
     await otherRollups(sql, user_id, nodes, OTHERS, HISTORY_DAYS);
     await dropExpiredPartitions(sql, { raw_days: 30, rounds_days: 8, rollup_days: 730 });
-    const rollup_row = await rollupRowBytes();
+    // Days past the rounds retention packed, as the pack job leaves them (checks/pack.ts).
+    const packed = await packHistory(sql, { now: new Date(), rounds_days: 8, raw_days: 30, rolled_until: (await rollupMarks(sql)).hours_until, budget_ms: 3_600_000 });
+    log(`history packed: ${packed.days} days, ${packed.checks} checks`);
     await sql`VACUUM ANALYZE`;
     log('history ready');
     // Each read is first made WARMUP times untimed: the first calls of a process open the pool's
@@ -328,6 +390,9 @@ try {
       stats_90d_daily_by_node: await time(`/stats?from=-${HISTORY_DAYS}d&bucket_s=86400&group_by=node`),
       stats_24h_5min_raw: await time('/stats?from=-24h&bucket_s=300'),
       checks_24h_page1: await time('/checks?from=-24h'),
+      // Across the raw/packed boundary: the first page (raw), and a page of packed checks 17 days back.
+      checks_30d_page1: await time('/checks?from=-30d'),
+      checks_30d_packed_page: await time('/checks?from=-30d&page=500&page_size=100'),
       state_changes: await time('/state-changes'),
       monitor_read: await time(''),
     };
@@ -371,14 +436,6 @@ try {
     }
     const u = await call(app, 'GET', `/v1/monitors/${target}/uptime?period=90d`, { token: owner.access_token });
     Object.assign(figures, {
-      rollup_bytes_per_series_hour: Math.round(rollup_row.series), rollup_bytes_per_monitor_hour: Math.round(rollup_row.monitor),
-      ...(written && compact ? {
-        projection_200_monitors_90d_1_node_gb: round(projection(written.check, written.round, rollup_row, 1), 2),
-        projection_200_monitors_90d_3_nodes_gb: round(projection(written.check, written.round, rollup_row, 3), 2),
-        compacted_projection_200_monitors_90d_1_node_gb: round(projection(compact.check, compact.round, rollup_row, 1), 2),
-        compacted_projection_200_monitors_90d_3_nodes_gb: round(projection(compact.check, compact.round, rollup_row, 3), 2),
-        reference_uptime_kuma_gb: 6, reference_uptime_kuma_bytes_per_check: Math.round(6e9 / kuma_checks),
-      } : {}),
       history_days: HISTORY_DAYS, others: OTHERS, uptime_90d: u.body.data, queries,
     });
   }

@@ -90,7 +90,9 @@ export async function makeArtifactJobDue(sql: SqlExecutor): Promise<void> {
 /**
  * Forget references that keep nothing alive: rounds older than `retention_before` (the plan's raw
  * check retention: their checks are gone), and rounds older than `unclaimed_before` (results are
- * no longer accepted for them) whose check was never stored.
+ * no longer accepted for them) whose check was never stored. A packed hour of the series
+ * (check_blocks: checks/pack.ts) counts as holding the check: the reference waits for the raw
+ * retention rather than have each block decoded here.
  * @returns how many references were deleted
  */
 export async function dropExpiredReferences(tx: SqlExecutor, retention_before: Date, unclaimed_before: Date): Promise<number> {
@@ -98,6 +100,9 @@ export async function dropExpiredReferences(tx: SqlExecutor, retention_before: D
   const unclaimed = await tx`
     DELETE FROM check_artifacts a WHERE a.scheduled_at < ${unclaimed_before}
       AND NOT EXISTS (SELECT 1 FROM check_series s JOIN checks c ON c.series_id = s.id AND c.scheduled_at = a.scheduled_at
+        WHERE s.monitor_id = a.monitor_id AND s.node_id = a.node_id)
+      AND NOT EXISTS (SELECT 1 FROM check_series s JOIN check_blocks b ON b.series_id = s.id
+        AND b.hour = date_bin('1 hour', a.scheduled_at, timestamptz '1970-01-01 00:00:00+00')
         WHERE s.monitor_id = a.monitor_id AND s.node_id = a.node_id)`;
   return expired.count + unclaimed.count;
 }

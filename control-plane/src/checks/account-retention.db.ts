@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
+import { lockBlocks } from './pack.db.js';
 
 /*
  * SQL of raw-check retention per account (account-retention.ts): which series have checks past
@@ -41,6 +42,19 @@ export async function seriesPastRetention(sql: SqlExecutor, p: {
 }
 
 /**
+ * Delete at most `limit` rows of `table` (raw checks, or packed blocks) of `cuts`, each series'
+ * read through the primary key (series_id, `at`) and deleted through it again.
+ */
+const deleteCut = (tx: SqlExecutor, table: 'checks' | 'check_blocks', at: 'scheduled_at' | 'hour', cuts: SeriesCutoff[], limit: number) => tx`
+  WITH t AS (SELECT * FROM unnest(${cuts.map((c) => c.series_id)}::int[], ${cuts.map((c) => c.from_at.toISOString())}::timestamptz[],
+               ${cuts.map((c) => c.before.toISOString())}::timestamptz[]) AS t(series_id, from_at, before)),
+  v AS (SELECT x.series_id, x.at FROM t CROSS JOIN LATERAL (
+          SELECT c.series_id, c.${tx(at)} AS at FROM ${tx(table)} c
+          WHERE c.series_id = t.series_id AND c.${tx(at)} >= t.from_at AND c.${tx(at)} < t.before LIMIT ${limit}) x
+        LIMIT ${limit})
+  DELETE FROM ${tx(table)} c USING v WHERE c.series_id = v.series_id AND c.${tx(at)} = v.at`;
+
+/**
  * Delete at most `limit` checks of `cuts` (each series' [from_at, before)) in one transaction of
  * its own: each series is read through the primary key (series_id, scheduled_at) of the partitions
  * its range covers, and each check found is deleted through the primary key of its partition.
@@ -52,14 +66,22 @@ export async function deleteSeriesChecks(sql: Sql, cuts: SeriesCutoff[], limit: 
   return sql.begin(async (tx) => {
     await tx`SET LOCAL enable_hashjoin = off`;
     await tx`SET LOCAL enable_mergejoin = off`;
-    const r = await tx`
-      WITH t AS (SELECT * FROM unnest(${cuts.map((c) => c.series_id)}::int[], ${cuts.map((c) => c.from_at.toISOString())}::timestamptz[],
-                   ${cuts.map((c) => c.before.toISOString())}::timestamptz[]) AS t(series_id, from_at, before)),
-      v AS (SELECT x.series_id, x.scheduled_at FROM t CROSS JOIN LATERAL (
-              SELECT c.series_id, c.scheduled_at FROM checks c
-              WHERE c.series_id = t.series_id AND c.scheduled_at >= t.from_at AND c.scheduled_at < t.before LIMIT ${limit}) x
-            LIMIT ${limit})
-      DELETE FROM checks c USING v WHERE c.series_id = v.series_id AND c.scheduled_at = v.scheduled_at`;
+    const r = await deleteCut(tx, 'checks', 'scheduled_at', cuts, limit);
+    return r.count;
+  }) as Promise<number>;
+}
+
+/**
+ * Delete at most `limit` packed blocks of `cuts` (each series' hours in [from_at, before): cutoffs
+ * are UTC day starts, so a block is wholly in or out) in one transaction of its own, serialised
+ * with packing (pack.db.ts lockBlocks): a day packed while its raw checks were being deleted has
+ * its blocks deleted here, after. Call it once the raw checks of `cuts` are gone.
+ * @returns how many were deleted (fewer than `limit`: none of `cuts` has any left)
+ */
+export async function deleteSeriesBlocks(sql: Sql, cuts: SeriesCutoff[], limit: number): Promise<number> {
+  return sql.begin(async (tx) => {
+    await lockBlocks(tx);
+    const r = await deleteCut(tx, 'check_blocks', 'hour', cuts, limit);
     return r.count;
   }) as Promise<number>;
 }

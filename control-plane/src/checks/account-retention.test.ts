@@ -22,6 +22,14 @@ import { seedMonitor, seedNodes, seedUser } from './test-support.js';
  */
 
 const DAY_MS = 86_400_000;
+/**
+ * Every job due but packing (pack.ts would pack these old days; this file checks raw checks row by
+ * row, pack.test.ts the packed ones).
+ */
+async function jobsDue(sql: SqlExecutor): Promise<void> {
+  await makeJobsDue(sql);
+  await sql`UPDATE check_jobs SET due_at = now() + interval '1 hour' WHERE name = 'pack'`;
+}
 const HOUR_MS = 3_600_000;
 const log = createLogger('silent');
 const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', plan: 'free' });
@@ -84,7 +92,7 @@ t.test('free keeps 30 days, pro 90, a team its owner\'s; rollups intact; a secon
   const deps = { sql, log, config, retention: accountRetention({ sql, config }) };
 
   // Two instances at once: one claims the job, the other skips it.
-  await makeJobsDue(sql);
+  await jobsDue(sql);
   const [a, b] = await Promise.all([runDueJobs(deps, now), runDueJobs(deps, now)]);
   const ran = [a, b].filter((r) => r.retention !== undefined);
   t.equal(ran.length, 1, 'the retention job ran on one instance only');
@@ -105,7 +113,7 @@ t.test('free keeps 30 days, pro 90, a team its owner\'s; rollups intact; a secon
   const refs = await sql<{ monitor_id: string }[]>`SELECT monitor_id FROM check_artifacts`;
   t.same(refs.map((r) => r.monitor_id).sort(), [monitors.pro.monitor_id, monitors.team.monitor_id].sort(), 'artifact references of kept checks stay');
 
-  await makeJobsDue(sql);
+  await jobsDue(sql);
   const again = (await runDueJobs(deps, now)).retention as { pruned_checks: number; dropped: string[] };
   t.equal(again.pruned_checks, 0, 'a second pass deletes nothing');
   t.equal(again.dropped.filter((p) => p.startsWith('checks_p')).length, 0);
@@ -115,7 +123,7 @@ t.test('free keeps 30 days, pro 90, a team its owner\'s; rollups intact; a secon
   // The pro subscription ends: its account falls back to the free plan, and its 45-day checks go
   // (the team's with them: its only owner is on free now). Partitions follow the longest plan left.
   await sql`UPDATE billing_subscriptions SET status = 'expired' WHERE user_id = ${pro}`;
-  await makeJobsDue(sql);
+  await jobsDue(sql);
   const downgraded = (await runDueJobs(deps, now)).retention as { pruned_checks: number; raw_days: number };
   t.equal(downgraded.raw_days, 30);
   t.same(await ageDays('pro'), [20, 20], 'after the downgrade: 30 days');
@@ -136,7 +144,7 @@ t.test('checks of hours not rolled up yet are kept', async (t) => {
             VALUES (${newId('billing_subscription')}, ${pro}, 'pro', 'active', 'manual', now() + interval '20 days')`;
   // The rollup job has not run yet (no watermark): nothing is deleted.
   const deps = { sql, log, config, retention: accountRetention({ sql, config }) };
-  await makeJobsDue(sql);
+  await jobsDue(sql);
   await sql`UPDATE check_jobs SET due_at = now() + interval '1 hour' WHERE name <> 'retention'`;
   const did = (await runDueJobs(deps, now)).retention as { pruned_checks: number };
   t.equal(did.pruned_checks, 0);

@@ -9,7 +9,8 @@ const bools = (xs: boolean[]) => xs.map(String);
 /*
  * SQL of the verdict job (0025_checks.sql): claim monitors with rounds to judge, lock their rounds
  * from the earliest changed one, write verdicts, state changes, rollup differences and the monitor
- * state. Every statement covers all monitors of a pass.
+ * state. Every statement covers all monitors of a pass. The checks they count are those of dirty
+ * rounds, which lie within the rounds retention: never packed (pack.ts packs only older days).
  */
 
 /** A monitor claimed for judging (row locked until the pass commits). */

@@ -18,6 +18,9 @@ import { monitorSeries } from './history.db.js';
 import { monitorStats } from './stats.js';
 import { expireRounds, httpResult, roundAt, seedMonitor } from './test-support.js';
 import { monitorUptime } from './uptime.js';
+import { packHistory } from './pack.js';
+import { checksPage } from './pack-reads.js';
+import { toCheckItem } from './stream.js';
 
 t.test('embedded PGlite (one connection): partitioned check history, verdicts, jobs and reads', async (t) => {
   const data_dir = await mkdtemp(join(tmpdir(), 'vantage-embedded-checks-'));
@@ -53,4 +56,17 @@ t.test('embedded PGlite (one connection): partitioned check history, verdicts, j
   t.match(u, { monitored_s: 300, degraded_s: 60, downtime_s: 0 });
   const s = await monitorStats(sql, await monitorSeries(sql, m.monitor_id), new Date(Date.now() - 3_600_000), new Date(), 300, 'node', { hours_until: null, days_from: null, days_until: null });
   t.match(s.overall, { checks: 10, failures: 1 });
+
+  // Packing (pack.ts) on the one connection: today's checks, as two days from now, read back the same.
+  const series = (await monitorSeries(sql, m.monitor_id)).map((r) => r.id);
+  const page = async () => {
+    const r = await checksPage(sql, series, new Date(Date.now() - 3_600_000), new Date(Date.now() + 60_000), 7, 2, new Date(Date.now() + 9e12));
+    return { total: r.total, items: r.rows.map((row) => toCheckItem(m.monitor_id, null, row)) };
+  };
+  const before = await page();
+  const later = new Date(Date.now() + 2 * 86_400_000 + 3_600_000);
+  const packed = await packHistory(sql, { now: later, rounds_days: 1, raw_days: 90, rolled_until: later, budget_ms: 60_000 });
+  t.match(packed, { checks: 10, done: true });
+  t.same(await page(), before, 'the same page from the blocks');
+  t.equal(before.total, 10);
 });

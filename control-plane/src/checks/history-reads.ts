@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import { artifactUrlHook } from '../artifacts/urls.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { listChecks, monitorSeries } from './history.db.js';
+import { monitorSeries } from './history.db.js';
+import { checksPage } from './pack-reads.js';
 import { checkRetention } from './retention.js';
 import { toCheckItem } from './stream.js';
 import { monitorUptime } from './uptime.js';
@@ -33,7 +34,8 @@ export function historyReads(deps: Pick<AppDeps, 'sql' | 'config'>) {
   return {
     retention,
     /**
-     * One page of monitor `id`'s raw checks, newest first, in [from (default -24 h), to (default now)).
+     * One page of monitor `id`'s checks, newest first, in [from (default -24 h), to (default now)):
+     * raw ones and, past the rounds retention, packed ones alike (pack-reads.ts).
      * @returns `{items[], total, page, page_size, has_more}` (shared-protocol checkListSchema)
      * @throws ApiError VALIDATION_FAILED for a bad range
      */
@@ -41,7 +43,8 @@ export function historyReads(deps: Pick<AppDeps, 'sql' | 'config'>) {
       const { from, to } = historyRange(q, now, now - DAY_MS);
       const series = await monitorSeries(deps.sql, id, q.node_id);
       const nodes = new Map(series.map((s) => [s.id, s.node_id]));
-      const { rows, total } = await listChecks(deps.sql, series.map((s) => s.id), from, to, q.page_size, (q.page - 1) * q.page_size);
+      const reach = new Date(now - retention.rounds_days * DAY_MS);
+      const { rows, total } = await checksPage(deps.sql, series.map((s) => s.id), from, to, q.page_size, (q.page - 1) * q.page_size, reach);
       const signUrls = await artifactUrlHook(deps);
       const items = rows.map((row) => signUrls(toCheckItem(id, nodes.get(row.series_id)!, row)));
       return { items, total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total };

@@ -54,6 +54,32 @@ export async function listChecks(sql: SqlExecutor, series: number[], from: Date,
   return { rows, total: count!.n };
 }
 
+/** The columns of a stored check as read back (CheckRow, stored_at aside). */
+const LISTED_COLUMNS = (sql: SqlExecutor) => sql`
+  series_id, scheduled_at, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z`;
+
+/**
+ * One statement (one snapshot): where packing stands (check_packing.packed_until: null while
+ * nothing is packed), how many raw checks `series` have scheduled in [from, to), and the page of
+ * them at `offset` (newest first; not read at all when the page lies past them). Raw checks all
+ * lie at or after packed_until (a day's raw partition is dropped in the transaction that moves
+ * it), so they come before every packed one.
+ */
+export async function rawChecksMarked(sql: SqlExecutor, series: number[], from: Date, to: Date, limit: number, offset: number): Promise<{
+  packed_until: Date | null; raw_n: number; rows: Array<Omit<CheckRow, 'stored_at'>>;
+}> {
+  const rows = await sql<Array<Omit<CheckRow, 'stored_at' | 'series_id'> & { series_id: number | null; packed_until: Date | null; raw_n: number }>>`
+    WITH n AS (SELECT count(*)::int AS raw_n FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to})
+    SELECT (SELECT packed_until FROM check_packing) AS packed_until, n.raw_n, c.* FROM n LEFT JOIN LATERAL (
+      SELECT ${LISTED_COLUMNS(sql)} FROM checks WHERE n.raw_n > ${offset} AND series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to}
+      ORDER BY scheduled_at DESC, series_id LIMIT ${limit} OFFSET ${offset}) c ON true`;
+  const first = rows[0]!;
+  return {
+    packed_until: first.packed_until, raw_n: first.raw_n,
+    rows: rows.filter((r) => r.series_id !== null).map(({ packed_until: _p, raw_n: _n, ...r }) => r as Omit<CheckRow, 'stored_at'>),
+  };
+}
+
 /**
  * Checks of `series` stored after `after` (a keyset position: stored_at in µs since the epoch,
  * series, round start in ms) and at least `settle_ms` ago (so no transaction still running can
@@ -148,8 +174,21 @@ export interface StatsPart {
   to: Date;
 }
 
-/** A stats cell as read: a raw cell's histogram as parallel arrays (`rt_hist` null), a rollup row's packed (`hist_idx`/`hist_n` null). */
-export type StatsCellRow = Omit<StatsCell, 'hist_idx' | 'hist_n'> & { hist_idx: number[] | null; hist_n: number[] | null; rt_hist: number[] | null };
+/**
+ * A stats cell as read: a raw cell's histogram as parallel arrays (`rt_hist` null), a rollup row's
+ * packed (`hist_idx`/`hist_n` null); or a block of packed checks (`data`, its `hour`; `b` null):
+ * the caller totals its checks (checks/pack-codec.ts).
+ */
+export type StatsCellRow = Omit<StatsCell, 'hist_idx' | 'hist_n' | 'b'> & {
+  b: number | null; hist_idx: number[] | null; hist_n: number[] | null; rt_hist: number[] | null; hour: Date | null; data: Uint8Array | null;
+};
+
+/**
+ * How far back raw checks are surely not packed, ms: days are packed once wholly older than the
+ * rounds retention, never less than a day (config/checks.ts). A raw part reaching further back
+ * reads the blocks too.
+ */
+const PACKED_REACH_MS = 86_400_000;
 
 /**
  * Every part of a stats read in ONE statement (UNION ALL: one round trip, not one per part).
@@ -157,30 +196,41 @@ export type StatsCellRow = Omit<StatsCell, 'hist_idx' | 'hist_n'> & { hist_idx: 
  * and series in SQL: one row per bucket and series, whatever the number of checks. Rollups
  * (`hour`: check_rollups; `day`: check_rollups_daily) are not totalled here: a long range reads a
  * few hundred rows (90 days of 3 series in day rows: 270), which the caller merges faster than
- * Postgres unnesting and re-aggregating their histograms (checks/histogram.ts packing).
+ * Postgres unnesting and re-aggregating their histograms (checks/histogram.ts packing). A raw part
+ * older than a day also returns the packed blocks it covers (before check_packing.packed_until;
+ * raw checks from it on): one statement, so a day being switched from raw to packed counts once.
  */
 export async function statsCells(sql: SqlExecutor, parts: StatsPart[], series: number[], bucket_s: number): Promise<StatsCellRow[]> {
   const live = parts.filter((p) => p.from.getTime() < p.to.getTime());
   if (series.length === 0 || live.length === 0) return [];
-  const selects = live.map((p) => {
+  const packed_until = sql`coalesce((SELECT packed_until FROM check_packing), '-infinity'::timestamptz)`;
+  const selects = live.flatMap((p) => {
     if (p.source === 'raw') {
-      return sql`(WITH c AS (
+      const reaches = p.from.getTime() < Date.now() - PACKED_REACH_MS;
+      const raw = sql`(WITH c AS (
           SELECT floor(extract(epoch FROM scheduled_at) / ${bucket_s})::float8 AS b, series_id, check_rt_bucket(response_ms) AS rb,
             count(*)::int AS n, count(*) FILTER (WHERE NOT success)::int AS f, count(response_ms)::int AS rn,
             min(response_ms) AS mn, max(response_ms) AS mx, coalesce(sum(response_ms::float8), 0) AS sm
           FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${p.from} AND scheduled_at < ${p.to}
+            ${reaches ? sql`AND scheduled_at >= ${packed_until}` : sql``}
           GROUP BY 1, 2, 3)
         SELECT b, series_id, sum(n)::int AS checks, sum(f)::int AS failures, sum(rn)::int AS rt_count, min(mn) AS rt_min_ms, max(mx) AS rt_max_ms,
           sum(sm)::float8 AS rt_sum_ms,
           coalesce(array_agg(rb ORDER BY rb) FILTER (WHERE rb IS NOT NULL AND rn > 0), '{}') AS hist_idx,
-          coalesce(array_agg(rn ORDER BY rb) FILTER (WHERE rb IS NOT NULL AND rn > 0), '{}') AS hist_n, NULL::int[] AS rt_hist
+          coalesce(array_agg(rn ORDER BY rb) FILTER (WHERE rb IS NOT NULL AND rn > 0), '{}') AS hist_n, NULL::int[] AS rt_hist,
+          NULL::timestamptz AS hour, NULL::bytea AS data
         FROM c GROUP BY b, series_id)`;
+      if (!reaches) return [raw];
+      return [raw, sql`(SELECT NULL::float8 AS b, series_id, checks, failures, NULL::int AS rt_count, NULL::real AS rt_min_ms, NULL::real AS rt_max_ms,
+          NULL::float8 AS rt_sum_ms, NULL::int[] AS hist_idx, NULL::int[] AS hist_n, NULL::int[] AS rt_hist, hour, data
+        FROM check_blocks WHERE series_id = ANY(${series}::int[]) AND hour > ${p.from}::timestamptz - interval '1 hour' AND hour < ${p.to}
+          AND hour < ${packed_until})`];
     }
     const table = sql(p.source === 'hour' ? 'check_rollups' : 'check_rollups_daily');
     const at = sql(p.source);
-    return sql`(SELECT floor(extract(epoch FROM ${at}) / ${bucket_s})::float8 AS b, series_id, checks, failures, rt_count, rt_min_ms, rt_max_ms,
-        rt_sum_ms, NULL::int[] AS hist_idx, NULL::int[] AS hist_n, rt_hist
-      FROM ${table} WHERE series_id = ANY(${series}::int[]) AND ${at} >= ${p.from} AND ${at} < ${p.to})`;
+    return [sql`(SELECT floor(extract(epoch FROM ${at}) / ${bucket_s})::float8 AS b, series_id, checks, failures, rt_count, rt_min_ms, rt_max_ms,
+        rt_sum_ms, NULL::int[] AS hist_idx, NULL::int[] AS hist_n, rt_hist, NULL::timestamptz AS hour, NULL::bytea AS data
+      FROM ${table} WHERE series_id = ANY(${series}::int[]) AND ${at} >= ${p.from} AND ${at} < ${p.to})`];
   });
   return sql<StatsCellRow[]>`${selects.reduce((a, b) => sql`${a} UNION ALL ${b}`)}`;
 }

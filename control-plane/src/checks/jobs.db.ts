@@ -6,7 +6,7 @@ import type { SqlExecutor } from '../contracts.js';
  */
 
 /** Names of the claimed jobs (rows of check_jobs). */
-export type CheckJobName = 'partitions' | 'rollup' | 'retention' | 'silent_rounds';
+export type CheckJobName = 'partitions' | 'rollup' | 'retention' | 'silent_rounds' | 'pack';
 
 /**
  * Claim job `name` if it is due: its row locked FOR UPDATE SKIP LOCKED (another instance running
@@ -38,7 +38,9 @@ export async function rolledUntil(sql: SqlExecutor): Promise<Date | null> {
 /**
  * Roll up the raw checks of `hour` (one per series: counts, failures, response-time count, min,
  * max, sum and packed histogram; check_rt_bucket is the histogram's bucket), replacing what was
- * there. Checks of series deleted meanwhile (their monitor is gone) are left out.
+ * there. Checks of series deleted meanwhile (their monitor is gone) are left out. The hours it
+ * rolls are never packed: packing waits for the rollup watermark, and a late check (which makes an
+ * hour dirty) is accepted only within the rounds retention, which packing never reaches (pack.ts).
  * @returns rows written
  */
 export async function rollUpHour(tx: SqlExecutor, hour: Date): Promise<number> {
@@ -112,7 +114,10 @@ export async function takeDirtyHours(tx: SqlExecutor, before: Date, limit: numbe
   return rows.map((r) => r.hour).sort((a, b) => a.getTime() - b.getTime());
 }
 
-/** Start of the oldest daily partition of raw checks, or null (where a first rollup starts). */
+/**
+ * Start of the oldest daily partition of raw checks, or null (where a first rollup starts). Packed
+ * days (pack.ts) have no raw partition any more, but a rollup job that has run once never asks.
+ */
 export async function oldestCheckDay(sql: SqlExecutor): Promise<Date | null> {
   const [row] = await sql<{ name: string | null }[]>`
     SELECT min(c.relname) AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid

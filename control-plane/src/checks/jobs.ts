@@ -7,7 +7,8 @@ import { decidePass, type DecideOutcome } from './decide.js';
 import { sweepSilentRounds } from './decide-silent.js';
 import { dropOrphanRounds } from './decide.db.js';
 import type { CheckHooks } from './hooks.js';
-import { claimJob, finishJob, oldestCheckDay, pruneStateChanges, rollUpDay, rollUpHour, takeDirtyHours, type CheckJobName } from './jobs.db.js';
+import { claimJob, finishJob, oldestCheckDay, pruneStateChanges, rollUpDay, rollUpHour, rollupMarks, takeDirtyHours, type CheckJobName } from './jobs.db.js';
+import { packHistory } from './pack.js';
 import { dropExpiredPartitions, ensurePartitions } from './partitions.js';
 import { checkRetention } from './retention.js';
 import type { VerdictWake } from './verdict-wake.js';
@@ -25,6 +26,8 @@ const DECIDE_BATCH = 200;
  * hour its claim holds the job (due again at once when work is left), so no two instances overlap.
  */
 const ACCOUNT_PRUNE_BUDGET_MS = 10 * 60_000;
+/** Longest one pack run works, ms: within the hour its claim holds the job, as above. */
+const PACK_BUDGET_MS = 10 * 60_000;
 
 /**
  * `retention`: days each account keeps raw checks (billing/check-retention.ts); without it every
@@ -57,7 +60,10 @@ const floorDay = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS);
  *   keeps), the checks of accounts keeping fewer days deleted in batches, old state changes
  *   deleted (each monitor's latest kept), dirty rounds of deleted monitors forgotten (hourly);
  * - silent_rounds: an empty round for each round whose deadline passed with no report, judged
- *   `no_data` by the verdict job (decide-silent.ts; every run of the jobs loop, on the database clock).
+ *   `no_data` by the verdict job (decide-silent.ts; every run of the jobs loop, on the database clock);
+ * - pack: days of raw checks older than the rounds retention (no result is accepted for them any
+ *   more) become blocks of an hour per series and their raw partitions are dropped (pack.ts; hourly,
+ *   due again at once while behind).
  */
 function jobs(deps: JobDeps & { sql: Sql }): Record<CheckJobName, JobRun> {
   const retention = checkRetention(deps.config);
@@ -103,7 +109,20 @@ function jobs(deps: JobDeps & { sql: Sql }): Record<CheckJobName, JobRun> {
       const r = await sweepSilentRounds(tx, after, deps.config.checks_round_grace_ms);
       return { state: { swept_until: r.swept_until.toISOString() }, again_ms: 0, did: { written: r.written } };
     },
+    pack: async (_tx, state, now) => ({ state, again_ms: HOUR_MS, did: undefined, after: () => pack(deps, now) }),
   };
+}
+
+/**
+ * The pack job's work after its claim (pack.ts): days older than the rounds retention and rolled
+ * up, within the raw retention (the longest any account keeps), within PACK_BUDGET_MS.
+ */
+async function pack(deps: JobDeps & { sql: Sql }, now: Date): Promise<{ did: unknown; more: boolean }> {
+  const retention = checkRetention(deps.config, deps.retention ? (await rawDaysInUse(deps.retention)).max_days : undefined);
+  const r = await packHistory(deps.sql, {
+    now, rounds_days: retention.rounds_days, raw_days: retention.raw_days, rolled_until: (await rollupMarks(deps.sql)).hours_until, budget_ms: PACK_BUDGET_MS,
+  });
+  return { did: { packed_days: r.days, packed_blocks: r.blocks, packed_checks: r.checks }, more: !r.done };
 }
 
 /**
@@ -117,7 +136,7 @@ async function expire(deps: JobDeps & { sql: Sql }, now: Date): Promise<{ did: u
   const retention = checkRetention(deps.config, days.max_days);
   const dropped = await dropExpiredPartitions(deps.sql, retention, now);
   const pruned = await pruneAccountChecks(deps.sql, days, { now, rounds_days: retention.rounds_days, budget_ms: ACCOUNT_PRUNE_BUDGET_MS });
-  return { did: { ...dropped, raw_days: days.max_days, pruned_checks: pruned.rows, pruned_series: pruned.series }, more: !pruned.done };
+  return { did: { ...dropped, raw_days: days.max_days, pruned_checks: pruned.rows, pruned_blocks: pruned.blocks, pruned_series: pruned.series }, more: !pruned.done };
 }
 
 /**

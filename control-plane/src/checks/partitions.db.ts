@@ -5,9 +5,13 @@ import type { SqlExecutor } from '../contracts.js';
  * only from dates formatted here (never from input), so the statements are safe to assemble.
  */
 
-/** Partitioned tables of the check history and how each is cut. */
+/**
+ * Partitioned tables of the check history and how each is cut; `storage`: options each partition
+ * is created with (check_blocks: blocks up to a page's size stay in line, never TOASTed).
+ */
 export const PARTITIONED = {
   checks: { key: 'scheduled_at', unit: 'day' },
+  check_blocks: { key: 'hour', unit: 'day', storage: 'toast_tuple_target = 8160' },
   check_rounds: { key: 'scheduled_at', unit: 'day' },
   check_rollups: { key: 'hour', unit: 'month' },
   check_rollups_daily: { key: 'day', unit: 'month' },
@@ -58,12 +62,15 @@ const iso = (d: Date) => d.toISOString();
  * Create partition `p` of `table` without blocking writers for long: a plain table shaped like
  * the parent gets the rows the DEFAULT partition holds for its range, then is attached (ATTACH
  * needs only a SHARE UPDATE EXCLUSIVE lock on the parent; the parent's indexes and foreign keys
- * are built or cloned on it). `storage` (e.g. `toast_tuple_target = 128`) is set on the new table.
+ * are built or cloned on it). `storage` (e.g. `toast_tuple_target = 128`; default the table's
+ * PARTITIONED storage) is set on the new table.
  * Call inside a transaction.
  */
 export async function createPartition(tx: SqlExecutor, table: PartitionedTable, p: Partition, storage?: string): Promise<void> {
   const key = PARTITIONED[table].key;
-  await tx.unsafe(`CREATE TABLE ${p.name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE INCLUDING COMPRESSION)${storage ? ` WITH (${storage})` : ''}`);
+  const spec = PARTITIONED[table] as { storage?: string };
+  const with_ = storage ?? spec.storage;
+  await tx.unsafe(`CREATE TABLE ${p.name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE INCLUDING COMPRESSION)${with_ ? ` WITH (${with_})` : ''}`);
   await tx.unsafe(`WITH moved AS (DELETE FROM ${table}_default WHERE ${key} >= '${iso(p.from)}' AND ${key} < '${iso(p.to)}' RETURNING *)
     INSERT INTO ${p.name} SELECT * FROM moved`);
   await tx.unsafe(`ALTER TABLE ${table} ATTACH PARTITION ${p.name} FOR VALUES FROM ('${iso(p.from)}') TO ('${iso(p.to)}')`);

@@ -19,8 +19,11 @@ const LOCK_TIMEOUT_MS = 5_000;
  * the locks of one table only, the job can wait for others but never while they wait for it.
  */
 
-/** Run `fn` in a transaction of its own, serialised with every instance's partition DDL, with a lock timeout. */
-async function ddl<T>(sql: Sql, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+/**
+ * Run `fn` in a transaction of its own, serialised with every instance's partition DDL, with a lock
+ * timeout (a lock not had within it fails the transaction: the caller retries on its next run).
+ */
+export async function partitionDdl<T>(sql: Sql, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(hashtext('vantage.check_partitions'))`;
     await tx.unsafe(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
@@ -55,7 +58,7 @@ export async function ensurePartitions(sql: Sql, now: Date = new Date()): Promis
     const have = new Set((await listPartitions(sql, table)).map((p) => p.name));
     for (const p of wantedAround(table, now)) {
       if (have.has(p.name)) continue;
-      const made = await ddl(sql, async (tx) => {
+      const made = await partitionDdl(sql, async (tx) => {
         if (await has(tx, table, p.name)) return false; // made by another instance meanwhile
         await createPartition(tx, table, p);
         return true;
@@ -67,8 +70,22 @@ export async function ensurePartitions(sql: Sql, now: Date = new Date()): Promis
 }
 
 /**
+ * Make sure the partition of `table` holding instant `at` exists (the pack job writes blocks of
+ * days long past: pack.ts), in a transaction of its own. @returns whether it was created now
+ */
+export async function ensurePartitionFor(sql: Sql, table: PartitionedTable, at: Date): Promise<boolean> {
+  const p = partitionFor(table, at);
+  if (await has(sql, table, p.name)) return false;
+  return partitionDdl(sql, async (tx) => {
+    if (await has(tx, table, p.name)) return false;
+    await createPartition(tx, table, p);
+    return true;
+  });
+}
+
+/**
  * Drop what is past its retention at `now`: daily partitions of raw checks and of rounds that end
- * before `raw_days` and `rounds_days` ago, monthly rollup partitions that end before `rollup_days`
+ * before `raw_days` and `rounds_days` ago (packed checks: as raw checks), monthly rollup partitions that end before `rollup_days`
  * ago (whole partitions: a day or a month is kept until all of it is old enough), the same rows
  * from the DEFAULT partitions. Each partition is dropped in a transaction of its own (call it
  * outside any transaction).
@@ -78,11 +95,12 @@ export async function dropExpiredPartitions(sql: Sql, retention: CheckRetention,
   const dropped: string[] = [];
   let default_rows = 0;
   for (const table of Object.keys(PARTITIONED) as PartitionedTable[]) {
-    const days = table === 'checks' ? retention.raw_days : table === 'check_rounds' ? retention.rounds_days : retention.rollup_days;
+    // Packed checks (check_blocks) are the raw checks of older days: kept as long.
+    const days = table === 'checks' || table === 'check_blocks' ? retention.raw_days : table === 'check_rounds' ? retention.rounds_days : retention.rollup_days;
     const cutoff = new Date(now.getTime() - days * DAY_MS);
     for (const p of await listPartitions(sql, table)) {
       if (p.to.getTime() > cutoff.getTime()) continue;
-      const gone = await ddl(sql, async (tx) => {
+      const gone = await partitionDdl(sql, async (tx) => {
         if (!await has(tx, table, p.name)) return false; // dropped by another instance meanwhile
         await dropPartition(tx, table, p.name);
         return true;

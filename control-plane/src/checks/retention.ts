@@ -3,9 +3,10 @@ import type { PlanName } from '../config/plans.js';
 
 /**
  * Days raw checks are kept on each plan (docs/api/monitors.md "Checks", docs/api/billing.md "Plans and quotas"); rollups are kept longer.
- * self_hosted keeps 90: raw checks are the disk a deployment pays for (about 170 bytes each, three
- * a minute for a monitor on three nodes: 66 MB per monitor over 90 days), while uptime and
- * response-time history come from the rollups, kept 2 years whatever the plan.
+ * self_hosted keeps 90: checks are the disk a deployment pays for (about 170 bytes each for the
+ * rounds retention, then about 18 packed (pack.ts); three a minute for a monitor on three nodes:
+ * about 12 MB per monitor over 90 days), while uptime and response-time history come from the
+ * rollups, kept 2 years whatever the plan.
  */
 export const CHECK_RETENTION_DAYS: Record<PlanName, number> = { self_hosted: 90, free: 30, pro: 90, business: 365 };
 

@@ -1,8 +1,9 @@
 import { STATS_BUCKET_STEPS_S, type Stats, type StatsBucket, type StatsSummary } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
-import { addToHistogram, histogramQuantile, mergeHistogram, unpackHistogram, type Histogram } from './histogram.js';
+import { addToHistogram, bucketIndex, histogramQuantile, mergeHistogram, unpackHistogram, type Histogram } from './histogram.js';
 import { statsCells, type SeriesRow } from './history.db.js';
 import type { RollupMarks } from './jobs.db.js';
+import { decodeBlock } from './pack-codec.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -100,8 +101,8 @@ export function statsSources(from: Date, to: Date, bucket_s: number, marks: Roll
  * Response-time and failure statistics of a monitor's checks in [from, to) per time bucket
  * (docs/api/monitors.md "Stats"), overall and, with `group_by`, per node or per country.
  * Buckets are aligned to the epoch (a day bucket starts at 00:00 UTC). Rollups are read where
- * statsSources says (daily and hourly, up to the rollup job's `marks`), raw checks for the rest,
- * all in one statement (history.db.ts statsCells).
+ * statsSources says (daily and hourly, up to the rollup job's `marks`), raw checks for the rest
+ * (packed ones included: checks/pack.ts), all in one statement (history.db.ts statsCells).
  */
 export async function monitorStats(
   sql: SqlExecutor, series: SeriesRow[], from: Date, to: Date, bucket_s: number, group_by: 'node' | 'country' | undefined, marks: RollupMarks,
@@ -109,8 +110,21 @@ export async function monitorStats(
   const ids = series.map((s) => s.id);
   const grid: Grid = new Map();
   const sources = statsSources(from, to, bucket_s, marks);
+  const raw = sources.find((p) => p.source === 'raw');
   for (const c of await statsCells(sql, sources, ids, bucket_s)) {
-    const acc = cell(grid, c.series_id, c.b);
+    if (c.data !== null) {
+      // Packed checks of the raw part (history.db.ts statsCells), totalled here as SQL totals raw ones.
+      for (const k of decodeBlock(c.hour!, c.data, false)) {
+        const at = k.scheduled_at.getTime();
+        if (!raw || at < raw.from.getTime() || at >= raw.to.getTime()) continue;
+        const acc = cell(grid, c.series_id, Math.floor(at / 1000 / bucket_s));
+        const rt = k.response_ms;
+        acc.add(1, k.success ? 0 : 1, rt === null ? 0 : 1, rt ?? 0, rt, rt);
+        if (rt !== null) addToHistogram(acc.hist, bucketIndex(rt));
+      }
+      continue;
+    }
+    const acc = cell(grid, c.series_id, c.b!);
     acc.add(c.checks, c.failures, c.rt_count, c.rt_sum_ms, c.rt_min_ms, c.rt_max_ms);
     if (c.rt_hist) unpackHistogram(c.rt_hist, acc.hist);
     else c.hist_idx?.forEach((idx, i) => addToHistogram(acc.hist, idx, c.hist_n![i]!));

@@ -35,7 +35,7 @@ export function parseCursor(id: string | undefined): Cursor | null {
 }
 
 /** The API shape of a stored check (docs/api/monitors.md "Checks"). */
-export function toCheckItem(monitor_id: string, node_id: string | null, r: CheckRow): CheckItem {
+export function toCheckItem(monitor_id: string, node_id: string | null, r: Omit<CheckRow, 'stored_at'>): CheckItem {
   const started = r.scheduled_at.getTime() + r.start_offset_ms;
   return {
     monitor_id, node_id, scheduled_at: r.scheduled_at.toISOString(), started_at: new Date(started).toISOString(),

@@ -5,6 +5,7 @@ import type { KeptBody } from './heartbeat-checkin-body.js';
 import { keepCheckinBody, lockHeartbeatState, saveHeartbeatState } from './heartbeat.db.js';
 import { earliest, runDeadline, waitAfter } from './heartbeat-schedule.js';
 import { storeControlCheck } from './results.db.js';
+import { clearPackedBodies } from '../checks/pack-bodies.js';
 
 /** The variant of a check-in: the plain URL, `/start`, `/fail` or `/{exit_status}`. */
 export type CheckinKind = 'start' | 'success' | 'fail' | 'exit_status';
@@ -72,7 +73,10 @@ export async function recordCheckin(sql: Sql, m: MonitorRow, c: Checkin, now: Da
       output,
     });
     // Bodies are bounded per monitor (the newest HEARTBEAT_BODIES_KEPT); the check-ins themselves are all kept.
-    if (stored && output.body !== null) await keepCheckinBody(tx, m.id, now, HEARTBEAT_BODIES_KEPT);
+    if (stored && output.body !== null) {
+      const { dropped } = await keepCheckinBody(tx, m.id, now, HEARTBEAT_BODIES_KEPT);
+      await clearPackedBodies(tx, m.id, dropped, now);
+    }
     await saveHeartbeatState(tx, {
       ...state, revision: m.revision, anchor_at: now, ...waitAfter(config, now), last_checkin_at: now, run_started_at: null,
     });

@@ -51,23 +51,28 @@ export async function saveHeartbeatState(tx: SqlExecutor, row: HeartbeatStateRow
  * clear the body (`output.body` null) of the checks that leave the newest `kept_max` with one
  * (heartbeat_state.body_checks, 0040_heartbeat_bodies_kept.sql). The caller holds the row's lock
  * (lockHeartbeatState), so check-ins of one monitor take turns.
- * @returns how many older bodies were cleared (0 or 1 once the list is full)
+ * @returns how many older bodies were cleared among the raw checks (0 or 1 once the list is full),
+ *   and the instants of the checks that left the list (a packed one is cleared by the caller:
+ *   checks/pack-bodies.ts)
  */
-export async function keepCheckinBody(tx: SqlExecutor, monitor_id: string, at: Date, kept_max: number): Promise<number> {
-  const cleared = await tx`
+export async function keepCheckinBody(tx: SqlExecutor, monitor_id: string, at: Date, kept_max: number): Promise<{ cleared: number; dropped: Date[] }> {
+  const [row] = await tx<{ cleared: number; dropped: Date[] }[]>`
     WITH listed AS (
       SELECT body_checks || ${at}::timestamptz AS ats FROM heartbeat_state WHERE monitor_id = ${monitor_id}
     ), kept AS (
       UPDATE heartbeat_state h SET body_checks = l.ats[greatest(1, cardinality(l.ats) - ${kept_max} + 1):]
       FROM listed l WHERE h.monitor_id = ${monitor_id}
       RETURNING 1
+    ), cleared AS (
+      UPDATE checks c SET output = jsonb_set(c.output, '{body}', 'null'::jsonb)
+      FROM listed l, check_series s
+      WHERE s.monitor_id = ${monitor_id} AND s.node_id IS NULL AND c.series_id = s.id
+        AND c.scheduled_at = ANY (l.ats[1:cardinality(l.ats) - ${kept_max}]) AND c.output->>'body' IS NOT NULL
+      RETURNING 1
     )
-    UPDATE checks c SET output = jsonb_set(c.output, '{body}', 'null'::jsonb)
-    FROM listed l, check_series s
-    WHERE s.monitor_id = ${monitor_id} AND s.node_id IS NULL AND c.series_id = s.id
-      AND c.scheduled_at = ANY (l.ats[1:cardinality(l.ats) - ${kept_max}]) AND c.output->>'body' IS NOT NULL
-    RETURNING 1`;
-  return cleared.length;
+    SELECT (SELECT count(*) FROM cleared)::int AS cleared,
+      coalesce((SELECT l.ats[1:cardinality(l.ats) - ${kept_max}] FROM listed l), '{}') AS dropped`;
+  return { cleared: row?.cleared ?? 0, dropped: row?.dropped ?? [] };
 }
 
 /**

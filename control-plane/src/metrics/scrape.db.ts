@@ -27,7 +27,7 @@ export async function deliveryQueue(sql: Sql): Promise<DeliveryQueueRow> {
 }
 
 /**
- * Lag of the periodic jobs (every row of check_jobs: partitions, rollup, retention, silent_rounds;
+ * Lag of the periodic jobs (every row of check_jobs: partitions, rollup, retention, silent_rounds, pack;
  * artifact_jobs' retention as `artifacts_retention`) and of the placement queue's earliest entry
  * (`placement`, 0 when empty).
  */

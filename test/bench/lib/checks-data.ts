@@ -2,6 +2,9 @@ import { newId, roundPhaseMs } from '@vantage/shared-protocol';
 import type { Sql } from '../../../control-plane/src/db/sql.js';
 import { createPartition, partitionFor } from '../../../control-plane/src/checks/partitions.db.js';
 import { rollUpDay, rollUpHour } from '../../../control-plane/src/checks/jobs.db.js';
+import { insertChecks } from '../../../control-plane/src/checks/ingest.db.js';
+import { encodeOutput } from '../../../control-plane/src/checks/output-codec.js';
+import { pingResult } from '../../../control-plane/src/checks/test-support.js';
 
 /*
  * Bulk data for the check-history benchmark, written with SQL (the ingest path is measured
@@ -140,4 +143,32 @@ async function dailyUptime(sql: Sql, ids: string[]): Promise<void> {
     SELECT date_trunc('day', hour, 'UTC'), monitor_id, sum(up_s), sum(degraded_s), sum(down_s), sum(maintenance_s), sum(rounds_up), sum(rounds_degraded),
       sum(rounds_down), sum(no_data_s), sum(rounds_no_data)
     FROM round_rollups WHERE monitor_id = ANY(${ids}::text[]) GROUP BY 1, 2`;
+}
+
+/**
+ * A whole UTC `day` of ping checks of every series of `monitor_ids` (interval 60 s), stored as
+ * ingest stores them (checks/ingest.db.ts insertChecks, the output compressed by output-codec.ts):
+ * the results the benchmark's ingest sends (pingResult, round trip drawn for each check from 10 ms
+ * to 10 + `spread_ms`), response time their rtt_avg_ms. The day's partition must exist.
+ * @returns checks written
+ */
+export async function pingDay(sql: Sql, monitor_ids: string[], day: Date, spread_ms = 30): Promise<number> {
+  const series = await sql<{ id: number; monitor_id: string }[]>`SELECT id, monitor_id FROM check_series WHERE monitor_id = ANY(${monitor_ids}::text[]) ORDER BY id`;
+  let n = 0;
+  for (const s of series) {
+    const phase = roundPhaseMs(s.monitor_id, 60) % 60_000;
+    const rows = Array.from({ length: 1440 }, (_, k) => {
+      const at = new Date(day.getTime() + phase + k * 60_000).toISOString();
+      const r = pingResult(s.monitor_id, at, 10 + Math.random() * spread_ms);
+      const started = Date.parse(r.started_at);
+      return {
+        series_id: s.id, scheduled_at: at, start_offset_ms: started - Date.parse(at), duration_ms: Date.parse(r.finished_at) - started,
+        response_ms: (r.output as { rtt_avg_ms: number }).rtt_avg_ms, success: true, error_class: null, error: null, assertions: '[]', output: null,
+        output_z: `\\x${encodeOutput(r.output).toString('hex')}`,
+      };
+    });
+    await insertChecks(sql, rows);
+    n += rows.length;
+  }
+  return n;
 }

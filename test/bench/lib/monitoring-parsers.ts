@@ -28,7 +28,7 @@ function collect(rows: Array<[boolean, () => Figure]>, what: string): Figure[] {
   return figures;
 }
 
-/** checks-bench.ts: ingest rate, bytes per stored check, uptime and stats query latency (its JSON). */
+/** checks-bench.ts: ingest rate, bytes per stored and per packed check, disk, uptime and stats query latency (its JSON). */
 export function parseChecks(stdout: string): Parsed {
   const j = lastJson(stdout);
   const q = j.queries ?? {};
@@ -42,6 +42,8 @@ export function parseChecks(stdout: string): Parsed {
       [num(j.bytes_per_ping_check), () => fig('bytes per stored check (ping; heap + TOAST + indexes, after VACUUM) / per round', `${j.bytes_per_ping_check} / ${j.bytes_per_round} B`)],
       [num(j.compacted_bytes_per_ping_check), () => fig('bytes per stored check after VACUUM FULL / per round', `${j.compacted_bytes_per_ping_check} / ${j.compacted_bytes_per_round} B`)],
       [num(j.projection_200_monitors_90d_1_node_gb), () => fig(`disk for 200 ping monitors at 60 s kept 90 days, 1 / 3 nodes (Uptime Kuma users report about ${j.reference_uptime_kuma_gb} GB)`, `${j.projection_200_monitors_90d_1_node_gb} / ${j.projection_200_monitors_90d_3_nodes_gb} GB`)],
+      [num(j.packed_bytes_per_check), () => fig(`bytes per packed check (a day of ping checks past the rounds retention; the same checks raw: ${j.packed_raw_bytes_per_check} B)`, `${j.packed_bytes_per_check} B`, '≤ 15 B')],
+      [num(j.packed_projection_200_monitors_90d_1_node_gb), () => fig('the same disk, raw for the 8-day rounds retention then packed, 1 / 3 nodes', `${j.packed_projection_200_monitors_90d_1_node_gb} / ${j.packed_projection_200_monitors_90d_3_nodes_gb} GB`, '≤ 2 / 5 GB')],
       [has('uptime_90d'), () => fig(`uptime query, period 90d, over ${j.history_days ?? 90} days of one monitor's history beside other monitors' rollups (p50 / p99)`, pq('uptime_90d'), 'p99 < 50 ms')],
       [has('uptime_30d'), () => fig('uptime query, period 30d (p50 / p99)', pq('uptime_30d'), 'p99 < 50 ms')],
       [has('stats_90d_daily'), () => fig(`stats query, ${j.history_days ?? 90} days by day (p50 / p99)`, pq('stats_90d_daily'), 'p99 < 50 ms')],
