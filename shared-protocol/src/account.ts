@@ -135,6 +135,15 @@ export const profileSchema = z.object({
 export type Profile = z.infer<typeof profileSchema>;
 
 /**
+ * `GET /v1/account/administrator`: whether the caller is an administrator of the deployment
+ * (marked so in the database, or a verified address listed in VANTAGE_ADMIN_EMAILS), i.e. whether
+ * the `/v1/admin` routes answer it (docs/api/accounts.md "Administration").
+ * @example { "is_admin": false }
+ */
+export const accountAdministratorSchema = z.object({ is_admin: z.boolean() });
+export type AccountAdministrator = z.infer<typeof accountAdministratorSchema>;
+
+/**
  * `PATCH /v1/account/profile` body (docs/api/accounts.md, docs/api/conventions.md): every field optional, omitted =
  * unchanged, unknown fields rejected; display_name max 64 and bio max 500 code points, null or
  * blank clears; locale cn/en/tw; timezone an IANA name; theme system/light/dark.

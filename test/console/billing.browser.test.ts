@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import t from 'tap';
-import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
+import { callerAs, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
 import { check, DIST, ensureBuilt, loginInBrowser, openBrowser, SHOTS, skip } from './browser-kit.js';
 
 // The billing pages in Chromium against a real control plane on real Postgres with the manual
@@ -18,13 +18,8 @@ t.test('console in Chromium: billing', { skip }, async (t) => {
   const { app, url } = await testApp(t, { config: { console_dir: DIST, plan: 'free' } });
   const admin = await registerUser(app, 'root@example.test');
   const user = await registerUser(app, 'payer@example.test');
-  const as = (token: string) => async (method: string, path: string, body?: unknown) => {
-    const r = await call(app, method, path, { token, body });
-    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
-    return r.body.data;
-  };
-  const api = as(user.access_token);
-  const root = as(admin.access_token);
+  const api = callerAs(app, user.access_token);
+  const root = callerAs(app, admin.access_token);
   await api('POST', '/v1/status-pages', { slug: 'payer-status', title: 'Payer status' });
   await root('POST', '/v1/admin/entitlements', { user_id: user.user_id, kind: 'quota_override', attrs: { monitors: 5 } });
   await root('POST', '/v1/admin/entitlements', { user_id: user.user_id, kind: 'api_pack', balance: 100, order_ref: 'order-42' });

@@ -55,6 +55,11 @@ export async function openBrowser(t: Test): Promise<{ context: BrowserContext; p
 }
 
 
+/** Control-plane settings of a test that reads the e-mail it sends: the SMTP server at `smtp_url`, a delivery worker polling and retrying fast. */
+export function mailConfig(smtp_url: string) {
+  return { smtp_url, smtp_from: 'Vantage <noreply@vantage.test>', delivery_poll_interval_ms: 50, delivery_retry_delays_ms: [50, 50, 50] };
+}
+
 /** Log in through the console's form; resolves on the monitor list. */
 export async function loginInBrowser(page: Page, origin: string, email: string, password: string): Promise<void> {
   await page.goto(`${origin}/login`);

@@ -1,10 +1,10 @@
 import t from 'tap';
 import {
-  agentObsMonitorSchema, createAgentObsMonitorSchema, createMcpTokenRequestSchema, mcpTokenSchema, patchAgentObsMonitorSchema, updateMcpTokenRequestSchema,
+  agentObsConfigRequestSchema, agentObsConfigSchema, agentObsMonitorSchema, createAgentObsMonitorSchema, createMcpTokenRequestSchema, mcpTokenSchema, patchAgentObsMonitorSchema, updateMcpTokenRequestSchema,
   type AgentObsMonitor,
 } from '@vantage/shared-protocol';
 import { AGENT_OBS_KINDS } from '../../control-plane/console/src/api/vocabulary.js';
-import { createBody, EMPTY_VALUES, endpointConfigOf, FieldProblem, patchBody, valuesOf, type AgentObsValues } from '../../control-plane/console/src/pages/agent-obs-form/values.js';
+import { configBody, configChanged, createBody, EMPTY_VALUES, endpointConfigOf, FieldProblem, patchBody, valuesOf, type AgentObsValues } from '../../control-plane/console/src/pages/agent-obs-form/values.js';
 import { createTokenBody, EMPTY_TOKEN, tokenState, tokenValuesOf, updateTokenBody } from '../../control-plane/console/src/pages/mcp-tokens/token-values.js';
 
 // The agent-obs monitor form and the MCP token form turn their inputs into API bodies: what they
@@ -41,7 +41,7 @@ t.test('every kind the form offers makes a body the create and patch schemas acc
       endpoint_config: config, notification_channels: v.notification_channels, status: 'active', paused_at: null, total_cost_this_month_usd: 0,
       check_monitor_id: 'm_1', created_at: '2026-11-29T00:00:00Z', updated_at: '2026-11-29T00:00:00Z',
     });
-    const patch = patchBody(valuesOf(saved), saved);
+    const patch = patchBody(valuesOf(saved));
     t.ok(patchAgentObsMonitorSchema.safeParse(patch).success, `${type}: patch body passes`, { issues: patchAgentObsMonitorSchema.safeParse(patch).error?.issues });
     t.same(patch.endpoint_config, config, `${type}: the settings come back unchanged`);
     t.same(patch.failure_threshold, saved.failure_threshold, `${type}: the threshold, payload assertions kept`);
@@ -58,8 +58,50 @@ t.test('the minimal form: defaults left to the API; a cleared budget is sent as 
     budget_per_check_usd: null, budget_monthly_usd: 9, step_name: 'x', endpoint_config: {}, notification_channels: [], status: 'active', paused_at: null,
     total_cost_this_month_usd: 0, check_monitor_id: 'm_1', created_at: '2026-11-29T00:00:00Z', updated_at: '2026-11-29T00:00:00Z',
   });
-  const patch = patchBody({ ...valuesOf(saved), budget_monthly_usd: '', step_name: '' }, saved);
+  const patch = patchBody({ ...valuesOf(saved), budget_monthly_usd: '', step_name: '' });
   t.same([patch.budget_monthly_usd, patch.step_name], [null, null]);
+});
+
+t.test('payload assertions, template and token limit: what the API validates, a saved config round-trips', async (t) => {
+  const v = filled('llm');
+  const row = (o: Record<string, string>) => ({ type: '', op: '', value: '', path: '', header: '', ...o });
+  const withPayload: AgentObsValues = {
+    ...v, payload_template: '{"model": "{{model_name}}", "messages": [{"role": "user", "content": "ping"}]}', expected_tokens_max: '500',
+    payload_assertions: [row({ type: 'json_path', op: 'eq', path: '$.choices[0].message.content', value: 'pong' }), row({ type: 'status_code', op: 'in', value: '[200, 201]' })],
+  };
+  const body = createBody(withPayload);
+  t.ok(createAgentObsMonitorSchema.safeParse(body).success, 'create body with assertions passes', { issues: createAgentObsMonitorSchema.safeParse(body).error?.issues });
+  t.same(body.failure_threshold.payload_assertions, [
+    { type: 'json_path', op: 'eq', path: '$.choices[0].message.content', value: 'pong' }, { type: 'status_code', op: 'in', value: [200, 201] },
+  ], 'rows as assertions: JSON values parsed, text kept as text, empty fields left out');
+  const config = configBody(withPayload);
+  t.same(config, {
+    obs_type: 'llm_endpoint', endpoint_url: 'https://agent.example.com/api', check_interval_s: 30, latency_sla_ms: 1500, expected_tokens_max: 500, model_name: 'gpt-4o-mini',
+    payload_template: { model: '{{model_name}}', messages: [{ role: 'user', content: 'ping' }] },
+  });
+  t.ok(agentObsConfigRequestSchema.safeParse(config).success, 'config body passes');
+  t.ok(configChanged(config, null), 'a new monitor with a template needs the config call');
+  t.notOk(configChanged(configBody(v), null), 'a new monitor without one does not');
+  t.notOk(agentObsConfigRequestSchema.safeParse(configBody({ ...v, payload_template: '[1]' })).success, 'a template that is no object is the schema\'s refusal');
+  t.match((() => { try { configBody({ ...v, payload_template: '{' }); } catch (err) { return err; } return null; })(), { field: 'payload_template' }, 'a template that is not JSON is the field\'s fault');
+  t.notOk(createAgentObsMonitorSchema.safeParse(createBody({ ...v, payload_assertions: [row({ type: 'json_path', op: 'eq', value: '1' })] })).success, 'a json_path row without a path is refused by the schema');
+
+  // Saved (the monitor and its config as the API shows them), into the form and out again unchanged.
+  const saved = agentObsMonitorSchema.parse({
+    ...body, id: 'aom_1', owner_id: 'u_1', budget_per_check_usd: 0.01, budget_monthly_usd: 25, step_name: 'answer', endpoint_config: endpointConfigOf(v),
+    notification_channels: [], status: 'active', paused_at: null, total_cost_this_month_usd: 0, check_monitor_id: 'm_1', created_at: '2026-11-29T00:00:00Z', updated_at: '2026-11-29T00:00:00Z',
+  });
+  const savedConfig = agentObsConfigSchema.parse({ ...config, monitor_id: 'aom_1', model_name: 'gpt-4o', created_at: '2026-11-29T00:00:00Z', updated_at: '2026-11-29T00:00:00Z' });
+  const again = valuesOf(saved, savedConfig);
+  t.same(patchBody(again).failure_threshold, body.failure_threshold, 'the saved assertions are kept');
+  t.equal(again.model, 'gpt-4o', 'the Model field is the model checks use (the config\'s override)');
+  t.same(configBody(again), { ...config, model_name: 'gpt-4o' }, 'the config comes back, its model override kept');
+  t.equal(patchBody(again).endpoint_config?.model, 'gpt-4o', 'and the endpoint config follows it');
+  t.notOk(configChanged(configBody(again), savedConfig), 'untouched: no config call');
+  t.ok(configChanged(configBody({ ...again, expected_tokens_max: '' }), savedConfig), 'a cleared token limit is a change');
+  t.ok(configChanged(configBody({ ...again, model: 'gpt-5' }), savedConfig), 'so is another model (the override would win over the endpoint config)');
+  const tool = { ...filled('tool'), model_name: 'kept-model' };
+  t.equal(configBody(tool).model_name, 'kept-model', 'another kind keeps its saved model');
 });
 
 t.test('a body or expected answer that is not JSON is the field\'s fault', async (t) => {

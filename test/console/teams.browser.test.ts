@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import t from 'tap';
 import { startSmtpServer, type ReceivedMail } from '../../control-plane/src/email/test-support.js';
 import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
-import { check, DIST, ensureBuilt, loginInBrowser, openBrowser, SHOTS, skip } from './browser-kit.js';
+import { check, DIST, ensureBuilt, loginInBrowser, mailConfig, openBrowser, SHOTS, skip } from './browser-kit.js';
 
 // The teams and on-call pages and the team switcher in Chromium against a real control plane on
 // real Postgres, with its delivery worker and a real SMTP server on loopback: an owner creates a
@@ -18,10 +18,7 @@ t.test('console in Chromium: teams, invitations, on-call schedules, the team swi
   ensureBuilt();
   mkdirSync(SHOTS, { recursive: true });
   const smtp = await startSmtpServer(t);
-  const { app, sql, url } = await testApp(t, {
-    config: { console_dir: DIST, smtp_url: smtp.smtp_url, smtp_from: 'Vantage <noreply@vantage.test>', delivery_poll_interval_ms: 50, delivery_retry_delays_ms: [50, 50, 50] },
-    delivery: true,
-  });
+  const { app, sql, url } = await testApp(t, { config: { console_dir: DIST, ...mailConfig(smtp.smtp_url) }, delivery: true });
   const [owner, invitee] = await Promise.all([registerUser(app), registerUser(app)]);
   // Accepting an invitation takes a verified address (docs/api/teams.md "Invitations"); the verification link has its own tests.
   await sql`UPDATE users SET email_verified = true WHERE id IN ${sql([owner!.user_id, invitee!.user_id])}`;

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { maskPhone, okDataSchema, profilePatchSchema, profileSchema, secondFactorProofSchema, totpCodeRequestSchema, totpEnabledSchema, totpSetupSchema, type Profile } from '@vantage/shared-protocol';
+import { accountAdministratorSchema, maskPhone, okDataSchema, profilePatchSchema, profileSchema, secondFactorProofSchema, totpCodeRequestSchema, totpEnabledSchema, totpSetupSchema, type Profile } from '@vantage/shared-protocol';
 import type { ZodError } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -7,6 +7,7 @@ import { checkTotp, newTotpSecret } from './totp.js';
 import { issueRecoveryCodes, proveSecondFactor } from './recovery-codes.js';
 import { deleteRecoveryCodes } from './recovery-codes.db.js';
 import { changeUsername } from './username.js';
+import { isAdminUser } from './admin.db.js';
 import { disableTotp, enableTotp, findUserById, setTotpPending, updateProfile, type UserRow } from './accounts.db.js';
 import { AUTH_ERRORS, BEARER, jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
@@ -34,6 +35,10 @@ const patchProfile = createRoute({
   request: { body: jsonBody(profilePatchSchema) },
   responses: { 200: jsonOk(profileSchema, 'updated profile'), 400: jsonError('VALIDATION_FAILED (unknown field, length, username pattern), ACCOUNT_TIMEZONE_INVALID, ACCOUNT_LOCALE_UNSUPPORTED'), 409: jsonError('ACCOUNT_USERNAME_TAKEN'), ...AUTH_ERRORS },
 });
+const getAdministrator = createRoute({
+  method: 'get', path: '/administrator', tags: ['account'], summary: 'Whether the caller is an administrator of the deployment (the /v1/admin routes answer it)', security: BEARER, middleware: read,
+  responses: { 200: jsonOk(accountAdministratorSchema, '`{is_admin}`'), ...AUTH_ERRORS },
+});
 const setup2fa = createRoute({
   method: 'post', path: '/2fa/setup', tags: ['account'], summary: 'Start TOTP two-factor setup: returns the secret and otpauth URI', security: BEARER, middleware: write,
   responses: { 200: jsonOk(totpSetupSchema, 'secret to enter in an authenticator app'), 409: jsonError('CONFLICT: 2FA already enabled'), ...AUTH_ERRORS },
@@ -59,7 +64,7 @@ function profileHook(result: { success: boolean; error?: unknown; target?: strin
   throw err;
 }
 
-/** `/v1/account`: profile GET/PATCH and TOTP two-factor setup (docs/api/accounts.md, docs/api/conventions.md). */
+/** `/v1/account`: profile GET/PATCH, whether the caller is an administrator, and TOTP two-factor setup (docs/api/accounts.md, docs/api/conventions.md). */
 export function accountRouter(deps: AppDeps) {
   const r = createRouter();
 
@@ -70,6 +75,8 @@ export function accountRouter(deps: AppDeps) {
   }
 
   r.openapi(getProfile, async (c) => ok(c, toProfile(await currentUser(c.get('principal')!.user_id)), 200));
+
+  r.openapi(getAdministrator, async (c) => ok(c, { is_admin: await isAdminUser(deps.sql, c.get('principal')!.user_id, deps.config.admin_emails) }, 200));
 
   r.openapi(patchProfile, async (c) => {
     const { username, ...changes } = c.req.valid('json');

@@ -115,11 +115,18 @@ t.test('admin accounts: create, list, mark, disable; audit; others refused', asy
 
 t.test('a listed, verified address is an administrator too', async (t) => {
   const { app, sql } = await testApp(t, { config: { registration: 'open', admin_emails: ['boss@example.test'] } });
-  await registerUser(app);
+  const first = await registerUser(app);
   const boss = await registerUser(app, 'boss@example.test');
+  const plain = await registerUser(app, 'plain@example.test');
+  const administrator = async (token: string) => (await call(app, 'GET', '/v1/account/administrator', { token })).body.data;
+  t.same(await administrator(first.access_token), { is_admin: true }, 'the first account says it is one (marked)');
+  t.same(await administrator(plain.access_token), { is_admin: false }, 'a plain account says it is not');
   t.equal((await call(app, 'GET', '/v1/admin/accounts', { token: boss.access_token })).status, 403, 'unverified: not yet');
+  t.same(await administrator(boss.access_token), { is_admin: false }, 'and says so');
   await sql`UPDATE users SET email_verified = true WHERE id = ${boss.user_id}`;
+  t.same(await administrator(boss.access_token), { is_admin: true }, 'verified and listed: it says it is one');
   const list = await call(app, 'GET', '/v1/admin/accounts', { token: boss.access_token });
   t.equal(list.status, 200);
   t.match(list.body.data.accounts[1], { email: 'boss@example.test', is_admin: false, admin_email_listed: true });
+  t.equal((await call(app, 'GET', '/v1/account/administrator')).status, 401, 'anonymous: 401');
 });

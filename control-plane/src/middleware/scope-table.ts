@@ -83,6 +83,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   // The account itself, its keys and tokens.
   'POST /v1/auth/verify-email/resend': 'write',
   'GET /v1/account/profile': 'read',
+  'GET /v1/account/administrator': 'read',
   'PATCH /v1/account/profile': 'write',
   'POST /v1/account/phone': 'write',
   'POST /v1/account/phone/verify': 'write',

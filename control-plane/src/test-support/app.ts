@@ -147,6 +147,18 @@ export async function createApiKey(app: Requester, access_token: string, scopes?
 }
 
 /**
+ * A caller of `app` as `token`: `(method, path, body?)` resolves to the envelope's `data`.
+ * @throws Error naming the call, its status and body, for any status from 300 up
+ */
+export function callerAs(app: Requester, token: string) {
+  return async (method: string, path: string, body?: unknown): Promise<any> => {
+    const r = await call(app, method, path, { token, body });
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body.data;
+  };
+}
+
+/**
  * One JSON call through `app.request()`: `body` is JSON-encoded unless a string; `token` becomes
  * `Authorization: Bearer …`. @returns `{ status, body, headers }` with the parsed JSON body
  */

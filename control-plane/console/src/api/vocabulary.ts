@@ -1,7 +1,7 @@
 import type { ALERT_NOISE_KINDS, ALERT_NOISE_MATCHES } from '@vantage/shared-protocol';
 import type { DASHBOARD_LIMITS, DASHBOARD_TEMPLATES, DATA_SOURCE_METRICS, INCIDENT_IMPACTS, INCIDENT_STATUSES, LATENCY_STATS, POSTMORTEM_STATUSES, STATUS_PAGE_THEMES, WIDGET_METRICS, WIDGET_TYPES } from '@vantage/shared-protocol';
 import type { ALERT_EVENT_STATUSES, ALERT_GROUP_BY, MAINTENANCE_RECURRENCES, PASSKEY_NAME_MAX_CHARS, SUBSCRIBABLE_EVENTS } from '@vantage/shared-protocol';
-import type { AGENT_OBS_LLM_STYLES, AGENT_OBS_TYPES, BILLING_PLANS, MCP_TOKEN_TYPES, MCP_TOOL_CALL_STATUSES } from '@vantage/shared-protocol';
+import type { AGENT_OBS_LLM_STYLES, AGENT_OBS_TYPES, BILLING_PLANS, ENTITLEMENT_KINDS, MCP_TOKEN_TYPES, MCP_TOOL_CALL_STATUSES } from '@vantage/shared-protocol';
 import type { VERDICT_PAYMENT_METHODS, VERDICT_PRICES_CNY, VERDICT_TEMPLATES } from '@vantage/shared-protocol';
 import type { CERT_CHALLENGE_TYPES, CERT_REVOKE_REASONS, DNS_PROVIDERS } from '@vantage/shared-protocol';
 import type { ONCALL_CONTACT_METHODS, ONCALL_LIMITS, ONCALL_NOTIFICATION_RULES_MAX, ONCALL_SHIFT_UNITS, TEAM_INVITE_ROLES, TEAM_ROLE_NAMES } from '@vantage/shared-protocol';
@@ -103,6 +103,10 @@ true satisfies Same<(typeof MCP_CALL_STATUSES)[number], (typeof MCP_TOOL_CALL_ST
 /** Plans one subscribes to (docs/api/billing.md "Subscribing"). */
 export const PLANS_TO_BUY = ['pro', 'business'] as const;
 true satisfies Same<(typeof PLANS_TO_BUY)[number], (typeof BILLING_PLANS)[number]>;
+
+/** Entitlement kinds an administrator grants (docs/api/billing.md "Entitlements"). */
+export const ENTITLEMENT_KIND_LIST = ['quota_override', 'api_pack', 'report_pack'] as const;
+true satisfies Same<(typeof ENTITLEMENT_KIND_LIST)[number], (typeof ENTITLEMENT_KINDS)[number]>;
 
 /** Verdict report templates and payment methods (docs/api/verdicts.md "Templates and prices"). */
 export const VERDICT_TEMPLATE_LIST = ['uptime_sla', 'outage_window', 'dns_consistency'] as const;

@@ -25,6 +25,7 @@ const NAV: Array<{ href: string; label: MessageKey }> = [
   { href: '/verdicts', label: 'nav.verdicts' },
   { href: '/certificates', label: 'nav.certificates' },
   { href: '/verify', label: 'nav.verify' },
+  { href: '/signing-keys', label: 'nav.signing_keys' },
   { href: '/api-keys', label: 'nav.api_keys' },
   { href: '/profile', label: 'nav.profile' },
   { href: '/security', label: 'nav.security' },

@@ -10,12 +10,15 @@ import { lockedBy, ManagedBadge, ManagedNote } from '../../components/managed/Ma
 import { FormError } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
 import { ChannelForm } from './ChannelForm.js';
+import { MoveTeam } from '../../components/MoveTeam.js';
+import { Recipients } from './Recipients.js';
 import { useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Alert channels (/v1/alert-channels): the list with each channel's type and whether a send
- * reached it, a test send with its outcome, edit (PATCH), delete, and the form for a new one
- * (docs/api/alerting.md "Channels"); one applied from a file shows it and cannot be edited or deleted here
+ * reached it, a test send with its outcome, edit (PATCH) and, beside the edit form, its owner
+ * and a move into or out of a team (docs/api/teams.md "Moving a resource"), delete, an e-mail channel's recipients
+ * with an opt-in resend, and the form for a new one (docs/api/alerting.md "Channels"); one applied from a file shows it and cannot be edited or deleted here
  * (docs/api/as-code.md "Marks").
  */
 export default function ChannelsPage() {
@@ -66,12 +69,18 @@ export default function ChannelsPage() {
                 </tr>
               ))}</tbody>
             </table>
+            {d.items.some((c) => c.type === 'email') && <p class="hint">{t('recipients.intro')}</p>}
+            {d.items.filter((c) => c.type === 'email' && c.recipients?.length).map((c) => <Recipients key={c.id} channel={c} changed={channels.reload} />)}
           </>
         )}
       </Listed>
       {editing
         ? <ChannelForm key={editing.id} editing={editing} created={() => { setEditing(null); channels.reload(); }} cancel={() => setEditing(null)} />
         : <ChannelForm key="new" created={channels.reload} />}
+      {editing && <MoveTeam resource={editing} path={`/v1/alert-channels/${encodeURIComponent(editing.id)}`} moved={() => void action.run(async () => {
+        setEditing(await api<AlertChannel>('GET', `/v1/alert-channels/${encodeURIComponent(editing.id)}`));
+        channels.reload();
+      })} />}
     </section>
   );
 }

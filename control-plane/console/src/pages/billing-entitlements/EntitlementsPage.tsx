@@ -1,14 +1,9 @@
 import type { Entitlement } from '@vantage/shared-protocol';
 import { useApi } from '../../api/use-api.js';
 import { Listed } from '../../components/Listed.js';
-import { formatTime, t } from '../../i18n/i18n.js';
+import { t } from '../../i18n/i18n.js';
 import { BillingTabs } from '../billing/BillingTabs.js';
-
-/** What an entitlement gives, in words: a quota override's extra amounts, else its balance. */
-function grants(e: Entitlement): string {
-  if (e.kind !== 'quota_override') return t(`billing.balance.${e.kind}`, { n: e.balance });
-  return Object.entries(e.attrs).map(([quota, amount]) => `${quota} +${String(amount)}`).join(', ');
-}
+import { EntitlementsTable } from './EntitlementsTable.js';
 
 /**
  * Entitlements (GET /v1/entitlements, newest first): quota overrides, API call packs and report
@@ -23,24 +18,7 @@ export default function EntitlementsPage() {
       <BillingTabs here="/billing/entitlements" />
       <p class="hint">{t('billing.entitlements_intro')}</p>
       <Listed loaded={list} items={(d) => d} empty={t('billing.entitlements_empty')}>
-        {(d) => (
-          <table>
-            <thead><tr>
-              <th scope="col">{t('billing.kind')}</th><th scope="col">{t('billing.status')}</th><th scope="col">{t('billing.grants')}</th>
-              <th scope="col">{t('billing.source')}</th><th scope="col">{t('billing.granted_at')}</th><th scope="col">{t('billing.expires_at')}</th>
-            </tr></thead>
-            <tbody>{d.map((e) => (
-              <tr key={e.id}>
-                <td>{t(`billing.kind.${e.kind}`)}</td>
-                <td>{t(`billing.entitlement.${e.status}`)}</td>
-                <td>{grants(e)}</td>
-                <td>{e.source}{e.order_ref && <span class="muted"> ({e.order_ref})</span>}</td>
-                <td>{formatTime(e.granted_at)}</td>
-                <td>{e.expires_at ? formatTime(e.expires_at) : t('billing.no_expiry')}</td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
+        {(d) => <EntitlementsTable items={d} />}
       </Listed>
     </section>
   );

@@ -3,6 +3,7 @@ import { useApi } from '../../api/use-api.js';
 import { useMarks } from '../../api/use-marks.js';
 import { LatencyChart } from '../../components/LatencyChart.js';
 import { ManagedNote } from '../../components/managed/Managed.js';
+import { MoveTeam } from '../../components/MoveTeam.js';
 import { StateBadge } from '../../components/StateBadge.js';
 import { Empty, ErrorState, Loading } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
@@ -23,7 +24,7 @@ function UptimeCell({ base, period }: { base: string; period: (typeof PERIODS)[n
   );
 }
 
-/** One monitor: state and actions, uptime over 24 h/7 d/30 d/90 d, latency per node (uPlot), recent checks and state changes. */
+/** One monitor: state and actions, its owner (moved into or out of a team), uptime over 24 h/7 d/30 d/90 d, latency per node (uPlot), recent checks and state changes. */
 export default function MonitorDetailPage({ params }: { params: Record<string, string> }) {
   const base = `/v1/monitors/${encodeURIComponent(params.id!)}`;
   const monitor = useApi<Monitor>(base);
@@ -45,6 +46,7 @@ export default function MonitorDetailPage({ params }: { params: Record<string, s
       <ManagedNote mark={markOf(m.id)} />
       <MonitorActions monitor={m} mark={markOf(m.id)} changed={monitor.reload} />
       {m.type === 'heartbeat' && <HeartbeatPanel monitor={m} changed={monitor.reload} />}
+      <MoveTeam resource={m} path={base} moved={monitor.reload} />
       <h2>{t('detail.uptime')}</h2>
       <dl class="stats">{PERIODS.map((p) => <UptimeCell key={p} base={base} period={p} />)}</dl>
       <h2>{t('detail.latency')}</h2>
