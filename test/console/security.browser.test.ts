@@ -29,7 +29,8 @@ t.test('console in Chromium: passkeys, TOTP and recovery codes, QR-code login ap
   await page.getByRole('link', { name: 'Security', exact: true }).click();
   await page.getByRole('heading', { name: 'Security', exact: true }).waitFor({ timeout: 30_000 });
   await page.getByText('No passkeys yet.').waitFor({ timeout: 30_000 });
-  await page.getByText('No provider is linked.').waitFor({ timeout: 30_000 });
+  await page.getByText('No provider is linked yet.').waitFor({ timeout: 30_000 });
+  await page.getByText('This deployment has no sign-in providers set up.').waitFor({ timeout: 30_000 });
   await check(t, page, 'security');
 
   // A passkey: the server's options, the virtual authenticator's credential, the list.

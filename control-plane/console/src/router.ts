@@ -36,6 +36,7 @@ export const ROUTES: Route[] = [
   { path: '/webhooks', load: () => import('./pages/webhooks/WebhooksPage.js'), session: true },
   { path: '/webhooks/:id', load: () => import('./pages/webhook-deliveries/DeliveriesPage.js'), session: true },
   { path: '/security', load: () => import('./pages/security/SecurityPage.js'), session: true },
+  { path: '/security/link', load: () => import('./pages/security-link/LinkFinishPage.js'), session: true },
   { path: '/status-pages', load: () => import('./pages/status-pages/StatusPagesPage.js'), session: true },
   { path: '/status-pages/new', load: () => import('./pages/status-page-form/StatusPageFormPage.js'), session: true },
   { path: '/status-pages/:id', load: () => import('./pages/status-page-form/StatusPageFormPage.js'), session: true },

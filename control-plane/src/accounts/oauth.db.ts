@@ -31,13 +31,22 @@ export async function insertState(sql: Sql, s: { state_hash: string; provider: s
 }
 
 /**
- * Take a started flow once: the row is deleted whatever happens next, so a `state` never serves
- * twice. @returns the row (with `expired`), or null for an unknown or already used state
+ * Take a started flow once, when it is of `purpose` and (for a link) of `user_id`: the row is
+ * deleted whatever happens next, so a `state` never serves twice. A flow of another purpose or
+ * another account's link stays, so a wrong callback cannot use up the right one's state.
+ * @returns the row (with `expired`), or null for an unknown, used or other flow's state (tell them apart with {@link findState})
  */
-export async function takeState(sql: Sql, state_hash: string): Promise<StateRow | null> {
+export async function takeState(sql: Sql, state_hash: string, expect: { purpose: 'login' | 'link'; user_id: string | null }): Promise<StateRow | null> {
   const rows = await sql<StateRow[]>`
-    DELETE FROM oauth_states WHERE state_hash = ${state_hash}
+    DELETE FROM oauth_states
+    WHERE state_hash = ${state_hash} AND purpose = ${expect.purpose} AND user_id IS NOT DISTINCT FROM ${expect.user_id}
     RETURNING provider, purpose, user_id, code_verifier, nonce, expires_at < now() AS expired`;
+  return rows[0] ?? null;
+}
+
+/** The provider and purpose of a started flow, read without using it up; null for an unknown or used state. */
+export async function findState(sql: Sql, state_hash: string): Promise<{ provider: string; purpose: 'login' | 'link' } | null> {
+  const rows = await sql<{ provider: string; purpose: 'login' | 'link' }[]>`SELECT provider, purpose FROM oauth_states WHERE state_hash = ${state_hash}`;
   return rows[0] ?? null;
 }
 

@@ -183,23 +183,73 @@ t.test('linking while signed in; an identity of another account → 409 AUTH_OAU
   t.equal(taken.status, 409);
   t.equal(taken.body.error.code, 'AUTH_OAUTH_LINKED_OTHER_USER');
 
-  // A link flow's state completes nothing but that user's link.
+  // A link flow's state completes nothing but that user's link, and wrong callbacks leave it to that one.
   const aFlow = await signIn(app, 'corp', 'gina', a.access_token);
   const asLogin = await callback(app, 'corp', aFlow);
   t.equal(asLogin.status, 400);
   t.match(asLogin.body.error.details, { reason: 'other_purpose' });
-  const bFlow = await signIn(app, 'corp', 'gina', a.access_token);
-  const byOther = await call(app, 'POST', '/v1/account/identities/corp/callback', { token: b.access_token, body: bFlow });
+  const byOther = await call(app, 'POST', '/v1/account/identities/corp/callback', { token: b.access_token, body: aFlow });
   t.equal(byOther.status, 400, 'another account cannot complete a link flow');
+  t.match(byOther.body.error.details, { reason: 'other_purpose' });
+  const finished = await call(app, 'POST', '/v1/account/identities/corp/callback', { token: a.access_token, body: aFlow });
+  t.equal(finished.status, 200, 'the refusals did not use up the state: its own account completes it');
+  const twice = await call(app, 'POST', '/v1/account/identities/corp/callback', { token: a.access_token, body: aFlow });
+  t.equal(twice.status, 400, 'once');
+  t.match(twice.body.error.details, { reason: 'unknown_or_used' });
   const loginFlow = await signIn(app, 'corp', 'gina');
   const loginAsLink = await call(app, 'POST', '/v1/account/identities/corp/callback', { token: a.access_token, body: loginFlow });
   t.equal(loginAsLink.status, 400, 'a login state does not link');
+  t.equal((await callback(app, 'corp', loginFlow)).status, 200, 'nor is it used up by that refusal');
 
   const key = await createApiKey(app, a.access_token);
   t.equal((await call(app, 'POST', '/v1/account/identities/corp/start', { token: key.key })).status, 403, 'a key cannot start a link');
   t.equal((await sql`SELECT count(*)::int AS n FROM oauth_identities`)[0]!.n, 1);
   const login = await callback(app, 'corp', await signIn(app, 'corp', 'gina'));
   t.equal(login.body.data.user_id, a.user_id, 'the linked identity logs in to A');
+});
+
+t.test('the redirect URI hands a link flow to the console\'s finishing page, leaving its state to the signed-in POST', async (t) => {
+  const { app, sql } = await setup(t, { jo: { email: 'jo@elsewhere.test', email_verified: true } });
+  const a = await registerUser(app);
+  const b = await registerUser(app);
+  const flow = await signIn(app, 'corp', 'jo', a.access_token);
+  const landed = await call(app, 'GET', `/v1/auth/oauth/corp/callback?${new URLSearchParams(flow)}`);
+  t.equal(landed.status, 303, 'a redirect, not a sign-in');
+  t.match(Object.fromEntries(landed.headers), { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, 'kept from caches and Referer');
+  const location = new URL(landed.headers.get('location')!, PUBLIC_URL);
+  t.equal(location.origin, PUBLIC_URL, 'to this origin only');
+  t.equal(location.pathname, '/security/link', 'the console\'s page');
+  t.same([...location.searchParams], [['provider', 'corp']], 'the query names the provider alone');
+  const carried = new URLSearchParams(location.hash.slice(1));
+  t.same({ code: carried.get('code'), state: carried.get('state'), iss: carried.get('iss') }, { code: flow.code, state: flow.state, iss: flow.iss ?? null }, 'code, state and iss in the fragment');
+  t.equal((await sql`SELECT count(*)::int AS n FROM oauth_states`)[0]!.n, 1, 'the state is not used up');
+  t.equal((await sql`SELECT count(*)::int AS n FROM users`)[0]!.n, 2, 'no account made');
+
+  const body = { code: carried.get('code'), state: carried.get('state'), iss: carried.get('iss') };
+  const byOther = await call(app, 'POST', '/v1/account/identities/corp/callback', { token: b.access_token, body });
+  t.equal(byOther.status, 400, 'not by another account');
+  t.match(byOther.body.error, { code: 'AUTH_OAUTH_STATE_INVALID', details: { reason: 'other_purpose' } });
+  const linked = await call(app, 'POST', '/v1/account/identities/corp/callback', { token: a.access_token, body });
+  t.equal(linked.status, 201, JSON.stringify(linked.body));
+  t.match(linked.body.data, { provider: 'corp', subject: 'jo' });
+  const twice = await call(app, 'POST', '/v1/account/identities/corp/callback', { token: a.access_token, body });
+  t.equal(twice.status, 400, 'refused twice');
+  t.match(twice.body.error.details, { reason: 'unknown_or_used' });
+  const replayed = await call(app, 'GET', `/v1/auth/oauth/corp/callback?${new URLSearchParams(flow)}`);
+  t.equal(replayed.status, 400, 'a used state is no link flow any more: no redirect');
+  t.match(replayed.body.error.details, { reason: 'unknown_or_used' });
+
+  const refused = (await call(app, 'POST', '/v1/account/identities/corp/start', { token: a.access_token })).body.data.state;
+  const denied = await call(app, 'GET', `/v1/auth/oauth/corp/callback?${new URLSearchParams({ state: refused, error: 'access_denied' })}`);
+  t.equal(denied.status, 303, 'a provider refusal goes to the console too');
+  t.same(Object.fromEntries(new URLSearchParams(new URL(denied.headers.get('location')!, PUBLIC_URL).hash.slice(1))), { state: refused, error: 'access_denied' });
+
+  const elsewhere = await signIn(app, 'corp', 'jo', a.access_token);
+  const crossed = await call(app, 'GET', `/v1/auth/oauth/other/callback?${new URLSearchParams(elsewhere)}`);
+  t.equal(crossed.status, 400, 'another provider\'s redirect URI does not hand it on');
+  t.match(crossed.body.error.details, { reason: 'other_purpose' });
+  t.equal((await call(app, 'GET', `/v1/auth/oauth/nope/callback?${new URLSearchParams(elsewhere)}`)).status, 404, 'an unknown provider');
+  t.equal((await call(app, 'POST', '/v1/account/identities/corp/callback', { token: a.access_token, body: elsewhere })).status, 200, 'still usable by its own account');
 });
 
 t.test('unlinking: never the last way to log in; another user\'s identity is 404', async (t) => {

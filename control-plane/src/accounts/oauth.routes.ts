@@ -6,7 +6,7 @@ import type { AppEnv } from '../env.js';
 import { jsonBody, jsonError, jsonOk } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
-import { completeOAuthTwoFactor, loginWithOAuth, startOAuth, type OAuthLoginResult } from './oauth.js';
+import { completeOAuthTwoFactor, linkFlowLanding, LINK_FINISH_PATH, loginWithOAuth, startOAuth, type OAuthLoginResult } from './oauth.js';
 
 const providerParam = z.object({ provider: z.string().max(32).openapi({ param: { name: 'provider', in: 'path' }, example: 'github' }) });
 
@@ -39,9 +39,13 @@ const callbackPost = createRoute({
   responses: { ...CALLBACK_OK, ...CALLBACK_ERRORS },
 });
 const callbackGet = createRoute({
-  method: 'get', path: '/{provider}/callback', tags: ['auth'], summary: 'The redirect URI: complete a sign-in from the provider\'s redirect query',
+  method: 'get', path: '/{provider}/callback', tags: ['auth'], summary: 'The redirect URI: complete a sign-in from the provider\'s redirect query, or hand a link flow to the console',
   request: { params: providerParam, query: oauthCallbackQuerySchema },
-  responses: { ...CALLBACK_OK, ...CALLBACK_ERRORS },
+  responses: {
+    ...CALLBACK_OK,
+    303: { description: `the state is a link flow's: to the console's ${LINK_FINISH_PATH}?provider={provider}, with code, state, iss (or error) in the URL fragment; the state stays unused for POST /v1/account/identities/{provider}/callback` },
+    ...CALLBACK_ERRORS,
+  },
 });
 
 const twoFactor = createRoute({
@@ -65,7 +69,8 @@ function envelope(c: Context<AppEnv>, r: OAuthLoginResult) {
 /**
  * `/v1/auth/oauth`: single sign-on with the providers of VANTAGE_OIDC_PROVIDERS (docs/api/accounts.md
  * "Single sign-on (OIDC, GitHub)"): the public provider list, flow start, and the callback (POST
- * with a JSON body, or GET as the redirect URI itself) answering the token response of
+ * with a JSON body, or GET as the redirect URI itself, which sends a link flow's browser on to the
+ * console's finishing page) answering the token response of
  * `POST /v1/auth/login`, and the second step `POST /2fa` of an account with two-factor authentication.
  */
 export function oauthRouter(deps: AppDeps) {
@@ -83,6 +88,13 @@ export function oauthRouter(deps: AppDeps) {
   r.openapi(twoFactor, async (c) => c.json(envelope(c, await completeOAuthTwoFactor(deps, c.req.valid('json'))), 200));
 
   r.openapi(callbackGet, async (c) => {
+    const landing = await linkFlowLanding(deps, c.req.valid('param').provider, c.req.valid('query'));
+    if (landing) {
+      // The request carried the code and state in its query: kept from caches and from the next page's Referer.
+      c.header('Cache-Control', 'no-store');
+      c.header('Referrer-Policy', 'no-referrer');
+      return c.redirect(landing, 303);
+    }
     const res = await loginWithOAuth(deps, c.req.valid('param').provider, c.req.valid('query'));
     return res.created ? c.json(envelope(c, res), 201) : c.json(envelope(c, res), 200);
   });

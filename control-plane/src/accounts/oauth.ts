@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { findUserByEmail, findUserById } from './accounts.db.js';
 import { markEmailVerified } from './email-verification.db.js';
 import { sendVerificationEmail } from './email-verification.js';
-import { findIdentity, insertIdentity, insertLinkOffer, insertMfaToken, insertState, takeLinkOffer, takeMfaToken, takeState, touchIdentity, tryMfaToken, type IdentityRow } from './oauth.db.js';
+import { findIdentity, findState, insertIdentity, insertLinkOffer, insertMfaToken, insertState, takeLinkOffer, takeMfaToken, takeState, touchIdentity, tryMfaToken, type IdentityRow } from './oauth.db.js';
 import { finishFlow, providerById, startFlow, type ProviderProfile } from './oauth-providers.js';
 import { precheckRegistration, registerAccount } from './registration.js';
 import { hashSecret } from './secrets.js';
@@ -46,25 +46,49 @@ export async function startOAuth(deps: Deps, provider_id: string, user_id: strin
 const stateInvalid = (reason: string, message: string) => new ApiError('AUTH_OAUTH_STATE_INVALID', message, { reason });
 
 /**
- * Take the flow `state` names, once, and check it is this provider's, of this purpose (and this
- * user's for a link), and unexpired; then, unless the provider answered an error, finish it.
+ * Take the flow `state` names, once, when it is of this purpose (and this user's for a link: a
+ * flow of another purpose or account stays for its own callback), and check it is this
+ * provider's and unexpired; then, unless the provider answered an error, finish it.
  * @throws ApiError 400 AUTH_OAUTH_STATE_INVALID (`details.reason`: unknown_or_used, expired,
  *   other_provider, other_purpose, provider_refused, provider_answer_invalid), 503 UNAVAILABLE
  */
 async function completeFlow(deps: Deps, provider_id: string, cb: { code?: string | undefined; state: string; iss?: string | undefined; error?: string | undefined }, expect: { purpose: 'login' | 'link'; user_id: string | null }): Promise<ProviderProfile> {
   const p = providerById(deps, provider_id);
-  const row = await takeState(deps.sql, hashSecret(cb.state));
-  if (!row) throw stateInvalid('unknown_or_used', 'unknown or already used state; start again');
-  if (row.provider !== p.id) throw stateInvalid('other_provider', 'this state was issued for another provider; start again');
-  if (row.purpose !== expect.purpose || row.user_id !== expect.user_id) {
+  const state_hash = hashSecret(cb.state);
+  const row = await takeState(deps.sql, state_hash, expect);
+  if (!row) {
+    if (!(await findState(deps.sql, state_hash))) throw stateInvalid('unknown_or_used', 'unknown or already used state; start again');
     throw stateInvalid('other_purpose', expect.purpose === 'login'
       ? 'this state belongs to a link flow: complete it with POST /v1/account/identities/{provider}/callback'
       : 'this state belongs to another flow (a login, or another account\'s link); start again');
   }
+  if (row.provider !== p.id) throw stateInvalid('other_provider', 'this state was issued for another provider; start again');
   if (row.expired) throw stateInvalid('expired', 'this sign-in took too long; start again');
   if (cb.error !== undefined) throw new ApiError('AUTH_OAUTH_STATE_INVALID', `the provider refused the sign-in (${cb.error}); start again`, { reason: 'provider_refused', provider_error: cb.error });
   if (cb.code === undefined) throw stateInvalid('code_missing', 'the callback carries no code; start again');
   return finishFlow(deps, p, { code: cb.code, state: cb.state, iss: cb.iss, code_verifier: row.code_verifier, nonce: row.nonce });
+}
+
+/** The console's page that finishes a link flow (docs/console.md "Security"): a path of the console's own origin, never taken from the request. */
+export const LINK_FINISH_PATH = '/security/link';
+
+/**
+ * Where the redirect URI (`GET /v1/auth/oauth/{provider}/callback`) sends a browser that comes
+ * back with the `state` of a link flow with this provider (docs/api/accounts.md "Single sign-on
+ * (OIDC, GitHub)"): {@link LINK_FINISH_PATH} with `?provider=` and, in the fragment (which
+ * browsers never send to a server, so it reaches no log), the provider's `code`, `state` and
+ * `iss` or its `error`. The state is left unused: the signed-in console completes it with
+ * `POST /v1/account/identities/{provider}/callback`, bound to the account that started it.
+ * @returns that relative URL, or null when `state` is no link flow of this provider (then it is a login's callback)
+ * @throws ApiError 404 NOT_FOUND for an unknown provider
+ */
+export async function linkFlowLanding(deps: Pick<Deps, 'config' | 'sql'>, provider_id: string, cb: { code?: string | undefined; state: string; iss?: string | undefined; error?: string | undefined }): Promise<string | null> {
+  const p = providerById(deps, provider_id);
+  const flow = await findState(deps.sql, hashSecret(cb.state));
+  if (flow?.purpose !== 'link' || flow.provider !== p.id) return null;
+  const carried = new URLSearchParams({ state: cb.state });
+  for (const key of ['code', 'iss', 'error'] as const) if (cb[key] !== undefined) carried.set(key, cb[key]);
+  return `${LINK_FINISH_PATH}?${new URLSearchParams({ provider: p.id })}#${carried}`;
 }
 
 /** What a login callback ends in: a session for an existing or a new account. */

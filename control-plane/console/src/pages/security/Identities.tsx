@@ -1,23 +1,29 @@
-import type { OAuthIdentity } from '@vantage/shared-protocol';
+import type { OAuthIdentity, OAuthProvider } from '@vantage/shared-protocol';
 import { api } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
 import { useAction } from '../../api/use-action.js';
 import { Listed } from '../../components/Listed.js';
-import { FormError } from '../../components/states.js';
+import { ErrorState, FormError, Loading } from '../../components/states.js';
 import { formatTime, t } from '../../i18n/i18n.js';
+import { startLink } from './link-flow.js';
 
 /**
- * Sign-in providers linked to the account (GET /v1/account/identities) and unlink
- * (DELETE …/{id}; the API refuses to remove the last way to log in) (docs/api/accounts.md "Single sign-on").
+ * Sign-in providers linked to the account (GET /v1/account/identities), a "Link" button for each
+ * configured provider (GET /v1/auth/oauth/providers) not linked yet, which starts a link flow and
+ * goes to the provider (finished on /security/link), and unlink (DELETE …/{id}; the API refuses
+ * to remove the last way to log in) (docs/api/accounts.md "Single sign-on (OIDC, GitHub)").
  */
 export function Identities() {
   const identities = useApi<{ identities: OAuthIdentity[] }>('/v1/account/identities');
+  const providers = useApi<{ providers: OAuthProvider[] }>('/v1/auth/oauth/providers');
   const action = useAction();
   const unlink = (i: OAuthIdentity) => action.run(async () => {
     if (!confirm(t('identities.unlink_confirm', { name: i.provider_name ?? i.provider }))) return;
     await api('DELETE', `/v1/account/identities/${encodeURIComponent(i.id)}`);
     identities.reload();
   });
+  const linked = new Set(identities.data?.identities.map((i) => i.provider));
+  const linkable = providers.data?.providers.filter((p) => !linked.has(p.id)) ?? [];
   return (
     <>
       <h2>{t('identities.title')}</h2>
@@ -35,6 +41,14 @@ export function Identities() {
           </table>
         )}
       </Listed>
+      {providers.error ? <ErrorState error={providers.error} retry={providers.reload} />
+        : !providers.data || !identities.data ? (identities.data ? <Loading /> : null)
+        : providers.data.providers.length === 0 ? <p class="hint">{t('identities.none_configured')}</p>
+        : linkable.length > 0 && (
+          <div class="actions">{linkable.map((p) => (
+            <button key={p.id} type="button" onClick={() => void action.run(() => startLink(p.id))}>{t('identities.link', { name: p.name })}</button>
+          ))}</div>
+        )}
     </>
   );
 }
