@@ -103,6 +103,8 @@ export const webhookEndpointSchema = z.object({
   id: idSchema('webhook_endpoint'),
   /** The team it belongs to (it receives that team's events), or null: its creator's own (docs/api/teams.md). */
   team_id: z.string().nullable(),
+  /** Its creator's account id: the owner while `team_id` is null, and the only one who may move it back out of a team (docs/api/teams.md "Moving a resource"). */
+  user_id: z.string(),
   url: z.string(),
   description: z.string().nullable(),
   events: z.array(z.string()),

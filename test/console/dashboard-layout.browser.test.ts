@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import t from 'tap';
-import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
-import { check, DIST, ensureBuilt, loginInBrowser, openBrowser, SHOTS, skip } from './browser-kit.js';
+import { check, ensureBuilt, loginInBrowser, openBrowser, SHOTS, skip } from './browser-kit.js';
+import { twoWidgetBoard } from './dashboard-kit.js';
 
 // Moving and resizing dashboard widgets on the widget editor's grid, in Chromium against a real
 // control plane on real Postgres: by keyboard (arrow keys move, Shift and the arrow keys resize,
@@ -9,22 +9,10 @@ import { check, DIST, ensureBuilt, loginInBrowser, openBrowser, SHOTS, skip } fr
 // corner resizes, snapped to whole cells), the number fields following; saved with one versioned
 // PUT and read back through the API; a save against a version changed elsewhere refused (409).
 
-const TEXT = (markdown: string) => ({ markdown });
-
 t.test('console in Chromium: dashboard layout by keyboard and pointer', { skip }, async (t) => {
   ensureBuilt();
   mkdirSync(SHOTS, { recursive: true });
-  const { app, url } = await testApp(t, { config: { console_dir: DIST } });
-  const user = await registerUser(app);
-  const api = async (method: string, path: string, body?: unknown) => (await call(app, method, path, { token: user.access_token, ...(body ? { body } : {}) })).body;
-  const board = (await api('POST', '/v1/dashboards', { name: 'Layout board' })).data;
-  const set = (await api('PUT', `/v1/dashboards/${board.id}/widgets`, {
-    expected_version: board.version,
-    widgets: [
-      { type: 'text', title: 'Left', position: { x: 0, y: 0, w: 4, h: 2 }, options: TEXT('left') },
-      { type: 'text', title: 'Right', position: { x: 4, y: 0, w: 4, h: 2 }, options: TEXT('right') },
-    ],
-  })).data;
+  const { url, user, api, board, set } = await twoWidgetBoard(t, 'Layout board');
 
   const { page, problems } = await openBrowser(t);
   await loginInBrowser(page, url, user.email, user.password);

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import t from 'tap';
-import { call, callerAs, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
-import { check, DIST, ensureBuilt, LOOPBACK, loginInBrowser, openBrowser, SHOTS, skip } from './browser-kit.js';
+import { call } from '../../control-plane/src/test-support/app.js';
+import { check, ensureBuilt, loginInBrowser, openBrowser, SHOTS, skip } from './browser-kit.js';
+import { switchUser, threeTeams } from './team-kit.js';
 
 // Moving a monitor (and an alert channel, beside its edit form) into and out of teams from its page, in Chromium against a real control plane on
 // real Postgres. Its creator is owner of one team, member of another and viewer of a third (joined
@@ -16,25 +17,14 @@ t.setTimeout(300_000);
 t.test('console in Chromium: moving a monitor into and out of a team', { skip }, async (t) => {
   ensureBuilt();
   mkdirSync(SHOTS, { recursive: true });
-  const { app, sql, url } = await testApp(t, { config: { console_dir: DIST, probe_allow_cidrs: LOOPBACK } });
-  const [ada, bob] = await Promise.all([registerUser(app), registerUser(app)]);
-  await sql`UPDATE users SET email_verified = true WHERE id IN ${sql([ada!.user_id, bob!.user_id])}`;
-  const a = callerAs(app, ada!.access_token);
-  const b = callerAs(app, bob!.access_token);
-  const ops = await a('POST', '/v1/teams', { name: 'Ops' });
-  const lab = await b('POST', '/v1/teams', { name: 'Lab' });
-  const field = await b('POST', '/v1/teams', { name: 'Field' });
-  for (const [team, role] of [[lab, 'member'], [field, 'viewer']] as const) {
-    const invite = await b('POST', `/v1/teams/${team.id}/invites`, { email: ada!.email, role });
-    await a('POST', '/v1/teams/invites/accept', { token: invite.token });
-  }
-  const channel = await a('POST', '/v1/alert-channels', { name: 'Ada mail', type: 'email', config: { to: [ada!.email] } });
+  const { app, url, ada, bob, a, ops, lab, field } = await threeTeams(t);
+  const channel = await a('POST', '/v1/alert-channels', { name: 'Ada mail', type: 'email', config: { to: [ada.email] } });
   const monitor = await a('POST', '/v1/monitors', { name: 'shop', type: 'http', target: 'http://127.0.0.1:9/', interval_s: 300 });
   const teamOf = async () => (await a('GET', `/v1/monitors/${monitor.id}`)).team_id;
   const options = async () => page.getByLabel('Move to').locator('option').allTextContents();
 
   const { page, problems } = await openBrowser(t);
-  await loginInBrowser(page, url, ada!.email, ada!.password);
+  await loginInBrowser(page, url, ada.email, ada.password);
   await page.goto(`${url}/monitors/${monitor.id}`);
   await page.getByTestId('owner').getByText('Owned by: Personal (yours).').waitFor({ timeout: 30_000 });
   t.same(await options(), ['the team Ops', 'the team Lab'], 'the teams where the creator is member or above, not where it is a viewer');
@@ -71,9 +61,7 @@ t.test('console in Chromium: moving a monitor into and out of a team', { skip },
   await check(t, page, 'channel-owner');
 
   // Lab's owner, not the creator: no personal; moves it to Field, where the creator is a viewer.
-  await page.getByRole('button', { name: 'Log out' }).click();
-  await page.waitForURL('**/login', { timeout: 30_000 });
-  await loginInBrowser(page, url, bob!.email, bob!.password);
+  await switchUser(page, url, bob);
   await page.goto(`${url}/monitors/${monitor.id}`);
   await page.getByText('Only its creator may move it out of the team into personal resources.').waitFor({ timeout: 30_000 });
   t.same(await options(), ['the team Field'], 'only its own other team');
@@ -82,14 +70,12 @@ t.test('console in Chromium: moving a monitor into and out of a team', { skip },
   t.equal(await teamOf(), field.id, 'moved into Field by the team\'s owner');
 
   // The creator, a viewer in Field: the control is disabled, with the reason.
-  await page.getByRole('button', { name: 'Log out' }).click();
-  await page.waitForURL('**/login', { timeout: 30_000 });
-  await loginInBrowser(page, url, ada!.email, ada!.password);
+  await switchUser(page, url, ada);
   await page.goto(`${url}/monitors/${monitor.id}`);
   await page.getByText('Your role in Field (Viewer) cannot move it: it needs member or above.').waitFor({ timeout: 30_000 });
   t.ok(await page.getByRole('button', { name: 'Move', exact: true }).isDisabled(), 'no move for a viewer');
   t.ok(await page.getByLabel('Move to').isDisabled());
-  t.equal((await call(app, 'PATCH', `/v1/monitors/${monitor.id}`, { token: ada!.access_token, body: { team_id: ops.id } })).status, 403, 'as the API says');
+  t.equal((await call(app, 'PATCH', `/v1/monitors/${monitor.id}`, { token: ada.access_token, body: { team_id: ops.id } })).status, 403, 'as the API says');
   await page.getByLabel('Language').selectOption('cn');
   await page.getByText('所有者：团队 Field。').waitFor({ timeout: 30_000 });
   await check(t, page, 'monitor-owner-viewer-cn');

@@ -7,7 +7,7 @@ import type { EndpointRow } from './webhook-endpoints.db.js';
 export function toEndpoint(row: EndpointRow, now = Date.now()): WebhookEndpoint {
   const overlap = row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > now ? row.previous_secret_expires_at.toISOString() : null;
   return {
-    id: row.id, team_id: row.team_id, url: row.url, description: row.description, events: row.events, enabled: row.enabled,
+    id: row.id, team_id: row.team_id, user_id: row.user_id, url: row.url, description: row.description, events: row.events, enabled: row.enabled,
     disabled_reason: row.enabled ? null : row.disabled_reason ?? 'user',
     failing_since: row.failing_since?.toISOString() ?? null,
     previous_secret_expires_at: overlap,

@@ -31,6 +31,7 @@ t.test('creating a team endpoint: members and above may, a viewer gets 403, a no
   const byMember = await call(app, 'POST', '/v1/webhook-endpoints', { token: member.access_token, body });
   t.equal(byMember.status, 201, JSON.stringify(byMember.body));
   t.equal(byMember.body.data.endpoint.team_id, team_id, 'the endpoint is the team\'s');
+  t.equal(byMember.body.data.endpoint.user_id, member.user_id, 'the endpoint names its creator');
   const byViewer = await call(app, 'POST', '/v1/webhook-endpoints', { token: viewer.access_token, body });
   t.equal(byViewer.status, 403);
   t.match(byViewer.body.error, { code: 'FORBIDDEN', details: { team_id, role: 'viewer', required_role: 'member' } });
@@ -47,7 +48,9 @@ t.test('creating a team endpoint: members and above may, a viewer gets 403, a no
   const onlyTeam = await call(app, 'GET', `/v1/webhook-endpoints?team_id=${team_id}`, { token: member.access_token });
   t.same(onlyTeam.body.data.items.map((e: { id: string }) => e.id), [byMember.body.data.endpoint.id], '?team_id= filters to the team');
   t.equal((await call(app, 'GET', '/v1/webhook-endpoints', { token: owner.access_token })).body.data.total, 1, 'the owner sees the team\'s, not the member\'s personal one');
-  t.equal((await call(app, 'GET', '/v1/webhook-endpoints', { token: viewer.access_token })).body.data.total, 1, 'a viewer lists the team\'s');
+  const seen = await call(app, 'GET', '/v1/webhook-endpoints', { token: viewer.access_token });
+  t.equal(seen.body.data.total, 1, 'a viewer lists the team\'s');
+  t.equal(seen.body.data.items[0].user_id, member.user_id, 'and sees who created it');
   t.equal((await call(app, 'GET', '/v1/webhook-endpoints', { token: outsider.access_token })).body.data.total, 0, 'an outsider lists nothing');
   t.equal((await call(app, 'GET', `/v1/webhook-endpoints?team_id=${team_id}`, { token: outsider.access_token })).body.data.total, 0, 'a team filter of another team is empty, not an error');
 });

@@ -30,6 +30,7 @@ export const cnAlerting: Record<keyof typeof enAlerting, string> = {
   'noise.disable_named': '停用规则 {name}',
   'noise.delete_named': '删除规则 {name}',
   'policies.edit': '编辑',
+  'policies.move_hint': '其监控、通知渠道和升级级别的渠道必须属于新的所有者：请在此随移动一并选择。',
   'policies.edit_named': '编辑策略 {name}',
   'policies.edit_title': '编辑策略 {name}',
   'policies.save': '保存策略',

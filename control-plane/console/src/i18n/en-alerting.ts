@@ -31,6 +31,7 @@ export const enAlerting = {
   'noise.disable_named': 'Disable rule {name}',
   'noise.delete_named': 'Delete rule {name}',
   'policies.edit': 'Edit',
+  'policies.move_hint': 'Its monitor, its channels and its escalation levels’ channels must be the new owner’s: choose them here with the move.',
   'policies.edit_named': 'Edit policy {name}',
   'policies.edit_title': 'Edit policy {name}',
   'policies.save': 'Save policy',

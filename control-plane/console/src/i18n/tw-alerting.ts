@@ -30,6 +30,7 @@ export const twAlerting: Record<keyof typeof enAlerting, string> = {
   'noise.disable_named': '停用規則 {name}',
   'noise.delete_named': '刪除規則 {name}',
   'policies.edit': '編輯',
+  'policies.move_hint': '其監控、通知管道和升級層級的管道必須屬於新的擁有者：請在此隨移動一併選擇。',
   'policies.edit_named': '編輯策略 {name}',
   'policies.edit_title': '編輯策略 {name}',
   'policies.save': '儲存策略',

@@ -10,17 +10,20 @@ import { Field } from '../../components/Field.js';
 import { Listed } from '../../components/Listed.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
+import { useMoveFromList } from '../../components/MoveFromList.js';
 import { teamBody, useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Alert groups (/v1/alert-groups): alerts of monitors matched by name prefix, tag or type gathered
- * for `wait_seconds` into one message per channel; the list, delete, and a form for a new one
+ * for `wait_seconds` into one message per channel; the list, delete, its owner and a move into or
+ * out of a team (docs/api/teams.md "Moving a resource"), and a form for a new one
  * (docs/api/alerting.md "Alert groups").
  */
 export default function GroupsPage() {
   const team_id = useTeamScope();
   const groups = useApi<{ items: AlertGroup[] }>(withTeam('/v1/alert-groups', team_id));
   const action = useAction(groups.reload);
+  const move = useMoveFromList<AlertGroup>('/v1/alert-groups', groups.reload);
   const [name, setName] = useState('');
   const [group_by, setGroupBy] = useState<(typeof GROUP_BY)[number]>('tag');
   const [group_value, setValue] = useState('');
@@ -42,12 +45,16 @@ export default function GroupsPage() {
             <tbody>{d.items.map((g) => (
               <tr key={g.id}>
                 <td>{g.name}</td><td>{t(`groups.by.${g.group_by}`)}</td><td><code>{g.group_value}</code></td><td>{g.wait_seconds}</td>
-                <td><button type="button" class="danger" aria-label={t('groups.delete_named', { name: g.name })} onClick={() => void action.call('DELETE', `/v1/alert-groups/${encodeURIComponent(g.id)}`)}>{t('channels.delete')}</button></td>
+                <td class="actions">
+                  {move.button(g, g.name)}
+                  <button type="button" class="danger" aria-label={t('groups.delete_named', { name: g.name })} onClick={() => void action.call('DELETE', `/v1/alert-groups/${encodeURIComponent(g.id)}`)}>{t('channels.delete')}</button>
+                </td>
               </tr>
             ))}</tbody>
           </table>
         )}
       </Listed>
+      {move.panel}
       <h2>{t('groups.new')}</h2>
       <form onSubmit={submit} class="narrow">
         <Field id="grp-name" label={t('groups.name')}><input id="grp-name" required maxLength={200} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></Field>

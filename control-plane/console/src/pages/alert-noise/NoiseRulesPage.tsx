@@ -11,6 +11,7 @@ import { Listed } from '../../components/Listed.js';
 import { MonitorName, MonitorSelect } from '../../components/MonitorSelect.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
+import { useMoveFromList } from '../../components/MoveFromList.js';
 import { teamBody, useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /** A rule's kind-specific settings in words (`flap`: changes within a window; `duplicate`: the match; `min_duration`: seconds). */
@@ -23,12 +24,14 @@ function settings(r: AlertNoiseRule): string {
 /**
  * Noise rules (/v1/alert-noise-rules): hold back pages of flapping monitors, of monitors that
  * share a host or target, or of outages shorter than a minimum; the list with scope and settings,
- * enable, disable, delete, and a form for a new one (docs/api/alerting.md "Noise rules").
+ * enable, disable, delete, its owner and a move into or out of a team (docs/api/teams.md "Moving a
+ * resource"), and a form for a new one (docs/api/alerting.md "Noise rules").
  */
 export default function NoiseRulesPage() {
   const team_id = useTeamScope();
   const rules = useApi<{ items: AlertNoiseRule[] }>(withTeam('/v1/alert-noise-rules', team_id));
   const action = useAction(rules.reload);
+  const move = useMoveFromList<AlertNoiseRule>('/v1/alert-noise-rules', rules.reload);
   const [name, setName] = useState('');
   const [kind, setKind] = useState<(typeof NOISE_KINDS)[number]>('flap');
   const [monitor_id, setMonitor] = useState('');
@@ -71,6 +74,7 @@ export default function NoiseRulesPage() {
                 <td>{r.enabled ? t('profile.on') : t('profile.off')}</td>
                 <td class="actions">
                   <button type="button" aria-label={t(r.enabled ? 'noise.disable_named' : 'noise.enable_named', { name: r.name })} onClick={() => void action.call('PATCH', `/v1/alert-noise-rules/${encodeURIComponent(r.id)}`, { enabled: !r.enabled })}>{r.enabled ? t('policies.disable') : t('policies.enable')}</button>
+                  {move.button(r, r.name)}
                   <button type="button" class="danger" aria-label={t('noise.delete_named', { name: r.name })} onClick={() => void action.call('DELETE', `/v1/alert-noise-rules/${encodeURIComponent(r.id)}`)}>{t('channels.delete')}</button>
                 </td>
               </tr>
@@ -78,6 +82,7 @@ export default function NoiseRulesPage() {
           </table>
         )}
       </Listed>
+      {move.panel}
       <h2>{t('noise.new')}</h2>
       <form onSubmit={submit} class="narrow">
         <Field id="noise-name" label={t('noise.name')}><input id="noise-name" required maxLength={200} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></Field>

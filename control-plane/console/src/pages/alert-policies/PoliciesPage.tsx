@@ -11,11 +11,14 @@ import { MonitorName } from '../../components/MonitorSelect.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { PolicyForm } from './PolicyForm.js';
+import { PolicyMove } from './PolicyMove.js';
+import { useMoveFromList } from '../../components/MoveFromList.js';
 import { useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Alert policies (/v1/alert-policies): which monitor pages which channels, after what delay, and
- * the escalation levels after it; enable, disable, delete, and a form for a new one
+ * the escalation levels after it; enable, disable, delete, its owner and a move into or out of a
+ * team (docs/api/teams.md "Moving a resource"), and a form for a new one
  * (docs/api/alerting.md "Policies"); one applied from a file shows it and is read-only here
  * (docs/api/as-code.md "Marks").
  */
@@ -25,6 +28,7 @@ export default function PoliciesPage() {
   const action = useAction(policies.reload);
   const markOf = useMarks('alert_policy');
   const [editing, setEditing] = useState<AlertPolicy | null>(null);
+  const move = useMoveFromList<AlertPolicy>('/v1/alert-policies', policies.reload, (props) => <PolicyMove {...props} channels={channels.data?.items ?? []} />);
   const names = new Map(channels.data?.items.map((c) => [c.id, c.name]) ?? []);
   const channelNames = (ids: string[]) => ids.map((id) => names.get(id) ?? id).join(', ');
   const remove = (p: AlertPolicy) => action.run(async () => {
@@ -59,6 +63,7 @@ export default function PoliciesPage() {
                   <td>{p.enabled ? t('profile.on') : t('profile.off')}</td>
                   <td class="actions">
                     <button type="button" {...lockedBy(markOf(p.id))} aria-label={t('policies.edit_named', { name: p.name })} onClick={() => setEditing(p)}>{t('policies.edit')}</button>
+                    {move.button(p, p.name, lockedBy(markOf(p.id)))}
                     <button type="button" {...lockedBy(markOf(p.id))} aria-label={t(p.enabled ? 'policies.disable_named' : 'policies.enable_named', { name: p.name })} onClick={() => void action.call('PATCH', `/v1/alert-policies/${encodeURIComponent(p.id)}`, { enabled: !p.enabled })}>{p.enabled ? t('policies.disable') : t('policies.enable')}</button>
                     <button type="button" class="danger" {...lockedBy(markOf(p.id))} aria-label={t('policies.delete_named', { name: p.name })} onClick={() => void remove(p)}>{t('channels.delete')}</button>
                   </td>
@@ -68,6 +73,7 @@ export default function PoliciesPage() {
           </>
         )}
       </Listed>
+      {move.panel}
       {channels.data && (editing
         ? <PolicyForm key={editing.id} channels={channels.data.items} editing={editing} created={() => { setEditing(null); policies.reload(); }} cancel={() => setEditing(null)} />
         : <PolicyForm key="new" channels={channels.data.items} created={policies.reload} />)}

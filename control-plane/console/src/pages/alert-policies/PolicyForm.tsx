@@ -6,7 +6,7 @@ import { Field } from '../../components/Field.js';
 import { MonitorSelect } from '../../components/MonitorSelect.js';
 import { FormError } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
-import { LevelRows, levelsBody, type LevelRow } from './LevelRows.js';
+import { ChannelChecks, LevelRows, levelRowsOf, levelsBody, type LevelRow } from './LevelRows.js';
 import { keptTeam, teamBody } from '../../api/team-scope.js';
 
 /**
@@ -21,7 +21,7 @@ export function PolicyForm({ channels, created, editing, cancel }: { channels: A
   const [picked, setPicked] = useState<string[]>(editing?.channel_ids ?? []);
   const [delay_s, setDelay] = useState(String(editing?.delay_s ?? 0));
   const [recovery_n, setRecovery] = useState(String(editing?.recovery_n ?? 1));
-  const [levels, setLevelRows] = useState<LevelRow[]>(editing?.escalation_levels.map((l) => ({ after_seconds: String(l.after_seconds), channel_id: l.channel_ids[0] ?? '' })) ?? []);
+  const [levels, setLevelRows] = useState<LevelRow[]>(levelRowsOf(editing?.escalation_levels ?? []));
   const [levelsChanged, setLevelsChanged] = useState(false);
   const setLevels = (rows: LevelRow[]) => { setLevelRows(rows); setLevelsChanged(true); };
   const { busy, error, submit } = useSubmit(async () => {
@@ -34,20 +34,13 @@ export function PolicyForm({ channels, created, editing, cancel }: { channels: A
     }
     created();
   });
-  const toggle = (id: string, on: boolean) => setPicked(on ? [...picked, id] : picked.filter((p) => p !== id));
   return (
     <>
       <h2>{editing ? t('policies.edit_title', { name: editing.name }) : t('policies.new')}</h2>
       <form onSubmit={submit} class="narrow">
         <Field id="pol-name" label={t('policies.name')}><input id="pol-name" required maxLength={200} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></Field>
         <MonitorSelect id="pol-monitor" label={t('policies.monitor')} value={monitor_id} onChange={setMonitor} />
-        <fieldset>
-          <legend>{t('policies.channels')}</legend>
-          {channels.length === 0 && <p class="hint">{t('policies.no_channels')}</p>}
-          {channels.map((c) => (
-            <label class="check" key={c.id}><input type="checkbox" checked={picked.includes(c.id)} onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)} />{c.name}</label>
-          ))}
-        </fieldset>
+        <ChannelChecks channels={channels} picked={picked} onChange={setPicked} legend={t('policies.channels')} />
         <div class="inline">
           <Field id="pol-delay" label={t('policies.delay_s')}><input id="pol-delay" type="number" min={0} max={86400} value={delay_s} onInput={(e) => setDelay((e.target as HTMLInputElement).value)} /></Field>
           <Field id="pol-recovery" label={t('policies.recovery_n')}><input id="pol-recovery" type="number" min={1} max={10} value={recovery_n} onInput={(e) => setRecovery((e.target as HTMLInputElement).value)} /></Field>

@@ -14,11 +14,13 @@ import { TimeRange } from '../../components/TimeRange.js';
 import { FormError } from '../../components/states.js';
 import { fromLocalInput, toLocalInput } from '../../components/time.js';
 import { formatTime, t } from '../../i18n/i18n.js';
+import { useMoveFromList } from '../../components/MoveFromList.js';
 import { teamBody, useTeamScope, withTeam } from '../../api/team-scope.js';
 
 /**
  * Silences (/v1/alert-silences): pages of one monitor, or of all, held back between two times;
- * the list with each one's status, end now, delete, and a form for a new one
+ * the list with each one's status, end now, delete, its owner and a move into or out of a team
+ * (docs/api/teams.md "Moving a resource"), and a form for a new one
  * (docs/api/alerting.md "Silences"); one applied from a file shows it and is read-only here
  * (docs/api/as-code.md "Marks").
  */
@@ -27,6 +29,7 @@ export default function SilencesPage() {
   const silences = useApi<{ items: AlertSilence[] }>(withTeam('/v1/alert-silences', team_id));
   const action = useAction(silences.reload);
   const markOf = useMarks('alert_silence');
+  const move = useMoveFromList<AlertSilence>('/v1/alert-silences', silences.reload);
   const [monitor_id, setMonitor] = useState('');
   const [reason, setReason] = useState('');
   const [starts, setStarts] = useState(() => toLocalInput(new Date()));
@@ -58,6 +61,7 @@ export default function SilencesPage() {
                   <td><span class="badge">{t(`silences.status.${s.status}`)}</span></td>
                   <td class="actions">
                     {s.status === 'active' && <button type="button" {...lockedBy(markOf(s.id))} onClick={() => void action.call('PATCH', path(s), { ends_at: new Date().toISOString() })}>{t('silences.end_now')}</button>}
+                    {move.button(s, s.reason || formatTime(s.starts_at), lockedBy(markOf(s.id)))}
                     <button type="button" class="danger" {...lockedBy(markOf(s.id))} onClick={() => void action.call('DELETE', path(s))}>{t('channels.delete')}</button>
                   </td>
                 </tr>
@@ -66,6 +70,7 @@ export default function SilencesPage() {
           </>
         )}
       </Listed>
+      {move.panel}
       <h2>{t('silences.new')}</h2>
       <form onSubmit={submit} class="narrow">
         <MonitorSelect id="sil-monitor" label={t('policies.monitor')} value={monitor_id} onChange={setMonitor} anyLabel={t('silences.all_monitors')} />

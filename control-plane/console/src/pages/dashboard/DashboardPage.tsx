@@ -5,16 +5,16 @@ import { useAction } from '../../api/use-action.js';
 import { useMarks } from '../../api/use-marks.js';
 import { Link } from '../../components/Link.js';
 import { lockedBy, ManagedNote } from '../../components/managed/Managed.js';
-import { DashboardView } from '../../components/widgets/DashboardView.js';
 import { ErrorState, FormError, Loading } from '../../components/states.js';
 import { t } from '../../i18n/i18n.js';
 import { navigate } from '../../router.js';
+import { ArrangedView } from './ArrangedView.js';
 import { DashboardSettings } from './DashboardSettings.js';
 import { SharePanel } from './SharePanel.js';
 
 /**
  * One dashboard (GET /v1/dashboards/{id}): its widgets drawn from the widget-data call over a
- * chosen range, a link to edit the widget set, its name, description and sharing (PATCH with
+ * chosen range, moved and resized in place (ArrangedView), a link to edit the widget set, its name, description and sharing (PATCH with
  * `expected_version`), the share link and its rotation, delete (docs/api/dashboards.md). One
  * applied from a file is read-only here but for its share link (docs/api/as-code.md "Marks").
  */
@@ -42,7 +42,7 @@ export default function DashboardPage({ params }: { params: Record<string, strin
       </div>
       <ManagedNote mark={mark} />
       {d.description && <p class="wrap">{d.description}</p>}
-      <DashboardView base={base} layout={d.layout} widgets={d.widgets ?? []} empty={<>{t('dash.no_widgets')} <Link href={edit}>{t('dash.edit_widgets')}</Link></>} />
+      <ArrangedView dashboard={d} base={base} mark={mark} reload={dashboard.reload} empty={<>{t('dash.no_widgets')} <Link href={edit}>{t('dash.edit_widgets')}</Link></>} />
       <DashboardSettings key={d.version} dashboard={d} mark={mark} saved={dashboard.reload} />
       <SharePanel dashboard={d} rotated={dashboard.reload} />
       <h2>{t('dash.delete_heading')}</h2>

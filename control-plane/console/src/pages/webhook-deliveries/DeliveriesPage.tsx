@@ -4,6 +4,7 @@ import { api } from '../../api/client.js';
 import { useApi } from '../../api/use-api.js';
 import { useAction } from '../../api/use-action.js';
 import { Link } from '../../components/Link.js';
+import { MoveTeam } from '../../components/MoveTeam.js';
 import { Listed } from '../../components/Listed.js';
 import { Pager } from '../../components/Pager.js';
 import { ErrorState, FormError, Loading } from '../../components/states.js';
@@ -12,7 +13,8 @@ import { DeliveryRow } from './DeliveryRow.js';
 
 /**
  * One webhook endpoint and its deliveries (GET …/deliveries, newest first, 20 a page) with their
- * attempt logs; send a test ping, redeliver any delivery (docs/api/webhooks.md "Delivery, retries and the attempt log").
+ * attempt logs; send a test ping, redeliver any delivery; its owner and a move into or out of a
+ * team (docs/api/teams.md "Moving a resource") (docs/api/webhooks.md "Delivery, retries and the attempt log").
  */
 export default function DeliveriesPage({ params }: { params: Record<string, string> }) {
   const base = `/v1/webhook-endpoints/${encodeURIComponent(params.id!)}`;
@@ -50,6 +52,7 @@ export default function DeliveriesPage({ params }: { params: Record<string, stri
           </>
         )}
       </Listed>
+      <MoveTeam resource={endpoint.data} path={base} moved={endpoint.reload} />
     </section>
   );
 }
