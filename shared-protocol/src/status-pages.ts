@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema } from './ids.js';
 import { textString } from './parse.js';
+import { pageQuerySchema } from './envelope.js';
 
 /*
  * Status page wire shapes (docs/api/status-pages.md). A status page publishes the state and the
@@ -188,6 +189,37 @@ export const statusPageSubscriptionSchema = z.object({
   message: z.string(),
 });
 export type StatusPageSubscription = z.infer<typeof statusPageSubscriptionSchema>;
+
+/** States of a status page subscriber: pending (e-mail not confirmed yet), confirmed, unsubscribed. */
+export const STATUS_PAGE_SUBSCRIBER_STATES = ['pending', 'confirmed', 'unsubscribed'] as const;
+
+/**
+ * A subscriber of a status page as the page's owner sees it (`GET /v1/status-pages/{id}/subscribers`,
+ * docs/api/status-pages.md "Subscribers"): `address` is the e-mail address (lower case) or the
+ * webhook URL; a webhook's secret is never shown again. Times are ISO 8601 (UTC).
+ */
+export const statusPageSubscriberSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['email', 'webhook']),
+  address: z.string(),
+  state: z.enum(STATUS_PAGE_SUBSCRIBER_STATES),
+  created_at: z.string(),
+  confirmed_at: z.string().nullable(),
+});
+export type StatusPageSubscriber = z.infer<typeof statusPageSubscriberSchema>;
+
+/** Query of the owner's subscriber list: `state` filters; `page` / `page_size` as docs/api/conventions.md. */
+export const statusPageSubscriberQuerySchema = pageQuerySchema.extend({ state: z.enum(STATUS_PAGE_SUBSCRIBER_STATES).optional() });
+
+/** A page of a status page's subscribers, newest first: `{items[], total, page, page_size, has_more}`. */
+export const statusPageSubscriberListSchema = z.object({
+  items: z.array(statusPageSubscriberSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+  has_more: z.boolean(),
+});
+export type StatusPageSubscriberList = z.infer<typeof statusPageSubscriberListSchema>;
 
 /**
  * The payload of a subscriber webhook (docs/api/status-pages.md "Subscribers"): `type`

@@ -306,6 +306,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, OperationScope>> = {
   // Status pages and incidents.
   ...crud('/v1/status-pages', 'status:read', 'status:write'),
   'POST /v1/status-pages/{id}/domain-check': 'status:read',
+  'GET /v1/status-pages/{id}/subscribers': 'status:read',
+  'DELETE /v1/status-pages/{id}/subscribers/{subscriber_id}': 'status:write',
   ...crud('/v1/incidents', 'status:read', 'status:write'),
   'POST /v1/incidents/{id}/updates': 'status:write',
   'GET /v1/incidents/{id}/postmortem': 'status:read',

@@ -9,6 +9,8 @@
 /** Routes the rules below would name badly: `METHOD /path` → operationId. */
 const OVERRIDES: Record<string, string> = {
   'POST /v1/status-pages/{id}/domain-check': 'checkStatusPageDomain',
+  'GET /v1/status-pages/{id}/subscribers': 'listStatusPageSubscribers',
+  'DELETE /v1/status-pages/{id}/subscribers/{subscriber_id}': 'removeStatusPageSubscriber',
   'POST /v1/incidents/{id}/updates': 'createIncidentUpdate',
   'GET /status/{slug}': 'getStatusPageHtml',
   'POST /status/{slug}': 'unlockStatusPage',

@@ -2,7 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import {
   hostNameFault, isId, statusPageCreateSchema, statusPageDomainCheckSchema, statusPagePatchSchema, statusPageSchema,
-  type StatusPage, type StatusPageComponentInput,
+  statusPageSubscriberListSchema, statusPageSubscriberQuerySchema,
+  type StatusPage, type StatusPageComponentInput, type StatusPageSubscriber,
 } from '@vantage/shared-protocol';
 import { hashPassword } from '../accounts/passwords.js';
 import { publicBaseUrl } from '../config/public-url.js';
@@ -21,6 +22,7 @@ import {
   deletePage, getPage, insertPage, listComponents, listPages, ownedTargets, updatePage,
   type ComponentRow, type PageFields, type StatusPageRow, type Taken,
 } from './status-pages.db.js';
+import { deletePageSubscriber, listPageSubscribers, type SubscriberRow } from './subscribers.db.js';
 
 const read = [requireAuth({ scope: 'read' })];
 const write = [requireAuth({ scope: 'write' })];
@@ -60,6 +62,30 @@ const domainCheck = createRoute({
   responses: { 200: jsonOk(statusPageDomainCheckSchema, 'the check\'s outcome'), ...NOT_FOUND, 400: jsonError('VALIDATION_FAILED: the page has no custom domain'), ...AUTH_ERRORS },
 });
 
+const subscriberParams = idParam.extend({
+  subscriber_id: z.string().max(64).openapi({ param: { name: 'subscriber_id', in: 'path' }, example: 'sps_01jd3k6w9z4q8r2t7v5x1y3b6c' }),
+});
+const subscribers = createRoute({
+  method: 'get', path: '/{id}/subscribers', tags: TAGS, security: BEARER, middleware: read,
+  summary: 'The page\'s subscribers, newest first (`state` filters; e-mail addresses and webhook URLs, never a secret)',
+  request: { params: idParam, query: statusPageSubscriberQuerySchema },
+  responses: { 200: jsonOk(statusPageSubscriberListSchema, '`{items[], total, page, page_size, has_more}`'), 400: jsonError('VALIDATION_FAILED'), ...NOT_FOUND, ...AUTH_ERRORS },
+});
+const removeSubscriber = createRoute({
+  method: 'delete', path: '/{id}/subscribers/{subscriber_id}', tags: TAGS, security: BEARER, middleware: write,
+  summary: 'Remove a subscriber: nothing more is sent to it (the address may subscribe again, with a new opt-in)',
+  request: { params: subscriberParams },
+  responses: { 200: jsonOk(z.null(), 'removed'), ...FORBIDDEN, 404: jsonError('STATUS_PAGE_NOT_FOUND, NOT_FOUND (no such subscriber of this page)'), ...AUTH_ERRORS },
+});
+
+/** A subscriber row as its page's owner sees it (docs/api/status-pages.md "Subscribers"): never the secret. */
+function toSubscriber(row: SubscriberRow): StatusPageSubscriber {
+  return {
+    id: row.id, kind: row.kind, address: row.address, state: row.state,
+    created_at: row.created_at.toISOString(), confirmed_at: row.confirmed_at?.toISOString() ?? null,
+  };
+}
+
 /** A page row and its components as the API returns them (docs/api/status-pages.md). */
 export function toStatusPage(row: StatusPageRow, components: Array<ComponentRow & { display_name: string }>, base_url: string): StatusPage {
   return {
@@ -72,8 +98,8 @@ export function toStatusPage(row: StatusPageRow, components: Array<ComponentRow 
 }
 
 /**
- * `/v1/status-pages` (docs/api/status-pages.md): CRUD of status pages and the custom domain's DNS
- * check. Access through teams/authorize.ts (another owner's page is 404 STATUS_PAGE_NOT_FOUND);
+ * `/v1/status-pages` (docs/api/status-pages.md): CRUD of status pages, the custom domain's DNS
+ * check, and the page's subscribers (list, remove). Access through teams/authorize.ts (another owner's page is 404 STATUS_PAGE_NOT_FOUND);
  * keys need `status:read` / `status:write`. A change drops the page from the public page cache.
  */
 export function statusPagesRouter(deps: AppDeps) {
@@ -171,6 +197,20 @@ export function statusPagesRouter(deps: AppDeps) {
     const row = await pageFor(c, c.req.valid('param').id, 'write');
     if (!(await deletePage(deps.sql, row.id))) throw new ApiError('STATUS_PAGE_NOT_FOUND', 'status page not found');
     cache.forget(row);
+    return ok(c, null, 200);
+  });
+
+  r.openapi(subscribers, async (c) => {
+    const row = await pageFor(c, c.req.valid('param').id, 'read');
+    const q = c.req.valid('query');
+    const { rows, total } = await listPageSubscribers(deps.sql, row.id, q.state, q.page_size, (q.page - 1) * q.page_size);
+    return ok(c, { items: rows.map(toSubscriber), total, page: q.page, page_size: q.page_size, has_more: q.page * q.page_size < total }, 200);
+  });
+
+  r.openapi(removeSubscriber, async (c) => {
+    const { id, subscriber_id } = c.req.valid('param');
+    const row = await pageFor(c, id, 'write');
+    if (!(await deletePageSubscriber(deps.sql, row.id, subscriber_id))) throw new ApiError('NOT_FOUND', 'no such subscriber of this status page');
     return ok(c, null, 200);
   });
 

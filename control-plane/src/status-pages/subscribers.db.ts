@@ -64,3 +64,30 @@ export async function claimMaintenanceNotice(ex: SqlExecutor, page_id: string, w
     ON CONFLICT DO NOTHING RETURNING page_id`;
   return rows.length > 0;
 }
+
+/**
+ * One page of page `page_id`'s subscribers, newest first (ties by id), optionally in one `state`,
+ * and how many there are (the owner's list: docs/api/status-pages.md "Subscribers").
+ */
+export async function listPageSubscribers(ex: SqlExecutor, page_id: string, state: SubscriberRow['state'] | undefined, limit: number, offset: number): Promise<{ rows: SubscriberRow[]; total: number }> {
+  const only = state === undefined ? ex`` : ex`AND state = ${state}`;
+  const rows = await ex<Array<SubscriberRow & { total: number }>>`
+    SELECT *, count(*) OVER ()::int AS total FROM status_page_subscribers
+    WHERE page_id = ${page_id} ${only}
+    ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`;
+  if (rows.length === 0 && offset > 0) {
+    const [n] = await ex<{ total: number }[]>`SELECT count(*)::int AS total FROM status_page_subscribers WHERE page_id = ${page_id} ${only}`;
+    return { rows: [], total: n!.total };
+  }
+  return { rows: rows.map(({ total: _, ...r }) => r), total: rows[0]?.total ?? 0 };
+}
+
+/**
+ * Remove subscriber `id` of page `page_id` (its owner's removal: the row goes, so the address may
+ * subscribe again later and start over with the opt-in). @returns false when there is no such
+ * subscriber of that page
+ */
+export async function deletePageSubscriber(ex: SqlExecutor, page_id: string, id: string): Promise<boolean> {
+  const rows = await ex`DELETE FROM status_page_subscribers WHERE id = ${id} AND page_id = ${page_id} RETURNING 1`;
+  return rows.length > 0;
+}

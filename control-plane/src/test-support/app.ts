@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AccountKeyScope } from '@vantage/shared-protocol';
 import { createApp } from '../app.js';
 import { loadConfig, type Config } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
@@ -136,7 +137,7 @@ export async function registerUser(app: Requester, email?: string): Promise<{ us
  * @param scopes e.g. `['read']`; omitted = read and write
  * @returns `{ key, id }`: the `sk_live_` secret and the `key_` id
  */
-export async function createApiKey(app: Requester, access_token: string, scopes?: Array<'read' | 'write'>): Promise<{ key: string; id: string }> {
+export async function createApiKey(app: Requester, access_token: string, scopes?: AccountKeyScope[]): Promise<{ key: string; id: string }> {
   const res = await app.request('/v1/account/api-keys', {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },

@@ -13,6 +13,7 @@ import { t } from '../../i18n/i18n.js';
 import { navigate } from '../../router.js';
 import { ComponentRows } from './ComponentRows.js';
 import { DomainCheck } from './DomainCheck.js';
+import { Subscribers } from './Subscribers.js';
 import { PageFields } from './PageFields.js';
 import { bodyOf, emptyValues, valuesOf, type PageValues } from './page-values.js';
 import { keptTeam, teamBody } from '../../api/team-scope.js';
@@ -79,6 +80,7 @@ function PageForm({ saved, mark }: { saved: StatusPage | null; mark: AsCodeMark 
         </LockedFields>
       </form>
       {current?.custom_domain && <DomainCheck page={current} />}
+      {current && <Subscribers page={current} />}
     </section>
   );
 }
