@@ -26,6 +26,14 @@ export const pageQuerySchema = z.object({
   page_size: z.coerce.number().int().min(1).max(200).default(20),
 });
 
+/**
+ * A page of `item`s in the `{items[], total, page, page_size, has_more}` shape of docs/api/conventions.md
+ * (page-based lists; `has_more` = page * page_size < total).
+ */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), total: z.number().int(), page: z.number().int(), page_size: z.number().int(), has_more: z.boolean() });
+}
+
 /** Offset query used by `{items|api_keys[], total, limit, offset}` lists (docs/api/conventions.md): limit 1-100, offset >= 0. */
 export const offsetQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageOf } from './envelope.js';
 import { textString } from './parse.js';
 import { timeParamSchema } from './monitors/history.js';
 
@@ -156,9 +157,5 @@ export const mcpToolCallListQuerySchema = z.object({
   page_size: pageSize,
 });
 
-/** A page of `items` in the `{items[], total, page, page_size, has_more}` shape. */
-function pageOf<T extends z.ZodType>(item: T) {
-  return z.object({ items: z.array(item), total: z.number().int(), page: z.number().int(), page_size: z.number().int(), has_more: z.boolean() });
-}
 export const mcpSessionPageSchema = pageOf(mcpSessionSchema);
 export const mcpToolCallPageSchema = pageOf(mcpToolCallSchema);

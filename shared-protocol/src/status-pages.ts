@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idSchema } from './ids.js';
 import { textString } from './parse.js';
-import { pageQuerySchema } from './envelope.js';
+import { pageOf, pageQuerySchema } from './envelope.js';
 
 /*
  * Status page wire shapes (docs/api/status-pages.md). A status page publishes the state and the
@@ -212,13 +212,7 @@ export type StatusPageSubscriber = z.infer<typeof statusPageSubscriberSchema>;
 export const statusPageSubscriberQuerySchema = pageQuerySchema.extend({ state: z.enum(STATUS_PAGE_SUBSCRIBER_STATES).optional() });
 
 /** A page of a status page's subscribers, newest first: `{items[], total, page, page_size, has_more}`. */
-export const statusPageSubscriberListSchema = z.object({
-  items: z.array(statusPageSubscriberSchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  page_size: z.number().int(),
-  has_more: z.boolean(),
-});
+export const statusPageSubscriberListSchema = pageOf(statusPageSubscriberSchema);
 export type StatusPageSubscriberList = z.infer<typeof statusPageSubscriberListSchema>;
 
 /**
