@@ -1,5 +1,5 @@
 import t from 'tap';
-import { batchCalls } from './batch.js';
+import { batchCalls, RESUME_SLICE } from './batch.js';
 
 /** A batch runner that records its batches and finishes each when `release` is called. */
 function recorder<I>() {
@@ -56,4 +56,21 @@ t.test('a failed run rejects its own callers only; a run answering the wrong cou
   await t.rejects(failed[1]!, /database away/);
   await t.rejects(call(3), /0 outputs for 1 inputs/);
   t.same(await Promise.all([call(4), call(5)]), [4, 5], 'the next burst runs as usual');
+});
+
+t.test('a large batch resumes its callers a slice per event-loop turn, so I/O runs between slices', async (t) => {
+  const call = batchCalls<number, number>(async (items) => items, { max: 1000 });
+  const n = 4 * RESUME_SLICE + 10;
+  let resumed = 0;
+  let seen_by_io: number | null = null;
+  const calls = Array.from({ length: n }, (_, i) => call(i).then((out) => {
+    // The first caller to resume asks for a turn of the loop: it comes before the last slice.
+    if (resumed++ === 0) setImmediate(() => { seen_by_io = resumed; });
+    return out;
+  }));
+  t.same(await Promise.all(calls), Array.from({ length: n }, (_, i) => i), 'every caller gets its own output, in order');
+  t.ok(seen_by_io !== null && seen_by_io < n, `the loop turned between slices (after ${seen_by_io} of ${n})`);
+  const failing = batchCalls<number, number>(async () => { throw new Error('database away'); }, { max: 1000 });
+  const rejected = await Promise.allSettled(Array.from({ length: n }, (_, i) => failing(i)));
+  t.ok(rejected.every((r) => r.status === 'rejected'), 'a failed batch rejects every caller, slice by slice');
 });

@@ -9,10 +9,30 @@ export interface BatchOptions<I> {
 interface Waiting<I, O> { item: I; resolve: (out: O) => void; reject: (err: unknown) => void }
 
 /**
+ * Callers of one batch resumed per event-loop turn, at most. Each resumes its own work at once
+ * (a hello's `welcome`, an upgrade's 101 answer: a socket write each), so 500 resumed together
+ * kept the loop from accepting connections for 100-150 ms while thousands of nodes reconnected;
+ * the kernel's accept queue (net.core.somaxconn, 4096) then overflowed and each dropped
+ * connection retried its handshake a second or more later.
+ */
+export const RESUME_SLICE = 64;
+
+/** Settle each waiter with `settle`, RESUME_SLICE per event-loop turn (I/O is polled in between). */
+function settleInSlices<I, O>(batch: Array<Waiting<I, O>>, settle: (w: Waiting<I, O>, i: number) => void): void {
+  const slice = (from: number): void => {
+    const to = Math.min(batch.length, from + RESUME_SLICE);
+    for (let i = from; i < to; i++) settle(batch[i]!, i);
+    if (to < batch.length) setImmediate(slice, to);
+  };
+  slice(0);
+}
+
+/**
  * Turn a statement over many items into a call per item, like a group commit and without a timer:
  * the first call starts a statement on the next turn of the event loop, and every call made while
  * one is in flight goes into the following one. A burst of N callers then costs a few statements
  * (and a few WAL flushes, for writes) instead of N, while a lone caller waits one event-loop turn.
+ * A batch's callers resume RESUME_SLICE per event-loop turn, so a large burst does not hold the loop.
  * @param run executes one batch; must return one output per input, in input order. When it
  *   throws, every caller of that batch gets the error.
  * @returns a function that settles with its item's output once the batch holding it finished
@@ -31,12 +51,13 @@ export function batchCalls<I, O>(run: (items: I[]) => Promise<O[]>, opts: BatchO
         batch.push(w);
         n += weight(w.item);
       }
+      // The next batch's statement starts while this one's callers resume, slice by slice.
       try {
         const out = await run(batch.map((w) => w.item));
         if (out.length !== batch.length) throw new Error(`batch returned ${out.length} outputs for ${batch.length} inputs`);
-        batch.forEach((w, i) => w.resolve(out[i]!));
+        settleInSlices(batch, (w, i) => w.resolve(out[i]!));
       } catch (err) {
-        for (const w of batch) w.reject(err);
+        settleInSlices(batch, (w) => w.reject(err));
       }
     }
     flushing = false;

@@ -4,7 +4,7 @@ import type { WebSocket } from 'ws';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
 import type { GeoLocator } from '../nodes/geo/geoip.js';
-import type { NodeHello, NodeRow } from '../nodes/nodes.db.js';
+import type { NodeHello, NodeLinkRow } from '../nodes/nodes.db.js';
 import type { Logger } from '../log.js';
 import type { AssignmentFeed, ResultSink } from '../contracts.js';
 import type { NodeReports } from './node-reports.js';
@@ -70,7 +70,7 @@ export interface HubCore {
   /** Drop `conn` from the registry without marking the node offline (handshake refused after register). */
   unregister(conn: Conn): void;
   /** Record the node online on this instance (nodes.db.ts markNodeOnline, batched: online-marks.ts); null when it may not be. */
-  markOnline(hello: NodeHello): Promise<NodeRow | null>;
+  markOnline(hello: NodeHello): Promise<NodeLinkRow | null>;
   /** Write-behind of outbox.stats and clock offsets (node-reports.ts). */
   reports: NodeReports;
 }

@@ -1,7 +1,7 @@
 import { batchCalls } from '../db/batch.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
-import { markNodeOffline, markNodeOnline, markNodesOffline, markNodesOnline, type NodeHello, type NodeRow } from '../nodes/nodes.db.js';
+import { markNodeOffline, markNodeOnline, markNodesOffline, markNodesOnline, type NodeHello, type NodeLinkRow } from '../nodes/nodes.db.js';
 
 /** Hellos whose online mark one statement writes at most (and closed links' offline marks). */
 const ONLINE_BATCH_MAX = 500;
@@ -15,8 +15,8 @@ const ONLINE_BATCH_MAX = 500;
  * hello fails only for a reason of its own.
  * @returns per call: the node's row, or null when it is disabled, banned or removed
  */
-export function onlineMarker(sql: Sql, log: Pick<Logger, 'warn'>): (hello: NodeHello) => Promise<NodeRow | null> {
-  const batched = batchCalls<NodeHello, NodeRow | null>(async (hellos) => {
+export function onlineMarker(sql: Sql, log: Pick<Logger, 'warn'>): (hello: NodeHello) => Promise<NodeLinkRow | null> {
+  const batched = batchCalls<NodeHello, NodeLinkRow | null>(async (hellos) => {
     const rows = await markNodesOnline(sql, hellos);
     return hellos.map((h) => rows.get(h.id) ?? null);
   }, { max: ONLINE_BATCH_MAX });

@@ -7,7 +7,7 @@ import { pickClientIp } from '../http/client-ip.js';
 import type { Logger } from '../log.js';
 import { FailedAuthLimiter, rateLimitHeaders } from '../middleware/rate-limit.js';
 import { enrollmentTokenUse } from '../nodes/enrollment-tokens.db.js';
-import { findNodesByCredential, type NodeRow } from '../nodes/nodes.db.js';
+import { findNodesByCredential, type NodeLinkRow } from '../nodes/nodes.db.js';
 import { batchCalls } from '../db/batch.js';
 import { secretHash } from '../nodes/secrets.js';
 import { UpgradeCounter } from './upgrade-limit.js';
@@ -16,11 +16,11 @@ import { afterPreviousResponse, declaresBody, rejectUpgrade, serveAsPlainRequest
 /** Who is upgrading: a node enrolling with an `ent_` token, or an enrolled node with its `nk_` credential. */
 export type UpgradeAuth =
   | { ok: true; kind: 'enroll'; token_hash: string }
-  | { ok: true; kind: 'node'; node: NodeRow }
+  | { ok: true; kind: 'node'; node: NodeLinkRow }
   | { ok: false; status: number; code: ErrorCode; message: string; headers?: Record<string, string> };
 
-/** The live node holding a credential hash, or null (nodes.db.ts findNodeByCredential). */
-export type CredentialLookup = (credential_hash: string) => Promise<NodeRow | null>;
+/** The live node holding a credential hash (what the hub needs of it: nodes.db.ts NodeLinkRow), or null. */
+export type CredentialLookup = (credential_hash: string) => Promise<NodeLinkRow | null>;
 
 /** Upgrades whose credentials one statement looks up at most. */
 const LOOKUP_BATCH_MAX = 500;
@@ -30,7 +30,7 @@ const LOOKUP_BATCH_MAX = 500;
  * few statements instead of one each ({@link batchCalls}).
  */
 export function batchedCredentialLookup(sql: Sql): CredentialLookup {
-  return batchCalls<string, NodeRow | null>(async (hashes) => {
+  return batchCalls<string, NodeLinkRow | null>(async (hashes) => {
     const found = await findNodesByCredential(sql, hashes);
     return hashes.map((h) => found.get(h) ?? null);
   }, { max: LOOKUP_BATCH_MAX });

@@ -24,6 +24,7 @@ t.test('findNodesByCredential: every live holder of the hashes by hash; removed 
   t.match(found.get('hash-a'), { id: a, status: 'offline' });
   t.match(found.get('hash-b'), { id: b, status: 'disabled' }, 'a disabled node is found (the upgrade refuses it by its status)');
   t.notOk('credential_hash' in found.get('hash-a')!, 'the row carries no credential hash');
+  t.same(Object.keys(found.get('hash-a')!).sort(), ['id', 'instance_id', 'name', 'status'], 'only what the hub needs while a node connects');
   t.same((await findNodesByCredential(sql, [])).size, 0);
 });
 
@@ -37,11 +38,12 @@ t.test('markNodesOnline: online on the instance with each hello\'s own fields; d
   const hello = (id: string, i: number) => ({ id, instance_id: 'here', ip_address: i === 0 ? null : `192.0.2.${i}`, agent_version: `1.${i}.0`, capabilities: i === 0 ? [] : ['http', 'ping'].slice(0, i) });
   const rows = await markNodesOnline(sql, [offline, elsewhere, disabled, banned, removed].map(hello));
   t.same([...rows.keys()].sort(), [offline, elsewhere].sort(), 'only nodes that may come online');
-  t.match(rows.get(offline), { status: 'online', instance_id: 'here', ip_address: null, agent_version: '1.0.0', capabilities: [] });
-  t.match(rows.get(elsewhere), { status: 'online', instance_id: 'here', ip_address: '192.0.2.1', agent_version: '1.1.0', capabilities: ['http'] });
-  const stored = new Map((await sql<{ id: string; status: string; instance_id: string | null; confirmed: boolean }[]>`
-    SELECT id, status, instance_id, credential_confirmed_at IS NOT NULL AS confirmed FROM nodes`).map((r) => [r.id, r]));
-  t.match(stored.get(offline), { status: 'online', instance_id: 'here', confirmed: true }, 'a hello confirms the credential');
+  t.same(rows.get(offline), { id: offline, name: offline, status: 'online', instance_id: 'here' }, 'the row the hub needs, nothing more');
+  t.match(rows.get(elsewhere), { status: 'online', instance_id: 'here' });
+  const stored = new Map((await sql<{ id: string; status: string; instance_id: string | null; confirmed: boolean; ip_address: string | null; agent_version: string | null; capabilities: string[] }[]>`
+    SELECT id, status, instance_id, credential_confirmed_at IS NOT NULL AS confirmed, ip_address, agent_version, capabilities FROM nodes`).map((r) => [r.id, r]));
+  t.match(stored.get(offline), { status: 'online', instance_id: 'here', confirmed: true, ip_address: null, agent_version: '1.0.0', capabilities: [] }, 'a hello confirms the credential');
+  t.match(stored.get(elsewhere), { ip_address: '192.0.2.1', agent_version: '1.1.0', capabilities: ['http'] }, 'each hello\'s own fields');
   t.match(stored.get(disabled), { status: 'disabled', instance_id: null, confirmed: false });
   t.match(stored.get(banned), { status: 'banned', instance_id: null });
   t.match(stored.get(removed), { status: 'offline', instance_id: null });

@@ -55,6 +55,15 @@ const COLUMNS = (sql: Executor) => sql`
   created_at, removed_at,
   outbox_pending, outbox_dropped_total, outbox_oldest_pending_at, outbox_reported_at, clock_offset_ms, clock_offset_at`;
 
+/**
+ * What the hub needs of a node while it connects: an upgrade's credential look-up and a hello's
+ * online mark read only these, not every column: after a restart 10,000 rows of each are read
+ * within seconds, and the full row (timestamps parsed into Dates, the lease look-up behind
+ * `last_seen_at`) cost Postgres and the instance work nobody used.
+ */
+export type NodeLinkRow = Pick<NodeRow, 'id' | 'name' | 'status' | 'instance_id'>;
+const LINK_COLUMNS = (sql: Executor) => sql`id, name, status, instance_id`;
+
 /** A new node as enrollment creates it: online on `instance_id`, holding `credential_hash`. */
 export interface NewNode {
   id: string; name: string; owner_user_id: string | null; instance_id: string; credential_hash: string;
@@ -130,10 +139,10 @@ export async function findNodeByCredential(sql: Sql, credential_hash: string): P
  * The nodes holding `credential_hashes` (one statement for a burst of upgrades), keyed by
  * credential hash; a hash no live node holds is absent.
  */
-export async function findNodesByCredential(sql: Sql, credential_hashes: string[]): Promise<Map<string, NodeRow>> {
+export async function findNodesByCredential(sql: Sql, credential_hashes: string[]): Promise<Map<string, NodeLinkRow>> {
   if (credential_hashes.length === 0) return new Map();
-  const rows = await sql<Array<NodeRow & { credential_hash: string }>>`
-    SELECT credential_hash, ${COLUMNS(sql)} FROM nodes
+  const rows = await sql<Array<NodeLinkRow & { credential_hash: string }>>`
+    SELECT credential_hash, ${LINK_COLUMNS(sql)} FROM nodes
     WHERE credential_hash = ANY(${credential_hashes}::text[]) AND removed_at IS NULL`;
   return new Map(rows.map(({ credential_hash, ...row }) => [credential_hash, row]));
 }
@@ -145,11 +154,11 @@ export interface NodeHello { id: string; instance_id: string; ip_address: string
  * {@link markNodeOnline} for many nodes in one statement (a burst of hellos), the rows locked in
  * id order. @returns the updated rows keyed by id; a disabled, banned or removed node is absent
  */
-export async function markNodesOnline(sql: Sql, hellos: NodeHello[]): Promise<Map<string, NodeRow>> {
+export async function markNodesOnline(sql: Sql, hellos: NodeHello[]): Promise<Map<string, NodeLinkRow>> {
   if (hellos.length === 0) return new Map();
   // Prefixed names: RETURNING's unqualified columns must name only the nodes row.
   const input = hellos.map((h) => ({ h_id: h.id, h_instance: h.instance_id, h_ip: h.ip_address, h_version: h.agent_version, h_caps: h.capabilities }));
-  const rows = await sql<NodeRow[]>`
+  const rows = await sql<NodeLinkRow[]>`
     WITH h AS (
       SELECT * FROM jsonb_to_recordset(${sql.json(input as never)})
         AS h(h_id text, h_instance text, h_ip text, h_version text, h_caps text[])
@@ -163,7 +172,7 @@ export async function markNodesOnline(sql: Sql, hellos: NodeHello[]): Promise<Ma
       credential_confirmed_at = coalesce(nodes.credential_confirmed_at, now())
     FROM h JOIN locked ON locked.locked_id = h.h_id
     WHERE nodes.id = h.h_id
-    RETURNING ${COLUMNS(sql)}`;
+    RETURNING ${LINK_COLUMNS(sql)}`;
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -171,13 +180,13 @@ export async function markNodesOnline(sql: Sql, hellos: NodeHello[]): Promise<Ma
  * Record that `instance_id` now holds the node's socket. Refused (null) for disabled, banned or
  * removed nodes, so a node disabled between upgrade and hello cannot come online.
  */
-export async function markNodeOnline(sql: Sql, n: NodeHello): Promise<NodeRow | null> {
-  const [row] = await sql<NodeRow[]>`
+export async function markNodeOnline(sql: Sql, n: NodeHello): Promise<NodeLinkRow | null> {
+  const [row] = await sql<NodeLinkRow[]>`
     UPDATE nodes SET status = 'online', instance_id = ${n.instance_id}, ip_address = ${n.ip_address},
       agent_version = ${n.agent_version}, capabilities = ${n.capabilities}, last_seen_at = now(),
       credential_confirmed_at = coalesce(credential_confirmed_at, now())
     WHERE id = ${n.id} AND status IN ('online', 'offline') AND removed_at IS NULL
-    RETURNING ${COLUMNS(sql)}`;
+    RETURNING ${LINK_COLUMNS(sql)}`;
   return row ?? null;
 }
 

@@ -35,6 +35,23 @@ export async function rssBytes(pid: number): Promise<number> {
   }
 }
 
+/**
+ * Connections the kernel's listen queues dropped since boot, machine-wide (`/proc/net/netstat`
+ * TcpExt ListenOverflows): a full accept queue (net.core.somaxconn) drops a handshake, and its
+ * client retries a second or more later. NaN when unknown.
+ */
+export async function listenOverflows(): Promise<number> {
+  try {
+    const lines = (await readFile('/proc/net/netstat', 'utf8')).split('\n');
+    const i = lines.findIndex((l) => l.startsWith('TcpExt:'));
+    const names = lines[i]!.split(' ');
+    const values = lines[i + 1]!.split(' ');
+    return Number(values[names.indexOf('ListenOverflows')]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** CPU time `pid` has used so far (user + system), in ms (Linux /proc), or NaN when unknown. */
 export async function cpuMs(pid: number): Promise<number> {
   try {
@@ -48,7 +65,9 @@ export async function cpuMs(pid: number): Promise<number> {
 
 /**
  * Start `main.ts` with `env` (plus VANTAGE_HOST/PORT/INSTANCE_ID/DATABASE_URL) and wait until
- * `GET /v1/openapi.json` answers. stdout/stderr go to `<log_dir>/<instance_id>.log`.
+ * `GET /readyz` answers 200, as an orchestrator or load balancer would (the OpenAPI document this
+ * waited for before is built on its first request: half a second of the event loop at the moment
+ * every node reconnects after a restart). stdout/stderr go to `<log_dir>/<instance_id>.log`.
  * @param node_flags extra Node.js flags (e.g. `--cpu-prof`)
  */
 export async function startInstance(opts: {
@@ -79,7 +98,7 @@ export async function startInstance(opts: {
   const up = (async () => {
     for (;;) {
       try {
-        if ((await fetch(`${url}/v1/openapi.json`)).ok) return;
+        if ((await fetch(`${url}/readyz`)).ok) return;
       } catch { /* not listening yet */ }
       await new Promise((r) => setTimeout(r, 100));
     }
