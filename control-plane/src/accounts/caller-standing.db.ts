@@ -21,8 +21,9 @@ export interface StandingFields {
 }
 
 /**
- * The select-list columns of a caller's standing for the `users` row aliased `u` (the same rules
- * as two-factor-policy.db.ts twoFactorSetupOwed and teams/memberships.db.ts rolesOfUser).
+ * The select-list columns of a caller's standing for the `users` row aliased `u`: the one
+ * definition of "2FA setup owed" (two-factor-policy.db.ts twoFactorSetupOwed reads it too) and
+ * the roles teams/memberships.db.ts rolesOfUser lists.
  */
 export function standingColumns(ex: SqlExecutor) {
   return ex`

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/sql.js';
+import { standingColumns, type StandingFields } from './caller-standing.db.js';
 
 /** Where a user stands against the two-factor policy (docs/api/accounts.md "Two-factor policy and recovery codes"). */
 export interface TwoFactorStanding {
@@ -28,11 +29,8 @@ export async function twoFactorStanding(sql: Sql, user_id: string): Promise<TwoF
  * indexed query (every authenticated request asks it). @returns false for an unknown user
  */
 export async function twoFactorSetupOwed(sql: Sql, user_id: string): Promise<boolean> {
-  const [row] = await sql<{ owed: boolean }[]>`
-    SELECT (u.require_2fa OR EXISTS (SELECT 1 FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.user_id = u.id AND t.require_2fa))
-      AND u.totp_secret IS NULL AND NOT EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.id) AS owed
-    FROM users u WHERE u.id = ${user_id}`;
-  return row?.owed ?? false;
+  const [row] = await sql<StandingFields[]>`SELECT ${standingColumns(sql)} FROM users u WHERE u.id = ${user_id}`;
+  return row?.two_factor_owed ?? false;
 }
 
 /** Set the account's own two-factor policy. */
