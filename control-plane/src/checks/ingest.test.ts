@@ -8,6 +8,7 @@ import { decidePass } from './decide.js';
 import { CHECK_REJECT, MISSING_ERROR, agreeingOutcome, createCheckStore } from './ingest.js';
 import { decodeOutput } from './output-codec.js';
 import { httpResult, pingResult, roundAt, seedMonitor } from './test-support.js';
+import { roundDeadlineMs } from './traits.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
 
@@ -88,6 +89,27 @@ t.test('a result after its round\'s deadline marks the round late', async (t) =>
   const old = roundAt(m, -10);
   await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, old)]);
   t.match(await round(m.monitor_id, old), { late: true, reported: 1 }, 'buffered for 10 rounds: late');
+});
+
+t.test('instants are stored to the millisecond; a round in an hour that has ended marks that hour for the rollup job', async (t) => {
+  const { sql, sink } = await setup(t);
+  const m = await seedMonitor(sql, { nodes: 2 });
+  const HOUR = 3_600_000;
+  const ats = [roundAt(m, -180), roundAt(m, -120), roundAt(m, 0)];
+  const sent = ats.map((at) => httpResult(m.monitor_id, at));
+  t.same((await sink.ingest(m.node_ids[0]!, sent)).stored.length, 3);
+  const this_hour = Math.floor(Date.now() / HOUR) * HOUR;
+  const rounds = await sql<{ scheduled_at: Date; deadline_at: Date }[]>`
+    SELECT scheduled_at, deadline_at FROM check_rounds WHERE monitor_id = ${m.monitor_id} ORDER BY scheduled_at`;
+  const deadline_ms = roundDeadlineMs('http', { timeout_ms: 1000 }, m.interval_s, 120_000);
+  t.same(rounds.map((r) => [r.scheduled_at.toISOString(), r.deadline_at.getTime() - r.scheduled_at.getTime()]), ats.map((at) => [at, deadline_ms]),
+    'each round at the instant sent, its deadline the type\'s offset after it');
+  const checks = await sql<{ scheduled_at: Date; started: number }[]>`
+    SELECT c.scheduled_at, c.start_offset_ms AS started FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${m.monitor_id} ORDER BY 1`;
+  t.same(checks.map((c) => [c.scheduled_at.toISOString(), c.started]), ats.map((at) => [at, 2]));
+  const marked = (await sql<{ hour: Date }[]>`SELECT hour FROM check_rollup_dirty ORDER BY hour`).map((r) => r.hour.getTime());
+  const hours = ats.map((at) => Math.floor(Date.parse(at) / HOUR) * HOUR);
+  t.same(marked, [...new Set(hours.filter((h) => h < this_hour))], 'the ended hours (UTC) of the rounds, once each; not the running one');
 });
 
 t.test('success and error always agree as stored: a successful tcp check has no error, a failure always has one', async (t) => {

@@ -144,7 +144,6 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
 
     // One row per (series, round): a round sent twice in one batch is stored once.
     const inserts = new Map<string, NodeCheckInsert>();
-    const this_hour = Math.floor(now / HOUR_MS) * HOUR_MS;
     for (const [r, interval_s] of accepted) {
       stored.push(r.result_id);
       const { row: m, fixed } = monitors.get(r.monitor_id)!;
@@ -154,19 +153,16 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
       if (inserts.has(key)) continue;
       const started = Date.parse(r.started_at);
       const output = r.output as Record<string, unknown> | null;
-      const hour = Math.floor(scheduled / HOUR_MS) * HOUR_MS;
-      const scheduled_at = new Date(scheduled).toISOString();
       inserts.set(key, {
-        series_id, scheduled_at, start_offset_ms: started - scheduled,
+        series_id, scheduled_ms: scheduled, start_offset_ms: started - scheduled,
         duration_ms: Date.parse(r.finished_at) - started, response_ms: CHECK_TRAITS[r.type].responseMs(output),
         success: r.success, ...agreeingOutcome(r),
         assertions: r.assertions.length > 0 ? JSON.stringify(r.assertions) : null,
-        output: null, output_z: output === null ? null : `\\x${encodeOutput(output).toString('hex')}`,
-        monitor_id: r.monitor_id, deadline_at: new Date(scheduled + fixed.deadline_ms).toISOString(), interval_s,
-        expected: m.placed, past_hour: hour < this_hour ? new Date(hour).toISOString() : null,
+        output_z: output === null ? null : encodeOutput(output),
+        monitor_id: r.monitor_id, deadline_offset_ms: fixed.deadline_ms, interval_s, expected: m.placed,
       });
     }
-    const { judgeable } = await storeNodeChecks(tx, [...inserts.values()]);
+    const { judgeable } = await storeNodeChecks(tx, [...inserts.values()], Math.floor(now / HOUR_MS) * HOUR_MS);
     // Committed already unless `tx` is a transaction (its commit is not ours to see: the poll judges those rounds).
     if (judgeable && !('savepoint' in tx)) deps.wake?.wake();
     return { stored, rejected };

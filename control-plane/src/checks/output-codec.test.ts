@@ -22,3 +22,16 @@ t.test('outputs round-trip, compressed to a fraction of their JSON', async (t) =
   t.same(decodeOutput(encodeOutput({ a: 1 })), { a: 1 });
   t.throws(() => decodeOutput(Buffer.from([7, 1, 2])), /unknown stored output format 7/);
 });
+
+t.test('a stored format 1 row still reads (pinned bytes); long outputs compress', async (t) => {
+  const stored = Buffer.from('01c31762867a860654093263033d6323d4303336d433039589c8a1666ca2676c414eb8191bea19999ae30d3963233d0bfc410775249eb083b90f117a00', 'hex');
+  t.same(decodeOutput(stored), {
+    resolved_address: '198.18.1.10', packets_sent: 4, packets_received: 4, packet_loss: 0, rtt_min_ms: 30.32, rtt_avg_ms: 31.656, rtt_max_ms: 34.383,
+    rtt_stddev_ms: 0.52, packets: [{ seq: 0, rtt_ms: 31.257, ttl: 57 }, { seq: 1, rtt_ms: 32.82, ttl: 57 }, { seq: 2, rtt_ms: 30.32, ttl: 57 }, { seq: 3, rtt_ms: 34.383, ttl: 57 }],
+  });
+  const long = { ...httpResult('m_x', new Date().toISOString(), { response_ms: 93 }).output, response_preview: 'lorem ipsum dolor sit amet '.repeat(200) };
+  const packed = encodeOutput(long);
+  t.equal(packed[0], 1, 'format 1');
+  t.ok(packed.length < 400, `${JSON.stringify(long).length} bytes of JSON → ${packed.length}`);
+  t.same(decodeOutput(packed), long);
+});
