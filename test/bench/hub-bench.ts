@@ -27,8 +27,15 @@
  *
  *   node --import tsx test/bench/hub-bench.ts [--nodes 1000] [--instances 1] [--step-s 5]
  *     [--rates 5,10,20,40,80,120,160,200,250,320] [--fanouts 20] [--poll-ms 10] [--idle-s 20] [--profile] [--herd-at-once] [--no-restart]
+ *     [--from-build] [--trace-loop]
  *
  * `--profile` runs the instances with `node --cpu-prof` (profiles in bench/out/profiles/).
+ * `--from-build` runs them from the build as production does (installer/build-runtime.ts first;
+ * `NODE_ENV=production control-plane/bin/control-plane.mjs`), not from the sources under tsx: what
+ * a restart costs before the port opens is mostly module loading, which tsx makes dearer.
+ * `--trace-loop` records every process's GC pauses and event-loop stalls (lib/hub-loop-trace.ts)
+ * and the time each one's main thread waited for a core, and prints them beside the slowest GETs
+ * and after the restart (lib/hub-slow-requests.ts).
  */
 import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -40,6 +47,8 @@ import { secretHash } from '../../control-plane/src/nodes/secrets.js';
 import { cpuMs, listenOverflows, rssBytes, startInstance, type Instance } from './lib/hub-instances.js';
 import { Client, rateStep, runGroup, timedGets, type Step } from './lib/hub-load.js';
 import { herd, pgCpuMeter, pgTransactions, simStats, untilAllOnline } from './lib/hub-phases.js';
+import { readLoopTraces, startLoopTrace } from './lib/hub-loop-trace.js';
+import { restartTrace, schedMeter, traced } from './lib/hub-slow-requests.js';
 import { fmt, quantile } from './lib/stats.js';
 
 const { values } = parseArgs({
@@ -54,6 +63,10 @@ const { values } = parseArgs({
     'no-restart': { type: 'boolean', default: false },
     // The herd with every hello at once (no agent backoff): the worst case rather than what agents do.
     'herd-at-once': { type: 'boolean', default: false },
+    // GC pauses and event-loop stalls of every process, beside the slowest GETs (hub-loop-trace.ts).
+    'trace-loop': { type: 'boolean', default: false },
+    // Run the instances from the build, as production does (NODE_ENV=production, dist/main.mjs), built first.
+    'from-build': { type: 'boolean', default: false },
   },
 });
 const poll_ms = Number(values['poll-ms']);
@@ -68,6 +81,10 @@ const OUT = join(REPO, 'bench', 'out');
 const COUNTRIES = ['US', 'DE', 'JP', 'GB', 'SG', 'FR', 'BR', 'IN', 'CN'];
 const POLL = { poll_ms: poll_ms, deadline_ms: 30_000 };
 const log = (s: string) => process.stderr.write(`${s}\n`);
+const TRACE_DIR = join(OUT, 'loop-trace', String(process.pid));
+const TRACE_MODULE = fileURLToPath(new URL('./lib/hub-loop-trace.ts', import.meta.url));
+const client_trace = values['trace-loop'] ? startLoopTrace() : null;
+const trace_env = (label: string): Record<string, string> => (values['trace-loop'] ? { BENCH_LOOP_TRACE_DIR: TRACE_DIR, BENCH_LOOP_TRACE_LABEL: label } : {});
 
 const teardowns: Array<() => unknown> = [];
 let sim: ReturnType<typeof fork> | undefined;
@@ -95,9 +112,14 @@ try {
     // Anonymous probes; the tokens above are shared (the column's default, 0045).
     VANTAGE_PUBLIC_PROBES: 'anonymous',
   };
-  const node_flags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(OUT, 'profiles')}`] : [];
+  const node_flags = [...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(OUT, 'profiles')}`] : []), ...(values['trace-loop'] ? ['--import', TRACE_MODULE] : [])];
+  if (values['from-build']) {
+    log('building control-plane/dist/main.mjs…');
+    await new Promise<void>((resolve, reject) => fork(join(REPO, 'installer/build-runtime.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'ignore' })
+      .once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`build-runtime exited ${code}`)))));
+  }
   const instances: Instance[] = [];
-  const start = (i: number, port?: number) => startInstance({ repo: REPO, database_url, instance_id: `bench-${i + 1}`, env, log_dir: join(OUT, 'hub-logs'), node_flags, port });
+  const start = (i: number, port?: number) => startInstance({ repo: REPO, database_url, instance_id: `bench-${i + 1}`, env: { ...env, ...trace_env(`bench-${i + 1}`) }, log_dir: join(OUT, 'hub-logs'), node_flags, port, built: values['from-build'] });
   for (let i = 0; i < n_instances; i++) {
     instances.push(await start(i));
     teardowns.unshift(() => instances[i]!.stop());
@@ -105,7 +127,7 @@ try {
   const rss0 = await rssBytes(instances[0]!.pid);
 
   log(`enrolling ${n_nodes} simulated nodes on ${n_instances} instance(s)…`);
-  sim = fork(fileURLToPath(new URL('./lib/hub-sim-nodes.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  sim = fork(fileURLToPath(new URL('./lib/hub-sim-nodes.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx', ...(values['trace-loop'] ? ['--import', TRACE_MODULE] : [])], env: { ...process.env, ...trace_env('sim') }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const t_enroll = performance.now();
   sim.send({ bases: instances.map((x) => x.url), tokens });
   await new Promise<string[]>((resolve, reject) => {
@@ -181,9 +203,22 @@ try {
       }
     }
   }
+  const sched_pids = { ...Object.fromEntries(instances.map((x, i) => [`bench-${i + 1}`, x.pid])), sim: sim.pid!, client: process.pid };
+  const group_sched = await schedMeter(sched_pids);
   const group_get = last_group ? await timedGets(client, 30, 1, () => `/v1/probe/tasks/${last_group}`) : null;
+  const group_waits = await group_sched();
   const pages = Math.max(1, Math.ceil(n_nodes / 200));
+  const list_sched = await schedMeter(sched_pids);
   const listing = await timedGets(client, 300, 4, () => `/v1/nodes?page_size=200&page=${1 + Math.floor(Math.random() * pages)}`);
+  const list_waits = await list_sched();
+  if (values['trace-loop']) {
+    // The preloaded processes write what they saw every 200 ms.
+    await new Promise((r) => setTimeout(r, 500));
+    traced(await readLoopTraces(TRACE_DIR), client_trace!.events(), [
+      { name: 'group GET', waits: group_waits, requests: group_get?.requests ?? [] },
+      { name: 'node list GET', waits: list_waits, requests: listing.requests },
+    ]).forEach(log);
+  }
 
   const reconnects = values['no-reconnects'] ? null : await reconnectPhases();
   async function reconnectPhases() {
@@ -203,13 +238,14 @@ try {
     const ready_ms = performance.now() - t_kill;
     const restart_ms = await untilAllOnline(sql, sim!, n_nodes, t_kill, 120_000);
     const overflows_restart = (await listenOverflows()) - overflows0 - overflows_herd;
+    if (values['trace-loop']) (await restartTrace(TRACE_DIR, instances[0]!.pid, Date.now() - (performance.now() - t_kill), ready_ms, restart_ms)).forEach(log);
     return { herd_ms, dropped_herd, overflows_herd, ready_ms, restart_ms, overflows_restart, after: await simStats(sim!) };
   }
 
   // ── output ──
   const where = `${n_nodes.toLocaleString('en')} nodes, ${n_instances} instance${n_instances > 1 ? 's' : ''}`;
   const net = (s: Step) => s.cpu_ms_per_group - (idle_ms_per_s * s.elapsed_ms) / 1000 / s.groups;
-  console.log(`\nHub benchmark: ${where} (node ${process.version}); sweep: ${step_s} s per rate, 3-node tcp probes, automatic selection, polled every ${poll_ms} ms\n`);
+  console.log(`\nHub benchmark: ${where} (node ${process.version}; instances run ${values['from-build'] ? 'from the build, NODE_ENV=production' : 'from the TypeScript sources under tsx'}); sweep: ${step_s} s per rate, 3-node tcp probes, automatic selection, polled every ${poll_ms} ms\n`);
   console.log('| groups/s | created | ended | shed (503) | other errors | p50 / p99 POST → completed (ms) | p50 POST → seen by poll (ms) | POST p50 / p99 (ms) | control-plane CPU per group, net of idle / this client (ms) | completed_at 1970/null |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const s of steps) {

@@ -114,6 +114,12 @@ t.test('node directory: public list with filters and paging; owner fields hidden
   t.equal(last.body.data.items.length, 1);
   const past = await call(app, 'GET', `/v1/nodes?page_size=1&status=online&page=${total + 1}`);
   t.match(past.body.data, { items: [], total, has_more: false }, 'a page past the end is empty and still tells the total');
+  // Pages of one, walked to the end, are the whole list in id order: none skipped or repeated.
+  const whole = (await call(app, 'GET', '/v1/nodes?status=online&page_size=200')).body.data.items.map((n: any) => n.id);
+  const walked: string[] = [];
+  for (let p = 1; p <= total; p++) walked.push(...(await call(app, 'GET', `/v1/nodes?page_size=1&status=online&page=${p}`)).body.data.items.map((n: any) => n.id));
+  t.same(walked, whole, 'pages concatenate to the list');
+  t.same(whole, [...whole].sort(), 'in id order');
   t.equal((await call(app, 'GET', '/v1/nodes?page_size=500')).status, 400);
   t.equal((await call(app, 'GET', '/v1/nodes?mine=true')).status, 401);
   const mine = await call(app, 'GET', '/v1/nodes?mine=true', { token: bob.access_token });

@@ -68,21 +68,31 @@ export async function cpuMs(pid: number): Promise<number> {
  * `GET /readyz` answers 200, as an orchestrator or load balancer would (the OpenAPI document this
  * waited for before is built on its first request: half a second of the event loop at the moment
  * every node reconnects after a restart). stdout/stderr go to `<log_dir>/<instance_id>.log`.
- * @param node_flags extra Node.js flags (e.g. `--cpu-prof`)
+ * @param node_flags extra Node.js flags (e.g. `--cpu-prof`; an `--import` of a .ts file: they follow tsx's)
  */
 export async function startInstance(opts: {
   repo: string; database_url: string; instance_id: string; env: Record<string, string>; log_dir: string; node_flags?: string[];
   /** Listen on this port (a restart in place); default: a free one. */
   port?: number;
+  /**
+   * Run the build as production does (`control-plane/bin/control-plane.mjs` with NODE_ENV=production:
+   * dist/main.mjs, installer/build-runtime.ts) instead of the TypeScript entry point under tsx.
+   * tsx is still loaded when `node_flags` import a .ts file (the loop trace).
+   */
+  built?: boolean;
 }): Promise<Instance> {
   const port = opts.port ?? await freePort();
   await mkdir(opts.log_dir, { recursive: true });
   const log = createWriteStream(join(opts.log_dir, `${opts.instance_id}.log`), { flags: 'a' });
   const { NODE_OPTIONS: _dropped, ...parent } = process.env;
-  const child = spawn(process.execPath, [...(opts.node_flags ?? []), '--import', TSX, join(opts.repo, 'control-plane/src/main.ts')], {
+  const flags = opts.node_flags ?? [];
+  const args = opts.built
+    ? [...(flags.some((f) => f.endsWith('.ts')) ? ['--import', TSX] : []), ...flags, join(opts.repo, 'control-plane/bin/control-plane.mjs')]
+    : ['--import', TSX, ...flags, join(opts.repo, 'control-plane/src/main.ts')];
+  const child = spawn(process.execPath, args, {
     cwd: opts.repo,
     env: {
-      ...parent, ...opts.env,
+      ...parent, ...opts.env, ...(opts.built ? { NODE_ENV: 'production' } : {}),
       VANTAGE_HOST: '127.0.0.1', VANTAGE_PORT: String(port), VANTAGE_INSTANCE_ID: opts.instance_id, VANTAGE_DATABASE_URL: opts.database_url,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
