@@ -2,7 +2,7 @@ import t from 'tap';
 import { newId } from '@vantage/shared-protocol';
 import { testDatabase } from '../test-support/db.js';
 import { unackedTasksOf } from '../probes/tasks.db.js';
-import { findNodesByCredential, markNodesOnline } from './nodes.db.js';
+import { findNodesByCredential, markNodesOffline, markNodesOnline, recordClockOffsets, recordOutboxStatsMany } from './nodes.db.js';
 
 // The statements a burst of hellos shares (upgrade.ts, online-marks.ts, probes/sink.ts): each
 // must answer for every node of the burst what the one-node statement answered for it.
@@ -75,4 +75,27 @@ t.test('unackedTasksOf: each node\'s queued tasks whose deadline is ahead, oldes
   t.same(rows.filter((r) => r.node_id === b).map((r) => r.id), [b_one]);
   t.same(rows.filter((r) => r.node_id === idle), []);
   t.same(await unackedTasksOf(sql, []), []);
+});
+
+t.test('batched node writes do not wait for inserts that reference a node (no deadlock with a probe group\'s tasks)', async (t) => {
+  const { sql } = await testDatabase(t);
+  const a = await node(sql, { status: 'online', instance_id: 'here' });
+  const b = await node(sql, { status: 'online', instance_id: 'here' });
+  // What an insert of a task referencing b holds until its transaction ends (the foreign key's
+  // check): a key-share lock on b's row.
+  const holder = await sql.reserve();
+  t.teardown(() => holder.release());
+  await holder`BEGIN`;
+  await holder`SELECT 1 FROM nodes WHERE id = ${b} FOR KEY SHARE`;
+  const reports = [a, b].map((id) => ({ id, pending: 3, dropped_total: 1, oldest_pending_at: null }));
+  const bounded = <T>(p: Promise<T>, what: string) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} waited for the key-share lock`)), 20_000))]);
+  await bounded(recordOutboxStatsMany(sql, reports), 'outbox stats');
+  await bounded(recordClockOffsets(sql, [{ id: a, offset_ms: 5 }, { id: b, offset_ms: -5 }]), 'clock offsets');
+  await bounded(markNodesOnline(sql, [a, b].map((id) => ({ id, instance_id: 'here', ip_address: null, agent_version: '1.0.0', capabilities: [] }))), 'online marks');
+  await bounded(markNodesOffline(sql, [a, b], 'here'), 'offline marks');
+  await holder`COMMIT`;
+  const rows = await sql<{ id: string; outbox_pending: number; clock_offset_ms: number; status: string }[]>`
+    SELECT id, outbox_pending, clock_offset_ms, status FROM nodes WHERE id = ANY(${[a, b]}) ORDER BY id`;
+  t.same(rows.map((r) => [r.outbox_pending, r.status]), [[3, 'offline'], [3, 'offline']], 'every write landed while the key-share lock was held');
+  t.same(rows.find((r) => r.id === b)!.clock_offset_ms, -5);
 });

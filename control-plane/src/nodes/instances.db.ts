@@ -21,7 +21,7 @@ export async function releaseInstanceNodes(sql: Sql, instance_id: string): Promi
     WITH lease AS (DELETE FROM hub_instances WHERE instance_id = ${instance_id}),
       locked AS (
         SELECT n.id FROM nodes n WHERE n.instance_id = ${instance_id} AND n.status IN ('online', 'offline')
-        ORDER BY n.id FOR UPDATE OF n
+        ORDER BY n.id FOR NO KEY UPDATE OF n
       )
     UPDATE nodes SET status = 'offline', instance_id = NULL,
       last_seen_at = CASE WHEN nodes.status = 'online' THEN now() ELSE nodes.last_seen_at END
@@ -86,7 +86,7 @@ export async function releaseDeadInstances(sql: Sql, stale_ms: number): Promise<
       WHERE h.instance_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM hub_instances i WHERE i.instance_id = h.instance_id)
     ), locked AS (
       SELECT l.id FROM nodes l WHERE l.status = 'online' AND l.instance_id IN (SELECT instance_id FROM gone)
-      ORDER BY l.id FOR UPDATE OF l
+      ORDER BY l.id FOR NO KEY UPDATE OF l
     )
     UPDATE nodes n SET status = 'offline', instance_id = NULL,
       last_seen_at = coalesce((SELECT d.lease_at FROM dead d WHERE d.instance_id = n.instance_id), n.last_seen_at)

@@ -152,7 +152,11 @@ export interface NodeHello { id: string; instance_id: string; ip_address: string
 
 /**
  * {@link markNodeOnline} for many nodes in one statement (a burst of hellos), the rows locked in
- * id order. @returns the updated rows keyed by id; a disabled, banned or removed node is absent
+ * id order. Every statement over many nodes' rows locks them so, and with FOR NO KEY UPDATE (what
+ * an UPDATE of non-key columns takes): FOR UPDATE also waited for the key-share locks that inserts
+ * referencing a node hold until they commit (a probe group's tasks, in no id order), which let a
+ * batch and a 1,000-node probe deadlock.
+ * @returns the updated rows keyed by id; a disabled, banned or removed node is absent
  */
 export async function markNodesOnline(sql: Sql, hellos: NodeHello[]): Promise<Map<string, NodeLinkRow>> {
   if (hellos.length === 0) return new Map();
@@ -165,7 +169,7 @@ export async function markNodesOnline(sql: Sql, hellos: NodeHello[]): Promise<Ma
     ), locked AS (
       SELECT n.id AS locked_id FROM nodes n JOIN h ON h.h_id = n.id
       WHERE n.status IN ('online', 'offline') AND n.removed_at IS NULL
-      ORDER BY n.id FOR UPDATE OF n
+      ORDER BY n.id FOR NO KEY UPDATE OF n
     )
     UPDATE nodes SET status = 'online', instance_id = h.h_instance, ip_address = h.h_ip,
       agent_version = h.h_version, capabilities = h.h_caps, last_seen_at = now(),
@@ -213,7 +217,7 @@ export async function recordOutboxStatsMany(sql: Sql, reports: OutboxReport[]): 
     await tx`
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${tx.json(reports as never)}) AS r(id text, pending int, dropped_total int, oldest_pending_at timestamptz)
-      ), locked AS (SELECT n.id FROM nodes n JOIN r ON r.id = n.id ORDER BY n.id FOR UPDATE OF n)
+      ), locked AS (SELECT n.id FROM nodes n JOIN r ON r.id = n.id ORDER BY n.id FOR NO KEY UPDATE OF n)
       UPDATE nodes SET outbox_pending = r.pending, outbox_dropped_total = r.dropped_total,
         outbox_oldest_pending_at = r.oldest_pending_at, outbox_reported_at = now()
       FROM r JOIN locked ON locked.id = r.id
@@ -228,7 +232,7 @@ export async function recordClockOffsets(sql: Sql, reports: ClockReport[]): Prom
     await tx`SET LOCAL synchronous_commit = off`;
     await tx`
       WITH r AS (SELECT * FROM jsonb_to_recordset(${tx.json(reports as never)}) AS r(id text, offset_ms int)),
-        locked AS (SELECT n.id FROM nodes n JOIN r ON r.id = n.id ORDER BY n.id FOR UPDATE OF n)
+        locked AS (SELECT n.id FROM nodes n JOIN r ON r.id = n.id ORDER BY n.id FOR NO KEY UPDATE OF n)
       UPDATE nodes SET clock_offset_ms = r.offset_ms, clock_offset_at = now()
       FROM r JOIN locked ON locked.id = r.id
       WHERE nodes.id = r.id`;
@@ -262,7 +266,7 @@ export async function markNodesOffline(sql: Sql, ids: string[], instance_id: str
       WITH locked AS (
         SELECT n.id FROM nodes n
         WHERE n.id = ANY(${ids}) AND n.instance_id = ${instance_id} AND n.status IN ('online', 'offline')
-        ORDER BY n.id FOR UPDATE OF n
+        ORDER BY n.id FOR NO KEY UPDATE OF n
       )
       UPDATE nodes SET status = 'offline', instance_id = NULL,
         last_seen_at = CASE WHEN nodes.status = 'online' THEN now() ELSE nodes.last_seen_at END
