@@ -33,13 +33,16 @@
  * - query_*: uptime and stats over `history-days` days of one monitor's history (checks for the
  *   last 30, raw for 8 and packed before; rollups before), among `others` monitors' rollups, and
  *   pages of its checks list (raw, and 17 days back among packed ones): p50/p99 ms through the
- *   routes (goal p99 < 50 ms).
+ *   routes (goal p99 < 50 ms), with the statements each request sent, this process's CPU per
+ *   request (µs) and its garbage collections over the timed calls (count, pause ms); the uptime
+ *   and stats reads alone also with the CPU they cost Postgres.
  * `--phases` runs only the named parts (ceiling and decide need ingest, the projection needs
  * ingest and bytes); figures of the others are left out.
  * `--explain` prints EXPLAIN (ANALYZE, BUFFERS) of every statement the uptime and stats reads send (stderr).
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { newId, resultEnvelopeSchema, roundPhaseMs } from '@vantage/shared-protocol';
 import { decidePass } from '../../control-plane/src/checks/decide.js';
@@ -372,18 +375,34 @@ try {
     // Each read is first made WARMUP times untimed: the first calls of a process open the pool's
     // connections and compile the code paths, which a running server has done long before.
     const WARMUP = 20;
+    // Causes of a tail that move less with the machine's load than latencies do: the statements
+    // each request sends (the app's client's debug hook counts them), this process's CPU per
+    // request, and its garbage collections over the timed calls (count and pause ms).
+    let statements = 0;
+    (sql.options as unknown as { debug: unknown }).debug = () => { statements++; };
+    const gc = { n: 0, ms: 0 };
+    const gcWatch = new PerformanceObserver((list) => { for (const e of list.getEntries()) { gc.n++; gc.ms += e.duration; } });
+    gcWatch.observe({ entryTypes: ['gc'] });
+    t.teardown(() => gcWatch.disconnect());
     const time = async (path: string, n = 200) => {
       const ms: number[] = [];
       for (let i = 0; i < WARMUP; i++) await call(app, 'GET', `/v1/monitors/${target}${path}`, { token: owner.access_token });
+      statements = 0;
+      Object.assign(gc, { n: 0, ms: 0 });
+      const c0 = process.cpuUsage();
       for (let i = 0; i < n; i++) {
         const t0 = performance.now();
         const res = await call(app, 'GET', `/v1/monitors/${target}${path}`, { token: owner.access_token });
         ms.push(performance.now() - t0);
         if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
       }
-      return { p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)) };
+      const c = process.cpuUsage(c0);
+      return {
+        p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)), statements_per_request: round(statements / n, 2),
+        node_cpu_us: round((c.user + c.system) / n), gc_count: gc.n, gc_ms: round(gc.ms),
+      };
     };
-    const queries: Record<string, { p50_ms: number; p99_ms: number; node_cpu_us?: number; pg_cpu_us?: number }> = {
+    const queries: Record<string, { p50_ms: number; p99_ms: number; node_cpu_us?: number; pg_cpu_us?: number; statements_per_request?: number; gc_count?: number; gc_ms?: number }> = {
       uptime_90d: await time('/uptime?period=90d'),
       uptime_30d: await time('/uptime?period=30d'),
       stats_90d_daily: await time(`/stats?from=-${HISTORY_DAYS}d&bucket_s=86400`),
@@ -402,6 +421,7 @@ try {
     const direct = async (fn: () => Promise<unknown>, n = 200) => {
       const ms: number[] = [];
       for (let i = 0; i < WARMUP; i++) await fn();
+      Object.assign(gc, { n: 0, ms: 0 });
       const cpu = await measured(async () => {
         for (let i = 0; i < n; i++) {
           const t0 = performance.now();
@@ -410,7 +430,7 @@ try {
         }
       });
       const us = (pct: number) => round((pct / 100) * cpu.wall_s * 1e6 / n);
-      return { p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)), node_cpu_us: us(cpu.node_cpu_pct), pg_cpu_us: us(cpu.pg_cpu_pct) };
+      return { p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)), node_cpu_us: us(cpu.node_cpu_pct), pg_cpu_us: us(cpu.pg_cpu_pct), gc_count: gc.n, gc_ms: round(gc.ms) };
     };
     const series = await monitorSeries(sql, target!);
     Object.assign(queries, {

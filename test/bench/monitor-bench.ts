@@ -13,7 +13,10 @@
  * Prints JSON figures:
  * - create_p50_ms / create_p99_ms: POST /v1/monitors, each placed at once on 3 nodes (the
  *   monitors belong to accounts of 1,000 monitors each: the plan quota is counted per account);
- * - list_page100_p99_ms: GET /v1/monitors?limit=100 at random pages (goal < 50 ms);
+ * - list_page100_p99_ms: GET /v1/monitors?limit=100 at random pages (goal < 50 ms), after VACUUM
+ *   ANALYZE of the monitors (this machine's Postgres runs without autovacuum); with the statements
+ *   each request sent, this process's CPU per request (µs) and its garbage collections over the
+ *   300 requests (count, pause ms);
  * - uptime_p50_ms / uptime_p99_ms: GET /v1/monitors/{id}/uptime?period=24h of 300 random monitors
  *   (no check history: the query among this many monitors; over history see checks-bench.ts);
  * - full_set_1000_p50_ms / _p99_ms: a node with 1,000 assignments says hello; time until it has
@@ -23,6 +26,7 @@
  *   placement job to move every one of them (goal < 5 s; the job's own period, 2 s by default,
  *   comes on top).
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { NODE_WS_PATH, PROTOCOL_VERSION, newSecret, parseServerMessage } from '@vantage/shared-protocol';
 import { createRequire } from 'node:module';
@@ -119,8 +123,19 @@ try {
   const create_s = (Date.now() - started) / 1000;
   log(`${API_CREATES} monitors through the API in ${Math.round(create_s)} s`);
 
-  // List pages of 100.
+  // The tables as a server with autovacuum has them (this machine's Postgres runs without it):
+  // planner statistics of the monitors just written, their visibility map for index-only scans.
+  await sql`VACUUM ANALYZE monitors, monitor_placements`;
+
+  // List pages of 100, with what each request costs besides its time: the statements it sent
+  // (the app's client's debug hook counts them), this process's CPU, its garbage collections.
   const list_ms: number[] = [];
+  let statements = 0;
+  (sql.options as unknown as { debug: unknown }).debug = () => { statements++; };
+  const gc = { n: 0, ms: 0 };
+  const gcWatch = new PerformanceObserver((list) => { for (const e of list.getEntries()) { gc.n++; gc.ms += e.duration; } });
+  gcWatch.observe({ entryTypes: ['gc'] });
+  const list_cpu0 = process.cpuUsage();
   for (let i = 0; i < 300; i++) {
     const page = 1 + Math.floor(Math.random() * (PER_ACCOUNT / 100));
     const t0 = performance.now();
@@ -128,6 +143,10 @@ try {
     list_ms.push(performance.now() - t0);
     if (res.status !== 200 || res.body.data.items.length !== 100) throw new Error(`list: ${res.status}`);
   }
+  const list_cpu = process.cpuUsage(list_cpu0);
+  gcWatch.disconnect();
+  (sql.options as unknown as { debug: unknown }).debug = undefined;
+  const list_cost = { list_statements_per_request: round(statements / 300), list_node_cpu_us: Math.round((list_cpu.user + list_cpu.system) / 300), list_gc_count: gc.n, list_gc_ms: round(gc.ms) };
 
   // The list query alone (no HTTP, no middleware).
   const query_ms: number[] = [];
@@ -205,6 +224,7 @@ try {
     create_p50_ms: round(quantile(create_ms, 0.5)), create_p99_ms: round(quantile(create_ms, 0.99)),
     api_creates: API_CREATES, creates_per_s: Math.round(API_CREATES / create_s), bulk_place_per_s,
     list_page100_p50_ms: round(quantile(list_ms, 0.5)), list_page100_p99_ms: round(quantile(list_ms, 0.99)),
+    ...list_cost,
     list_query_p50_ms: round(quantile(query_ms, 0.5)), list_query_p99_ms: round(quantile(query_ms, 0.99)),
     uptime_p50_ms: round(quantile(uptime_ms, 0.5)), uptime_p99_ms: round(quantile(uptime_ms, 0.99)),
     full_set_1000_p50_ms: round(quantile(full_ms, 0.5)), full_set_1000_p99_ms: round(quantile(full_ms, 0.99)), full_set_frames: frames,

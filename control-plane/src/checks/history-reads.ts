@@ -7,7 +7,7 @@ import { monitorSeries } from './history.db.js';
 import { checksPage } from './pack-reads.js';
 import { checkRetention } from './retention.js';
 import { toCheckItem } from './stream.js';
-import { monitorUptime } from './uptime.js';
+import { monitorUptime, monitorUptimeAndOwner } from './uptime.js';
 
 const DAY_MS = 86_400_000;
 
@@ -63,6 +63,10 @@ export function historyReads(deps: Pick<AppDeps, 'sql' | 'config'>) {
     /** Uptime of monitor `id` over a window from {@link uptimeWindow}. */
     uptime(id: string, w: { from: Date; to: Date; period: keyof typeof UPTIME_PERIODS | null }, now = Date.now()) {
       return monitorUptime(deps.sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
+    },
+    /** {@link uptime} and the monitor's owner (null: none) in one statement, for the caller to authorize before answering. */
+    uptimeAndOwner(id: string, w: { from: Date; to: Date; period: keyof typeof UPTIME_PERIODS | null }, now = Date.now()) {
+      return monitorUptimeAndOwner(deps.sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
     },
   };
 }

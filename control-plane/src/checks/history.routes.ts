@@ -98,8 +98,11 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const q = c.req.valid('query');
     const now = Date.now();
     const window = reads.uptimeWindow(q, now);
-    // Read at once; nothing is answered unless the caller owns the monitor.
-    const [, uptime] = await Promise.all([owned(c, id), reads.uptime(id, window, now)]);
+    // The owner comes with the uptime, in its statement (one round trip after the credential's);
+    // nothing is answered unless the caller may read the monitor.
+    if (!isId('monitor', id)) await authorize(c, deps, null, 'read', 'MONITOR_NOT_FOUND', 'monitor');
+    const { uptime, owner } = await reads.uptimeAndOwner(id, window, now);
+    await authorize(c, deps, owner, 'read', 'MONITOR_NOT_FOUND', 'monitor');
     return ok(c, uptime, 200);
   });
 

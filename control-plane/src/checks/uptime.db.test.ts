@@ -43,13 +43,41 @@ t.test('one statement reads every part of an uptime answer, each part only from 
   t.same(rows.edge_hours.map((r) => [r.hour.getTime(), r.up_s, r.rounds_up]), [[day0 + 2 * D + H, 3600, 60]], 'the edge hour read alone');
   t.same(rows.edge_rounds.map((r) => [r.scheduled_at.getTime() - day0, r.verdict, r.counted]).sort(),
     [[2 * D + 2 * H, 'up', true], [2 * D + 2 * H + 60_000, 'down', false]], 'judged rounds only');
-  t.same(rows.before, { to_state: 'down', changed_at: at(-3 * H) }, 'the state in force when the range starts');
-  t.same(rows.changes.map((c) => [c.changed_at.getTime() - day0, c.to_state]), [[3 * H, 'down'], [5 * H, 'up'], [5 * H, 'paused']],
-    'changes oldest first (same instant: in the order recorded), superseded and other monitors\' left out');
+  // Down since -3 h (the state in force at the start), still down at 3 h, up at 5 h then paused at
+  // the same instant (in the order recorded); the superseded change at 4 h and the other monitor's left out.
+  t.same(rows.spells, { incidents: 1, recovered_s: [8 * 3600] }, 'one spell, from its real start before the range to its recovery');
+  t.same(rows.owner, { user_id: m.user_id, team_id: null }, 'the monitor\'s owner, for authorization');
 
   const empty = await uptimeReads(sql, m.monitor_id, { days: null, hours: [], edge_hours: [], edge_rounds: [], timeline: [at(-20 * D), at(-19 * D)] });
   t.same(empty, {
     sums: { up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, no_data_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0, rounds_no_data: 0 },
-    edge_hours: [], edge_rounds: [], before: null, changes: [],
-  }, 'nothing to read: zeros, no timeline');
+    edge_hours: [], edge_rounds: [], spells: { incidents: 0, recovered_s: [] }, owner: { user_id: m.user_id, team_id: null },
+  }, 'nothing to read: zeros, no spells');
+  const gone = await uptimeReads(sql, 'm_01aaaaaaaaaaaaaaaaaaaaaaaa', { days: [at(0), at(2 * D)], hours: [], edge_hours: [], edge_rounds: [], timeline: [at(-H), at(3 * D)] });
+  t.same([gone.owner, gone.sums.up_s, gone.spells.incidents], [null, 0, 0], 'no such monitor: no owner, nothing read');
+});
+
+t.test('down spells: incidents overlapping the range and the time to each recovery, to the millisecond', async (t) => {
+  const { sql } = await testDatabase(t);
+  const start = Math.floor(Date.now() / H) * H - 10 * D;
+  const at = (s: number) => new Date(start + s * 1000);
+  // Each case: changes (seconds from the range's start; negative: before it) and what the range [0, 1000 s) holds.
+  const cases: Array<[string, Array<[number, string]>, { incidents: number; recovered_s: number[] }]> = [
+    ['no changes', [], { incidents: 0, recovered_s: [] }],
+    ['two spells, recovered by up and by degraded', [[0, 'up'], [100, 'down'], [400, 'up'], [500, 'down'], [600, 'degraded']], { incidents: 2, recovered_s: [300, 100] }],
+    ['a spell running at the start counts from its real start', [[-80, 'up'], [-50, 'down'], [50, 'up']], { incidents: 1, recovered_s: [100] }],
+    ['a spell that ended before the start is not counted', [[-80, 'down'], [-50, 'up'], [50, 'down']], { incidents: 1, recovered_s: [] }],
+    ['ended by a pause: no recovery; down again after it is a new spell', [[0, 'down'], [30, 'paused'], [40, 'down'], [70, 'up']], { incidents: 2, recovered_s: [30] }],
+    ['down after down is the same spell', [[0, 'down'], [10, 'down'], [25, 'up']], { incidents: 1, recovered_s: [25] }],
+    ['still down; a change at the end is outside', [[0, 'down'], [1000, 'up']], { incidents: 1, recovered_s: [] }],
+    ['milliseconds kept', [[0.25, 'down'], [1.5, 'up']], { incidents: 1, recovered_s: [1.25] }],
+  ];
+  for (const [name, changes, want] of cases) {
+    const m = await seedMonitor(sql, { nodes: 1 });
+    for (const [s, to_state] of changes) {
+      await sql`INSERT INTO monitor_state_changes (monitor_id, from_state, to_state, changed_at, source) VALUES (${m.monitor_id}, 'up', ${to_state}, ${at(s)}, 'verdict')`;
+    }
+    const rows = await uptimeReads(sql, m.monitor_id, { days: null, hours: [], edge_hours: [], edge_rounds: [], timeline: [at(0), at(1000)] });
+    t.same(rows.spells, want, name);
+  }
 });

@@ -1,13 +1,17 @@
-import type { MonitorState } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
+import type { Owner } from '../teams/authorize.js';
 import type { RoundRollupRow } from './history.db.js';
 import type { Verdict } from './verdict.js';
 
 /*
  * The reads of one uptime answer (checks/uptime.ts monitorUptime) in ONE statement: rollup sums,
- * edge hours, edge rounds and the state timeline, told apart by a `kind` column. One round trip
- * on one connection instead of five statements on five: on two shared cores the slowest of five
- * backends to be scheduled set the request's time.
+ * edge hours, edge rounds, the down spells of the state timeline and the monitor's owner (for
+ * authorization), told apart by a `kind` column. One round trip on one connection instead of five
+ * statements on five: on two shared cores the slowest of five backends to be scheduled set the
+ * request's time. The spells are counted in the statement (one value per recovery comes back, not
+ * every state change: a monitor's 90 days held 180 changes, whose rows were most of what the
+ * process parsed and allocated per answer, and its garbage collections were in most of the
+ * slowest answers; docs/benchmarks.md "Monitor list, uptime and stats latency").
  */
 
 /** What an uptime answer reads (every range [from, to); empty lists and null read nothing). */
@@ -32,22 +36,60 @@ export interface UptimeRows {
   sums: Totals;
   edge_hours: RoundRollupRow[];
   edge_rounds: Array<{ scheduled_at: Date; interval_s: number; verdict: Verdict; counted: boolean }>;
-  /** The state in force before the timeline's start (the last change before it), if any. */
-  before: { to_state: MonitorState; changed_at: Date } | null;
-  /** Changes in the timeline's range (superseded ones left out), oldest first. */
-  changes: Array<{ to_state: MonitorState; changed_at: Date }>;
+  /**
+   * Down spells overlapping the timeline's range, from the change in force before its start and
+   * the changes in it (superseded ones left out; same instant: in the order recorded): how many
+   * (`incidents`), and the length in seconds of each that ended in it by going back to up or
+   * degraded, oldest first (`recovered_s`; a pause or maintenance ends a spell without a recovery).
+   * Instants count to the millisecond, as a Date holds them.
+   */
+  spells: { incidents: number; recovered_s: number[] };
+  /** The monitor's creator and team (teams/authorize.ts), or null when there is no such monitor. */
+  owner: Owner | null;
 }
 
-const KIND = { sums: 0, hour: 1, round: 2, before: 3, change: 4 } as const;
+const KIND = { sums: 0, hour: 1, round: 2 } as const;
 
 interface Row extends Totals {
   kind: number;
   at: Date | null;
-  id: number | null;
-  to_state: MonitorState | null;
   interval_s: number | null;
   verdict: Verdict | null;
   counted: boolean | null;
+  incidents: number | null;
+  recovered_ms: number[] | null;
+  owned: boolean | null;
+  user_id: string | null;
+  team_id: string | null;
+}
+
+/**
+ * The timeline's down spells in one row (`incidents`, `recovered_ms`: see {@link UptimeRows}
+ * `spells`): the change in force before the range, then the changes in it, each against the
+ * state before it; a spell starts at a `down` after anything else (or first), ends at the first
+ * other state after it, and recovers when that is up or degraded. Its start is the latest start
+ * so far (starts only grow along the timeline).
+ */
+function downSpellsRow(sql: SqlExecutor, monitor_id: string, [from, to]: [Date, Date]) {
+  const live = sql`monitor_id = ${monitor_id} AND superseded_at IS NULL`;
+  return sql`
+    WITH timeline AS (
+      (SELECT 0 AS part, date_trunc('milliseconds', changed_at) AS at, id, to_state FROM monitor_state_changes
+        WHERE ${live} AND changed_at < ${from} ORDER BY changed_at DESC, id DESC LIMIT 1)
+      UNION ALL
+      SELECT 1, date_trunc('milliseconds', changed_at), id, to_state FROM monitor_state_changes
+        WHERE ${live} AND changed_at >= ${from} AND changed_at < ${to}
+    ), steps AS (
+      SELECT part, at, id, to_state, lag(to_state) OVER (ORDER BY part, at, id) AS prev FROM timeline
+    ), spells AS (
+      SELECT part, at, id, to_state, prev, to_state = 'down' AND prev IS DISTINCT FROM 'down' AS starts,
+        max(at) FILTER (WHERE to_state = 'down' AND prev IS DISTINCT FROM 'down') OVER (ORDER BY part, at, id) AS since
+      FROM steps
+    )
+    SELECT count(*) FILTER (WHERE starts)::int AS incidents,
+      coalesce(array_agg((extract(epoch FROM at - since) * 1000)::float8 ORDER BY part, at, id)
+        FILTER (WHERE prev = 'down' AND to_state IN ('up', 'degraded')), '{}') AS recovered_ms
+    FROM spells`;
 }
 
 /** Monitor `monitor_id`'s uptime rows per `plan`, in one statement (each part read by its table's primary key or the state log's index). */
@@ -60,38 +102,33 @@ export async function uptimeReads(sql: SqlExecutor, monitor_id: string, plan: Up
   // Columns of the kinds that do not carry totals, then typed nulls for those that do.
   const none = sql`NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8`;
   const parts = [
-    sql`SELECT ${KIND.sums}::int AS kind, NULL::timestamptz AS at, NULL::float8 AS id, NULL::text AS to_state, NULL::int AS interval_s,
-        NULL::text AS verdict, NULL::boolean AS counted,
-        coalesce(sum(up_s), 0)::float8 AS up_s, coalesce(sum(degraded_s), 0)::float8 AS degraded_s, coalesce(sum(down_s), 0)::float8 AS down_s,
-        coalesce(sum(maintenance_s), 0)::float8 AS maintenance_s, coalesce(sum(no_data_s), 0)::float8 AS no_data_s,
-        coalesce(sum(rounds_up), 0)::float8 AS rounds_up, coalesce(sum(rounds_degraded), 0)::float8 AS rounds_degraded,
-        coalesce(sum(rounds_down), 0)::float8 AS rounds_down, coalesce(sum(rounds_no_data), 0)::float8 AS rounds_no_data
-      FROM (${ranges.length > 0 ? ranges.reduce((a, b) => sql`${a} UNION ALL ${b}`) : sql`SELECT ${totals} FROM round_rollups WHERE false`}) x`,
-    ...(plan.edge_hours.length > 0 ? [sql`SELECT ${KIND.hour}, hour, NULL, NULL, NULL, NULL, NULL, ${totals} FROM round_rollups
+    sql`SELECT ${KIND.sums}::int AS kind, NULL::timestamptz AS at, NULL::int AS interval_s, NULL::text AS verdict, NULL::boolean AS counted,
+        sums.*, s.incidents, s.recovered_ms, o.id IS NOT NULL AS owned, o.user_id, o.team_id
+      FROM (SELECT coalesce(sum(up_s), 0)::float8 AS up_s, coalesce(sum(degraded_s), 0)::float8 AS degraded_s, coalesce(sum(down_s), 0)::float8 AS down_s,
+          coalesce(sum(maintenance_s), 0)::float8 AS maintenance_s, coalesce(sum(no_data_s), 0)::float8 AS no_data_s,
+          coalesce(sum(rounds_up), 0)::float8 AS rounds_up, coalesce(sum(rounds_degraded), 0)::float8 AS rounds_degraded,
+          coalesce(sum(rounds_down), 0)::float8 AS rounds_down, coalesce(sum(rounds_no_data), 0)::float8 AS rounds_no_data
+        FROM (${ranges.length > 0 ? ranges.reduce((a, b) => sql`${a} UNION ALL ${b}`) : sql`SELECT ${totals} FROM round_rollups WHERE false`}) x) sums,
+        (${downSpellsRow(sql, monitor_id, plan.timeline)}) s
+        LEFT JOIN monitors o ON o.id = ${monitor_id}`,
+    ...(plan.edge_hours.length > 0 ? [sql`SELECT ${KIND.hour}, hour, NULL, NULL, NULL, ${totals}, NULL, NULL, NULL, NULL, NULL FROM round_rollups
       WHERE monitor_id = ${monitor_id} AND hour = ANY(${plan.edge_hours.map((h) => h.toISOString())}::timestamptz[])`] : []),
-    ...plan.edge_rounds.map(([from, to]) => sql`SELECT ${KIND.round}, scheduled_at, NULL, NULL, interval_s, verdict, counted, ${none} FROM check_rounds
+    ...plan.edge_rounds.map(([from, to]) => sql`SELECT ${KIND.round}, scheduled_at, interval_s, verdict, counted, ${none}, NULL, NULL, NULL, NULL, NULL FROM check_rounds
       WHERE monitor_id = ${monitor_id} AND scheduled_at >= ${from} AND scheduled_at < ${to} AND verdict IS NOT NULL`),
-    sql`(SELECT ${KIND.before}, changed_at, id::float8, to_state, NULL, NULL, NULL, ${none} FROM monitor_state_changes
-      WHERE monitor_id = ${monitor_id} AND superseded_at IS NULL AND changed_at < ${plan.timeline[0]} ORDER BY changed_at DESC, id DESC LIMIT 1)`,
-    sql`SELECT ${KIND.change}, changed_at, id::float8, to_state, NULL, NULL, NULL, ${none} FROM monitor_state_changes
-      WHERE monitor_id = ${monitor_id} AND superseded_at IS NULL AND changed_at >= ${plan.timeline[0]} AND changed_at < ${plan.timeline[1]}`,
   ];
   const rows = await sql<Row[]>`${parts.reduce((a, b) => sql`${a} UNION ALL ${b}`)}`;
-  const out: UptimeRows = { sums: null as unknown as Totals, edge_hours: [], edge_rounds: [], before: null, changes: [] };
-  const changes: Row[] = [];
+  const out: UptimeRows = { sums: null as unknown as Totals, edge_hours: [], edge_rounds: [], spells: { incidents: 0, recovered_s: [] }, owner: null };
   for (const r of rows) {
     const t: Totals = {
       up_s: r.up_s, degraded_s: r.degraded_s, down_s: r.down_s, maintenance_s: r.maintenance_s, no_data_s: r.no_data_s,
       rounds_up: r.rounds_up, rounds_degraded: r.rounds_degraded, rounds_down: r.rounds_down, rounds_no_data: r.rounds_no_data,
     };
-    if (r.kind === KIND.sums) out.sums = t;
-    else if (r.kind === KIND.hour) out.edge_hours.push({ hour: r.at!, ...t });
-    else if (r.kind === KIND.round) out.edge_rounds.push({ scheduled_at: r.at!, interval_s: r.interval_s!, verdict: r.verdict!, counted: r.counted! });
-    else if (r.kind === KIND.before) out.before = { to_state: r.to_state!, changed_at: r.at! };
-    else changes.push(r);
+    if (r.kind === KIND.sums) {
+      out.sums = t;
+      out.spells = { incidents: r.incidents!, recovered_s: r.recovered_ms!.map((ms) => ms / 1000) };
+      out.owner = r.owned ? { user_id: r.user_id!, team_id: r.team_id } : null;
+    } else if (r.kind === KIND.hour) out.edge_hours.push({ hour: r.at!, ...t });
+    else out.edge_rounds.push({ scheduled_at: r.at!, interval_s: r.interval_s!, verdict: r.verdict!, counted: r.counted! });
   }
-  // Oldest first, as the state log orders them (the union keeps no order of its own).
-  changes.sort((a, b) => a.at!.getTime() - b.at!.getTime() || a.id! - b.id!);
-  out.changes = changes.map((r) => ({ to_state: r.to_state!, changed_at: r.at! }));
   return out;
 }

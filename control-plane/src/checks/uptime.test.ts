@@ -8,18 +8,7 @@ import { decidePass } from './decide.js';
 import { addRollupDeltas, type RollupDelta } from './decide.db.js';
 import { createCheckStore } from './ingest.js';
 import { expireRounds, httpResult, roundAt, seedMonitor } from './test-support.js';
-import { downSpells, monitorUptime, rollupRanges } from './uptime.js';
-
-const at = (s: number) => new Date(s * 1000);
-
-t.test('down spells: incidents overlapping the range and their time to recovery', async (t) => {
-  t.same(downSpells(null, []), { incidents: 0, mttr_s: null });
-  t.same(downSpells(null, [{ to_state: 'up', changed_at: at(0) }, { to_state: 'down', changed_at: at(100) }, { to_state: 'up', changed_at: at(400) },
-    { to_state: 'down', changed_at: at(500) }, { to_state: 'degraded', changed_at: at(600) }]), { incidents: 2, mttr_s: 200 });
-  t.same(downSpells({ to_state: 'down', changed_at: at(-50) }, [{ to_state: 'up', changed_at: at(50) }]), { incidents: 1, mttr_s: 100 }, 'a spell running at the start counts from its real start');
-  t.same(downSpells(null, [{ to_state: 'down', changed_at: at(0) }, { to_state: 'paused', changed_at: at(30) }]), { incidents: 1, mttr_s: null }, 'ended by a pause: no recovery');
-  t.same(downSpells(null, [{ to_state: 'down', changed_at: at(0) }]), { incidents: 1, mttr_s: null }, 'still down');
-});
+import { monitorUptime, rollupRanges } from './uptime.js';
 
 t.test('uptime arithmetic: downtime, maintenance left out, incidents and MTTR, whole hours from rollups and the edges from rounds', async (t) => {
   const { sql } = await testDatabase(t);

@@ -1,5 +1,6 @@
-import type { MonitorState, Uptime, UptimePeriod } from '@vantage/shared-protocol';
+import type { Uptime, UptimePeriod } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
+import type { Owner } from '../teams/authorize.js';
 import type { RoundRollupRow } from './history.db.js';
 import { uptimeReads } from './uptime.db.js';
 
@@ -26,38 +27,26 @@ function add(t: Totals, r: Totals, share = 1): void {
   for (const k of Object.keys(t) as Array<keyof Totals>) t[k] += r[k] * share;
 }
 
-/** Down spells overlapping [from, to): how many, and the mean time to recovery of those that recovered in it, seconds. */
-export function downSpells(before: { to_state: MonitorState; changed_at: Date } | null, changes: Array<{ to_state: MonitorState; changed_at: Date }>): { incidents: number; mttr_s: number | null } {
-  let incidents = 0;
-  const recovered: number[] = [];
-  let since: number | null = before?.to_state === 'down' ? before.changed_at.getTime() : null;
-  if (since !== null) incidents++;
-  for (const c of changes) {
-    if (c.to_state === 'down') {
-      if (since === null) {
-        since = c.changed_at.getTime();
-        incidents++;
-      }
-      continue;
-    }
-    if (since === null) continue;
-    // Back to up or degraded is a recovery; a pause or maintenance ends the spell without one.
-    if (c.to_state === 'up' || c.to_state === 'degraded') recovered.push((c.changed_at.getTime() - since) / 1000);
-    since = null;
-  }
-  return { incidents, mttr_s: recovered.length > 0 ? recovered.reduce((a, b) => a + b, 0) / recovered.length : null };
-}
-
 /**
  * A monitor's uptime over [from, to) (docs/api/monitors.md "Uptime"): whole UTC days from its
  * round_rollups_daily, the other whole hours from its round_rollups ({@link rollupRanges}; one
  * statement), the partial hours at either end from its judged rounds (each counts the part of
  * its interval inside the range); when those rounds are past the rounds retention (`raw_from`), the
  * edge hour's rollup counts in proportion to its overlap. Incidents and time to recovery come
- * from the state changes (uptime.ts downSpells). Rounds no node reported count in `no_data_s`
- * only: the ratio is over the time with data. Everything is read in one statement (uptime.db.ts).
+ * from the state changes' down spells, counted in the statement (uptime.db.ts `spells`). Rounds
+ * no node reported count in `no_data_s` only: the ratio is over the time with data. Everything is
+ * read in one statement (uptime.db.ts).
  */
 export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: Date, to: Date, period: UptimePeriod | null, raw_from: Date): Promise<Uptime> {
+  return (await monitorUptimeAndOwner(sql, monitor_id, from, to, period, raw_from)).uptime;
+}
+
+/**
+ * {@link monitorUptime} and the monitor's owner (null: no such monitor), read in the same
+ * statement: what a route that authorizes from the owner (teams/authorize.ts) needs, in one round
+ * trip. Nothing of the answer may be shown before that authorization.
+ */
+export async function monitorUptimeAndOwner(sql: SqlExecutor, monitor_id: string, from: Date, to: Date, period: UptimePeriod | null, raw_from: Date): Promise<{ uptime: Uptime; owner: Owner | null }> {
   const f = from.getTime();
   const t = to.getTime();
   // Whole hours [inner.from, inner.to) are read summed; the partial hours at either end, apart.
@@ -70,7 +59,7 @@ export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: 
   // Every read in one statement (uptime.db.ts): one round trip on one connection.
   const r = rollupRanges(inner.from, inner.to);
   const dates = ([a, b]: [number, number]): [Date, Date] => [new Date(a), new Date(b)];
-  const { sums, before, changes, edge_hours: edgeRows, edge_rounds: edgeRounds } = await uptimeReads(sql, monitor_id, {
+  const { sums, spells, owner, edge_hours: edgeRows, edge_rounds: edgeRounds } = await uptimeReads(sql, monitor_id, {
     days: r.days && dates(r.days), hours: r.hours.map(dates),
     edge_hours: edges.filter(([a]) => floorHour(a) < raw_from.getTime()).map(([a]) => new Date(floorHour(a))),
     edge_rounds: rawEdges.map(dates), timeline: [from, to],
@@ -100,15 +89,16 @@ export async function monitorUptime(sql: SqlExecutor, monitor_id: string, from: 
   const degraded_s = Math.round(totals.degraded_s);
   const down_s = Math.round(totals.down_s);
   const monitored = up_s + degraded_s + down_s;
-  const uptime = monitored > 0 ? (up_s + degraded_s) / monitored : null;
-  const spells = downSpells(before, changes);
-  return {
+  const ratio = monitored > 0 ? (up_s + degraded_s) / monitored : null;
+  const mttr_s = spells.recovered_s.length > 0 ? spells.recovered_s.reduce((a, b) => a + b, 0) / spells.recovered_s.length : null;
+  const uptime: Uptime = {
     from: from.toISOString(), to: to.toISOString(), period,
-    uptime: uptime === null ? null : Math.round(uptime * 1e6) / 1e6,
-    uptime_percent: uptime === null ? null : Math.round(uptime * 1e5) / 1e3,
+    uptime: ratio === null ? null : Math.round(ratio * 1e6) / 1e6,
+    uptime_percent: ratio === null ? null : Math.round(ratio * 1e5) / 1e3,
     monitored_s: monitored, up_s, degraded_s,
     downtime_s: down_s, maintenance_s: Math.round(totals.maintenance_s), no_data_s: Math.round(totals.no_data_s),
-    incidents: spells.incidents, mttr_s: spells.mttr_s === null ? null : Math.round(spells.mttr_s * 1000) / 1000,
+    incidents: spells.incidents, mttr_s: mttr_s === null ? null : Math.round(mttr_s * 1000) / 1000,
     rounds: { up: Math.round(totals.rounds_up), degraded: Math.round(totals.rounds_degraded), down: Math.round(totals.rounds_down), no_data: Math.round(totals.rounds_no_data) },
   };
+  return { uptime, owner };
 }

@@ -144,7 +144,8 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     const now = new Date();
     const { rows, total } = await listMonitors<FlapColumn>(deps.sql, await ownerScope(c, deps, 'read', team_id), filters, page, limit,
       { name: 'flap', sql: flapColumn(deps.sql, flapFactsSince(now)) });
-    const items = rows.map(({ extra, ...row }) => toMonitor(shown(row), undefined, flapSinceOf(flapFactsOfColumn(row.id, extra ?? null), now)));
+    // toMonitor picks its fields: `extra` is not copied off each row first.
+    const items = rows.map((row) => toMonitor(shown(row), undefined, flapSinceOf(flapFactsOfColumn(row.id, row.extra ?? null), now)));
     return ok(c, { items, total, page, limit }, 200);
   });
 
