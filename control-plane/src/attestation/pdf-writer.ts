@@ -115,9 +115,14 @@ export class ReportWriter {
     await this.paragraph(text, { size: level === 1 ? 18 : 13, bold: true, gap: 6 });
   }
 
-  /** A table: `header` then `rows`, column widths as fractions of the page width (sum 1). Cells are Latin text. */
+  /**
+   * A table: `header` then `rows`, column widths as fractions of the page width (sum 1). Cells are
+   * Latin text. A cell too wide for its column is drawn smaller, down to 6 pt (a node or monitor id
+   * is evidence: it stays whole), and only past that cut with a `.`.
+   */
   table(header: string[], rows: string[][], widths: number[]): void {
     const size = 8.5;
+    const min_size = 6;
     const row_h = 14;
     const total = A4[0] - 2 * MARGIN;
     const draw = (cells: string[], font: PDFFont, shade: boolean) => {
@@ -127,8 +132,9 @@ export class ReportWriter {
       cells.forEach((cell, i) => {
         const w = widths[i]! * total - 6;
         let text = cell.replace(/[^\u0020-\u00ff]/g, '?');
-        while (text.length > 1 && font.widthOfTextAtSize(text, size) > w) text = `${text.slice(0, -2)}…`.replace('…', '.');
-        this.page.drawText(text, { x, y: this.y - row_h + 7, size, font, color: INK });
+        const fit = Math.max(min_size, Math.min(size, (size * w) / Math.max(font.widthOfTextAtSize(text, size), 1e-6)));
+        while (text.length > 1 && font.widthOfTextAtSize(text, fit) > w) text = `${text.slice(0, -2)}…`.replace('…', '.');
+        this.page.drawText(text, { x, y: this.y - row_h + 7, size: fit, font, color: INK });
         x += widths[i]! * total;
       });
       this.y -= row_h;

@@ -49,7 +49,11 @@ async function probed(sql: Sql, p: { user_id: string; node_id: string; target: s
 t.test('a report of a probed-only target shows its probes per node', async (t) => {
   const { app, sql, deps } = await testApp(t);
   const [alice, bob] = [await registerUser(app), await registerUser(app)];
-  const nodes = await seedNodes(sql, 2);
+  // The second node's id is as wide as an id gets in the report's font (every letter an `m`; a
+  // random one was cut now and then): ids are evidence, printed whole.
+  const wide = `n_${'m'.repeat(26)}`;
+  await sql`INSERT INTO nodes (id, name, status, country, last_seen_at) VALUES (${wide}, 'node-wide', 'online', 'US', now())`;
+  const nodes = [...await seedNodes(sql, 1), wide];
   const now = Date.now();
   const target = 'api.example.org';
   const inWindow = (k: number) => new Date(now - HOUR + k * 60_000);
