@@ -132,7 +132,8 @@ export class ReportWriter {
       cells.forEach((cell, i) => {
         const w = widths[i]! * total - 6;
         let text = cell.replace(/[^\u0020-\u00ff]/g, '?');
-        const fit = Math.max(min_size, Math.min(size, (size * w) / Math.max(font.widthOfTextAtSize(text, size), 1e-6)));
+        // Width is linear in the size; 0.999 keeps rounding from cutting a text scaled to fit exactly.
+        const fit = Math.max(min_size, Math.min(size, (0.999 * size * w) / Math.max(font.widthOfTextAtSize(text, size), 1e-6)));
         while (text.length > 1 && font.widthOfTextAtSize(text, fit) > w) text = `${text.slice(0, -2)}…`.replace('…', '.');
         this.page.drawText(text, { x, y: this.y - row_h + 7, size: fit, font, color: INK });
         x += widths[i]! * total;
