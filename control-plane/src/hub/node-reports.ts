@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
-import { recordClockOffsets, recordOutboxStatsMany, type ClockReport, type OutboxReport } from '../nodes/nodes.db.js';
+import { recordClockOffsets, recordOutboxStatsMany, type ClockReport, type OutboxReport } from '../nodes/node-reports.db.js';
 
 /** How long a report waits in memory before it is written, ms: what GET /v1/nodes/{id} may lag behind the node. */
 export const REPORT_FLUSH_MS = 1000;
@@ -54,7 +54,7 @@ export function reportWriter<R extends { id: string }>(what: string, write: (rep
 /** The hub's two report writers: outbox.stats and heartbeat clock offsets. */
 export interface NodeReports { outbox: ReportWriter<OutboxReport>; clock: ReportWriter<ClockReport> }
 
-/** Build {@link NodeReports} on `sql` (nodes.db.ts recordOutboxStatsMany / recordClockOffsets). */
+/** Build {@link NodeReports} on `sql` (nodes/node-reports.db.ts recordOutboxStatsMany / recordClockOffsets). */
 export function nodeReports(sql: Sql, log: Pick<Logger, 'warn'>, flush_ms = REPORT_FLUSH_MS): NodeReports {
   return {
     outbox: reportWriter('outbox stats', (r) => recordOutboxStatsMany(sql, r), log, flush_ms),

@@ -2,7 +2,8 @@ import t from 'tap';
 import { newId } from '@vantage/shared-protocol';
 import { testDatabase } from '../test-support/db.js';
 import { unackedTasksOf } from '../probes/tasks.db.js';
-import { findNodesByCredential, markNodesOffline, markNodesOnline, recordClockOffsets, recordOutboxStatsMany } from './nodes.db.js';
+import { findNodesByCredential, markNodesOffline, markNodesOnline } from './nodes.db.js';
+import { recordClockOffsets, recordOutboxStatsMany } from './node-reports.db.js';
 
 // The statements a burst of hellos shares (upgrade.ts, online-marks.ts, probes/sink.ts): each
 // must answer for every node of the burst what the one-node statement answered for it.

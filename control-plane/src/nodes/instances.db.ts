@@ -12,7 +12,7 @@ import type { Sql } from '../db/sql.js';
  * Every node recorded against `instance_id` goes offline and its lease row is deleted: crash
  * recovery at start (a previous run under the same name) and a graceful close. The rows are
  * locked in id order, as every statement over many nodes' rows locks them (nodes.db.ts
- * markNodesOnline, markNodesOffline, recordOutboxStatsMany): a batch of a killed run's backend
+ * markNodesOnline, markNodesOffline; node-reports.db.ts recordOutboxStatsMany): a batch of a killed run's backend
  * still finishing, or the offline marks of links closing during a close, then cannot deadlock
  * with it. @returns how many
  */
