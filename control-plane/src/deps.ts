@@ -14,10 +14,10 @@ export interface AppDeps {
   config: Config;
   sql: Sql;
   /**
-   * The client automatic node picks run on (db/sql.ts pickClient: generic plans); `sql` when
-   * absent (embedded Postgres takes one connection only; tests).
+   * The client of automatic node picks and uptime answers (db/sql.ts genericPlanClient: generic
+   * plans only); `sql` when absent (embedded Postgres takes one connection only; tests).
    */
-  pick_sql?: Sql;
+  generic_sql?: Sql;
   log: Logger;
   /** The node hub (hub/hub.ts createHub): task delivery to nodes; node routes close sockets through it. */
   hub: NodeHub;

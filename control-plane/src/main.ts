@@ -10,7 +10,7 @@ import { sweepHeaderSecrets } from './monitors/secrets-sweep.js';
 import { applyPlatformNodeOwners } from './nodes/platform-nodes.db.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
-import { connect, pickClient, PICK_POOL_SIZE } from './db/sql.js';
+import { connect, genericPlanClient, GENERIC_POOL_SIZE } from './db/sql.js';
 import type { AppDeps } from './deps.js';
 import { createHub, LISTEN_BACKLOG } from './hub/hub.js';
 import { createLogger } from './log.js';
@@ -70,9 +70,9 @@ if (!config.database_url) {
 // single connection and queries queue in the client. A real server gets a pool.
 const POOL_SIZE = embedded ? 1 : 10;
 const sql = connect(config.database_url ?? embedded!.url, POOL_SIZE, log.child({ module: 'db' }));
-// Automatic node picks run on generic plans (db/sql.ts pickClient); embedded mode has one connection.
-const pick_sql = embedded ? sql : pickClient(config.database_url!, log.child({ module: 'db' }));
-const endDatabase = (timeout: number) => Promise.all([...new Set([sql, pick_sql])].map((client) => client.end({ timeout })));
+// Automatic node picks run on generic plans (db/sql.ts genericPlanClient); embedded mode has one connection.
+const generic_sql = embedded ? sql : genericPlanClient(config.database_url!, log.child({ module: 'db' }));
+const endDatabase = (timeout: number) => Promise.all([...new Set([sql, generic_sql])].map((client) => client.end({ timeout })));
 const applied = await migrate(sql);
 if (applied.length > 0) log.info({ applied }, 'migrations applied');
 // A key that cannot open the database's secrets stops the start (never a second key for one database).
@@ -94,7 +94,7 @@ await ensurePartitions(sql).catch((err: unknown) => log.warn({ err }, 'check par
 
 // A stable instance id (host:port) lets a restarted instance release the nodes its previous run
 // held (hub crash recovery); hostname-pid, the hub's own default, would change on every restart.
-const base = { config: { ...config, instance_id: config.instance_id ?? `${hostname()}:${config.port}` }, sql, pick_sql, log };
+const base = { config: { ...config, instance_id: config.instance_id ?? `${hostname()}:${config.port}` }, sql, generic_sql, log };
 // Node hub and result sink (probe tasks), as contracts.ts defines them.
 // Outbound delivery (webhook events, e-mail): queue side for the app, worker started after listen.
 const outbound = createOutbound(base);
@@ -115,7 +115,7 @@ const results = withResultMetrics(createResultSink({
 }), metrics);
 const feed = createAssignmentFeed(base);
 const hub = createHub({ ...base, results, assignments: feed });
-registerScrapeGauges(metrics, { sql, hub, pools: embedded ? { main: POOL_SIZE } : { main: POOL_SIZE, pick: PICK_POOL_SIZE }, log });
+registerScrapeGauges(metrics, { sql, hub, pools: embedded ? { main: POOL_SIZE } : { main: POOL_SIZE, pick: GENERIC_POOL_SIZE }, log });
 const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector, metrics, ops };
 const app = createApp(deps satisfies AppDeps);
 

@@ -20,7 +20,7 @@ const duration_s = Number(values.duration);
 const teardowns: Array<() => unknown> = [];
 const t = { teardown: (fn: () => unknown) => void teardowns.unshift(fn) };
 try {
-  const { app, url } = await testApp(t, { config: { rate_limit_keyed: 100_000_000, rate_limit_anonymous: 100_000_000 } });
+  const { app, url } = await testApp(t, { generic_plans: true, config: { rate_limit_keyed: 100_000_000, rate_limit_anonymous: 100_000_000 } });
   const user = await registerUser(app);
   const { key } = await createApiKey(app, user.access_token, ['read']);
   const check = await call(app, 'GET', '/v1/account/profile', { token: key });

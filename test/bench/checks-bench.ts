@@ -119,7 +119,7 @@ async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; wall_s: nu
 
 const keepalive = setInterval(() => {}, 1000);
 try {
-  const { app, sql, deps } = await testApp(t, { config: { checks_round_grace_ms: 3_600_000, checks_decide_interval_ms: 500, checks_jobs_interval_ms: 10_000 } });
+  const { app, sql, deps } = await testApp(t, { generic_plans: true, config: { checks_round_grace_ms: 3_600_000, checks_decide_interval_ms: 500, checks_jobs_interval_ms: 10_000 } });
   backendPids = async () => (await sql<{ pid: number }[]>`
     SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type IN ('walwriter', 'checkpointer', 'background writer')`).map((r) => r.pid);
   await ensurePartitions(sql);
@@ -434,7 +434,9 @@ try {
     };
     const series = await monitorSeries(sql, target!);
     Object.assign(queries, {
-      uptime_90d_query_only: await direct(() => monitorUptime(sql, target!, new Date(Date.now() - 90 * 86_400_000), new Date(), '90d', new Date(Date.now() - 8 * 86_400_000))),
+      // On the generic-plan client, as the route reads it; then planned per call (the main client).
+      uptime_90d_query_only: await direct(() => monitorUptime(deps.generic_sql!, target!, new Date(Date.now() - 90 * 86_400_000), new Date(), '90d', new Date(Date.now() - 8 * 86_400_000))),
+      uptime_90d_query_planned_per_call: await direct(() => monitorUptime(sql, target!, new Date(Date.now() - 90 * 86_400_000), new Date(), '90d', new Date(Date.now() - 8 * 86_400_000))),
       stats_90d_daily_query_only: await direct(async () => monitorStats(sql, series, new Date(Date.now() - HISTORY_DAYS * 86_400_000), new Date(), 86_400, undefined, await rollupMarks(sql))),
     });
     if (values.explain) {

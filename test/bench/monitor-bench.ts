@@ -60,6 +60,7 @@ const round = (x: number) => Math.round(x * 10) / 10;
 
 try {
   const { app, sql, url, deps } = await testApp(t, {
+    generic_plans: true,
     config: { plan: 'business', plan_monitors_max: 1_000_000, probe_allow_cidrs: ['198.18.0.0/15'], placement_grace_ms: GRACE_MS, placement_interval_ms: 600_000 },
   });
 

@@ -29,8 +29,10 @@ export function historyRange(q: { from?: string; to?: string }, now: number, def
  * /v1/monitors/{id}/checks and /uptime routes and the MCP tools. Access is the caller's to decide
  * first (teams/authorize.ts); these only read.
  */
-export function historyReads(deps: Pick<AppDeps, 'sql' | 'config'>) {
+export function historyReads(deps: Pick<AppDeps, 'sql' | 'generic_sql' | 'config'>) {
   const retention = checkRetention(deps.config);
+  // Uptime's one statement runs on generic plans (db/sql.ts genericPlanClient).
+  const uptime_sql = deps.generic_sql ?? deps.sql;
   return {
     retention,
     /**
@@ -62,11 +64,11 @@ export function historyReads(deps: Pick<AppDeps, 'sql' | 'config'>) {
     },
     /** Uptime of monitor `id` over a window from {@link uptimeWindow}. */
     uptime(id: string, w: { from: Date; to: Date; period: keyof typeof UPTIME_PERIODS | null }, now = Date.now()) {
-      return monitorUptime(deps.sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
+      return monitorUptime(uptime_sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
     },
     /** {@link uptime} and the monitor's owner (null: none) in one statement, for the caller to authorize before answering. */
     uptimeAndOwner(id: string, w: { from: Date; to: Date; period: keyof typeof UPTIME_PERIODS | null }, now = Date.now()) {
-      return monitorUptimeAndOwner(deps.sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
+      return monitorUptimeAndOwner(uptime_sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
     },
   };
 }

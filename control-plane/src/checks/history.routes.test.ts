@@ -2,10 +2,12 @@ import t from 'tap';
 import { makeToken, enrollNode, waitFor } from '../hub/test-harness.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
 import { decidePass } from './decide.js';
+import { historyReads } from './history-reads.js';
 import { expireRounds, httpResult, roundAt, seedMonitor, seedNodes } from './test-support.js';
 import { sseFrames } from '../test-support/sse.js';
 
-const { app, sql, url, deps } = await testApp(t, { config: { checks_round_grace_ms: 3_600_000, checks_stream_poll_ms: 50, checks_stream_settle_ms: 200 } });
+// Uptime answers run on the generic-plan client, as main.ts builds it (generic_plans).
+const { app, sql, url, deps } = await testApp(t, { generic_plans: true, config: { checks_round_grace_ms: 3_600_000, checks_stream_poll_ms: 50, checks_stream_settle_ms: 200 } });
 const owner = await registerUser(app);
 const other = await registerUser(app);
 const get = (path: string, token = owner.access_token, headers: Record<string, string> = {}) => call(app, 'GET', path, { token, headers });
@@ -59,6 +61,30 @@ t.test('uptime: periods and ranges', async (t) => {
   t.match((await get(`${base}/uptime?from=${encodeURIComponent(roundAt(m, -15, T0))}&to=${encodeURIComponent(roundAt(m, -10, T0))}`)).body.data, { period: null, monitored_s: 300, degraded_s: 300 });
   t.equal((await get(`${base}/uptime?period=24h&from=-1h`)).body.error.code, 'VALIDATION_FAILED', 'period and from/to: one or the other');
   t.equal((await get(`${base}/uptime?period=1y`)).status, 400);
+});
+
+t.test('uptime is read on the generic-plan client, with the same answer as a planned-per-call read', async (t) => {
+  const generic = deps.generic_sql!;
+  const seen: string[] = [];
+  // `postgres` reads its options' debug hook on every query.
+  (generic.options as unknown as { debug: unknown }).debug = (_c: number, query: string) => { seen.push(query); };
+  t.teardown(() => { (generic.options as unknown as { debug: unknown }).debug = false; });
+  const [mode] = await generic<{ mode: string }[]>`SELECT current_setting('plan_cache_mode') AS mode`;
+  t.equal(mode!.mode, 'force_generic_plan');
+  seen.length = 0;
+  const week = await get(`${base}/uptime?period=7d`);
+  t.equal(week.status, 200);
+  t.ok(seen.some((q) => q.includes('round_rollups')), 'the uptime statement went to the generic-plan client');
+  // Ranges whose edges fall in judged rounds, hours and whole days: the generic plan prunes
+  // partitions when it runs, and answers as a plan made for the values does.
+  const now = Date.now();
+  for (const [from, to] of [[roundAt(m, -15, T0), roundAt(m, -10, T0)], [new Date(now - 90 * 86_400_000).toISOString(), new Date(now).toISOString()], [roundAt(m, -20, T0), roundAt(m, -1, T0)]] as const) {
+    const path = `${base}/uptime?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+    const on_generic = await get(path);
+    const { generic_sql: _, ...planned } = deps;
+    const direct = await historyReads(planned).uptime(m.monitor_id, { from: new Date(from), to: new Date(to), period: null }, now);
+    t.same(on_generic.body.data, JSON.parse(JSON.stringify(direct)), `${from} → ${to}`);
+  }
 });
 
 t.test('stats: percentiles and failure rate per bucket, overall, per node and per country', async (t) => {

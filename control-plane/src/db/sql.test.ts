@@ -1,7 +1,7 @@
 import pino from 'pino';
 import t from 'tap';
 import { TEST_DATABASE_URL } from '../test-support/db.js';
-import { connect, pickClient, PICK_POOL_SIZE, serverWarningCount } from './sql.js';
+import { connect, genericPlanClient, GENERIC_POOL_SIZE, serverWarningCount } from './sql.js';
 
 interface LogLine { level: number; msg: string; module?: string; notice?: { severity?: string; code?: string; message?: string } }
 
@@ -38,12 +38,12 @@ t.test('plain notices (IF EXISTS skips) stay at debug level and are not counted'
 
 t.test('the pick client runs generic plans only; the main client leaves the choice to Postgres', async (t) => {
   const log = pino({ level: 'silent' });
-  const pick = pickClient(TEST_DATABASE_URL, log);
+  const pick = genericPlanClient(TEST_DATABASE_URL, log);
   const main = connect(TEST_DATABASE_URL, 1, log);
   t.teardown(() => Promise.all([pick.end({ timeout: 5 }), main.end({ timeout: 5 })]));
   // Every connection of the pool: as many concurrent reads as it has connections.
-  const modes = await Promise.all(Array.from({ length: PICK_POOL_SIZE }, () => pick<{ mode: string }[]>`SELECT current_setting('plan_cache_mode') AS mode, pg_sleep(0.05)`));
-  t.same(modes.map(([r]) => r!.mode), Array(PICK_POOL_SIZE).fill('force_generic_plan'));
+  const modes = await Promise.all(Array.from({ length: GENERIC_POOL_SIZE }, () => pick<{ mode: string }[]>`SELECT current_setting('plan_cache_mode') AS mode, pg_sleep(0.05)`));
+  t.same(modes.map(([r]) => r!.mode), Array(GENERIC_POOL_SIZE).fill('force_generic_plan'));
   const [other] = await main<{ mode: string }[]>`SELECT current_setting('plan_cache_mode') AS mode`;
   t.equal(other!.mode, 'auto');
 });

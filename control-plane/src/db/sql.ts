@@ -55,7 +55,7 @@ function logNotice(log: Pick<Logger, 'error' | 'debug'>, notice: postgres.Notice
  * @param opts.generic_plans every statement of this client runs on one generic plan per
  *   connection (`plan_cache_mode = force_generic_plan`, sent at connection start) instead of
  *   Postgres choosing per statement: for statements whose custom plans it keeps re-making
- *   (see {@link pickClient})
+ *   (see {@link genericPlanClient})
  */
 export function connect(url: string, max = 10, log: Pick<Logger, 'error' | 'debug'> = createLogger('info').child({ module: 'db' }), opts: { generic_plans?: boolean } = {}): Sql {
   const pipeline = { max_pipeline: MAX_PIPELINE }; // read by `postgres`, missing from its types
@@ -71,20 +71,24 @@ export function connect(url: string, max = 10, log: Pick<Logger, 'error' | 'debu
 }
 
 /**
- * Connections of the {@link pickClient}: a pick is one statement of about a millisecond (with the
- * insert of a small probe's tasks, probes/select.ts), so two serve a few hundred probes a second;
- * past that `postgres` pipelines statements onto them.
+ * Connections of the {@link genericPlanClient}: its statements take about a millisecond each (a
+ * node pick with the insert of a small probe's tasks, probes/select.ts; an uptime answer), so four
+ * serve several hundred a second; past that `postgres` pipelines statements onto them.
  */
-export const PICK_POOL_SIZE = 2;
+export const GENERIC_POOL_SIZE = 4;
 
 /**
- * The client automatic node picks run on (probes/node-selection.db.ts; a small probe's task
- * insert rides in the same statement): generic plans only.
+ * The client for statements Postgres would plan anew on every call, which runs generic plans
+ * only: automatic node picks (probes/node-selection.db.ts; a small probe's task insert rides in
+ * the same statement) and uptime answers (checks/uptime.db.ts).
  * Postgres plans a prepared statement anew on every call while its estimate for the generic plan
- * is above that of a plan for the given values; the pick statement (a skip scan over countries and
- * a window per country) is such a statement, and was planned on every call (0.4-0.8 ms of the
- * database's CPU, as much as running it). Its generic plan is the same plan, run at once.
+ * is above that of a plan for the given values. The pick statement (a skip scan over countries and
+ * a window per country) was planned on every call (0.4-0.8 ms of the database's CPU, as much as
+ * running it); its generic plan is the same plan, run at once. The uptime statement (a union over
+ * partitioned rollups and rounds, the state log's window functions) was too: about 0.8 ms of
+ * the database's CPU of its 1.3 ms per answer; its generic plan prunes partitions when it starts
+ * (docs/benchmarks.md "Monitor list, uptime and stats latency").
  */
-export function pickClient(url: string, log: Pick<Logger, 'error' | 'debug'>): Sql {
-  return connect(url, PICK_POOL_SIZE, log, { generic_plans: true });
+export function genericPlanClient(url: string, log: Pick<Logger, 'error' | 'debug'>): Sql {
+  return connect(url, GENERIC_POOL_SIZE, log, { generic_plans: true });
 }

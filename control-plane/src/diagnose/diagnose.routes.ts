@@ -38,7 +38,7 @@ async function report(deps: AppDeps, row: DiagnoseRow): Promise<DiagnoseReport> 
  */
 export function diagnoseRouter(deps: AppDeps) {
   const r = createRouter();
-  const create = probeCreator({ sql: deps.sql, pick_sql: deps.pick_sql, log: deps.log, config: deps.config, hub: deps.hub });
+  const create = probeCreator({ sql: deps.sql, generic_sql: deps.generic_sql, log: deps.log, config: deps.config, hub: deps.hub });
 
   r.openapi(createRoute({
     method: 'post', path: '/', tags: ['probes'], middleware: [requireProbeAccess(deps.config.public_probes)],

@@ -65,7 +65,7 @@ const sslRoute = (mode: Parameters<typeof requireProbeAccess>[0]) => createRoute
 export function whoisSslRouter(deps: AppDeps, lookups: Lookups = createLookups(deps)) {
   const r = createRouter();
   const onNode = sslNodeAudit({
-    create: probeCreator({ sql: deps.sql, pick_sql: deps.pick_sql, log: deps.log, config: deps.config, hub: deps.hub }),
+    create: probeCreator({ sql: deps.sql, generic_sql: deps.generic_sql, log: deps.log, config: deps.config, hub: deps.hub }),
     views: new GroupViews(deps.sql), config: deps.config,
   });
   r.openapi(whois, async (c) => ok(c, await lookups.whois(c.req.valid('query').q), 200));

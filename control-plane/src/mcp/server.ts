@@ -78,7 +78,7 @@ export function createMcpApp(deps: AppDeps, opts: McpAppOptions = {}): { app: Ho
   /** SSE sessions by their transport's `sessionId` (the messages URL's). */
   const sseSessions = new Map<string, Session<SSEServerTransport>>();
   const limiter = new ToolCallLimiter(deps.config.mcp_rate_limit_per_min);
-  const create_probe = probeCreator({ sql: deps.sql, pick_sql: deps.pick_sql, log: deps.log, config: deps.config, hub: deps.hub });
+  const create_probe = probeCreator({ sql: deps.sql, generic_sql: deps.generic_sql, log: deps.log, config: deps.config, hub: deps.hub });
   const views = new GroupViews(deps.sql);
   const lookups = createLookups(deps);
   const monitors = monitorWriter(deps);

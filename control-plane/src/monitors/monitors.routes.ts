@@ -130,7 +130,7 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
   const r = createRouter();
   const writer = monitorWriter(deps, { resolve: opts.resolve });
   const { check, plan, box, shown, placed, quotaError, nameTaken } = writer;
-  const probe = probeCreator({ sql: deps.sql, pick_sql: deps.pick_sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve });
+  const probe = probeCreator({ sql: deps.sql, generic_sql: deps.generic_sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve });
 
   async function setStatus(c: Context<AppEnv>, from: MonitorStatus, to: MonitorStatus) {
     const { id } = c.req.param() as { id: string };

@@ -19,8 +19,8 @@ import { secretBoxOf } from '../secrets/secret-box.js';
 /** What creating probes needs; built once per app by {@link probeCreator}. */
 export interface ProbeCreatorDeps {
   sql: Sql;
-  /** The client node picks run on (AppDeps.pick_sql); `sql` when absent. */
-  pick_sql?: Sql;
+  /** The client node picks run on (AppDeps.generic_sql); `sql` when absent. */
+  generic_sql?: Sql;
   log: Logger;
   config: Pick<Config, 'probe_allow_cidrs' | 'task_grace_ms' | 'secrets_key' | 'secrets_keys_previous'>;
   hub: NodeHub;
@@ -149,7 +149,7 @@ export function probeCreator(deps: ProbeCreatorDeps) {
     };
     const secret_headers = taskSecretHeaders(check);
     const limits: PickLimits = { requester, private_owner, secrets: secret_headers.length > 0 ? { headers: secret_headers, requester: acting } : null };
-    const { nodes, inserted } = await selectNodesInserting(deps.pick_sql ?? deps.sql, type, body, limits, deps.random, firstRound);
+    const { nodes, inserted } = await selectNodesInserting(deps.generic_sql ?? deps.sql, type, body, limits, deps.random, firstRound);
     const ids = inserted ? inserted.ids : nodes.map(() => newId('probe_task'));
     const tasks: NewTask[] = nodes.map((node, i) => ({
       id: ids[i]!, group_id: ids[0]!, ordinal: i, node_id: node.id, probe_type: type, target: body.target, check,

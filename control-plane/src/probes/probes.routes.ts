@@ -94,7 +94,7 @@ function requireTaskId(task_id: string): string {
  */
 export function probesRouter(deps: AppDeps, opts: Pick<ProbeCreatorDeps, 'resolve' | 'random'> & { stream?: Partial<StreamTimings> } = {}) {
   const r = createRouter();
-  const create = probeCreator({ sql: deps.sql, pick_sql: deps.pick_sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve, random: opts.random });
+  const create = probeCreator({ sql: deps.sql, generic_sql: deps.generic_sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve, random: opts.random });
   // Groups last polled, kept so a poll reads only what changed (view.ts).
   const views = new GroupViews(deps.sql);
 

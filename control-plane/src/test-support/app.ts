@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../config/index.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../env.js';
 import { createLogger } from '../log.js';
-import type { Sql } from '../db/sql.js';
+import { genericPlanClient, type Sql } from '../db/sql.js';
 import type { NodeHub, ResultSink } from '../contracts.js';
 import { createHub, isHub } from '../hub/hub.js';
 import { createResultSink } from '../probes/sink.js';
@@ -43,13 +43,15 @@ export type TestBase = Pick<AppDeps, 'config' | 'sql' | 'log'>;
  * `overrides.config.port` is given), so links built without a public URL reach it. Everything is
  * closed at teardown. `overrides.metrics`: Prometheus metrics (deps.metrics, the result sink
  * wrapped) and readiness state (deps.ops, listening once the server is) as main.ts builds them.
+ * `overrides.generic_plans`: node picks and uptime answers on their own generic-plan client
+ * (deps.generic_sql, db/sql.ts genericPlanClient) as main.ts builds it; without it they run on `sql`.
  *
  * @returns `{ app, deps, sql, url, server, outbound, verdict_wake }`: `url` like `http://127.0.0.1:41234` (no trailing slash);
  *   `verdict_wake` is what the default check store wakes (give it to startCheckJobs as `wake`, as main.ts does)
  */
 export async function testApp(
   t: Teardown,
-  overrides: { config?: Partial<Config>; results?: (base: TestBase) => ResultSink; hub?: (base: TestBase & { results: ResultSink }) => NodeHub; delivery?: boolean; metrics?: boolean } = {},
+  overrides: { config?: Partial<Config>; results?: (base: TestBase) => ResultSink; hub?: (base: TestBase & { results: ResultSink }) => NodeHub; delivery?: boolean; metrics?: boolean; generic_plans?: boolean } = {},
 ): Promise<{ app: OpenAPIHono<AppEnv>; deps: AppDeps; sql: Sql; url: string; server: ServerType; outbound: Outbound; verdict_wake: VerdictWake }> {
   // Cleanup runs last-in first-out (server, hub, then the database), all in one teardown.
   const cleanups: Array<() => unknown> = [];
@@ -71,6 +73,8 @@ export async function testApp(
     ...overrides.config,
   });
   const base: TestBase = { config, sql, log: createLogger(config.log_level) };
+  const generic_sql = overrides.generic_plans ? genericPlanClient(database_url, base.log) : undefined;
+  if (generic_sql) cleanups.unshift(() => generic_sql.end({ timeout: 5 }));
   // Outbound delivery (events, e-mail): the worker runs only when `overrides.delivery` is true.
   const outbound = createOutbound(base);
   cleanups.unshift(() => outbound.close(0));
@@ -90,7 +94,7 @@ export async function testApp(
   cleanups.unshift(() => feed.stop());
   const hub = (overrides.hub ?? ((b: TestBase & { results: ResultSink }) => createHub({ ...b, assignments: feed })))({ ...base, results });
   if (metrics) registerScrapeGauges(metrics, { sql, hub, pools: { main: 10 }, log: base.log });
-  const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector, ...(metrics ? { metrics, ops } : {}) };
+  const deps = { ...base, ...(generic_sql ? { generic_sql } : {}), results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector, ...(metrics ? { metrics, ops } : {}) };
   const app = createApp(deps);
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
