@@ -1,7 +1,7 @@
 import t from 'tap';
 import { testDatabase } from '../test-support/db.js';
 import {
-  addToHistogram, bucketIndex, bucketValue, HISTOGRAM_ALPHA, histogramCount, histogramQuantile, mergeHistogram, packHistogram, unpackHistogram, type Histogram,
+  addToHistogram, bucketIndex, bucketValue, HISTOGRAM_ALPHA, histogramCount, histogramQuantile, histogramQuantiles, mergeHistogram, packHistogram, unpackHistogram, type Histogram,
 } from './histogram.js';
 
 const exactQuantile = (sorted: number[], q: number) => sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]!;
@@ -36,6 +36,28 @@ t.test('quantiles within 2 % of the exact ones, also after merging and packing',
   }
   t.equal(histogramQuantile(new Map(), 0.5), null, 'empty: null');
   t.equal(histogramQuantile(merged, 0, 20, 500), 20, 'clamped to the known minimum');
+});
+
+t.test('several quantiles at once are the nearest-rank bucket of each, in the order asked, clamped', async (t) => {
+  let seed = 11;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let round = 0; round < 200; round++) {
+    const h: Histogram = new Map();
+    const samples: number[] = [];
+    for (let k = 1 + Math.floor(rand() * 6); k > 0; k--) {
+      const i = Math.floor(rand() * 512);
+      const n = 1 + Math.floor(rand() * 5);
+      addToHistogram(h, i, n);
+      for (let j = 0; j < n; j++) samples.push(i);
+    }
+    samples.sort((x, y) => x - y);
+    const qs = [0.99, 0, 0.5, 1, 0.95, 0.01, 0.5];
+    const [min_ms, max_ms] = round % 3 === 0 ? [bucketValue(samples[0]!) * 1.01, bucketValue(samples.at(-1)!) * 0.99] : [null, null];
+    const clamp = (v: number) => (min_ms !== null && v < min_ms ? min_ms : max_ms !== null && v > max_ms ? max_ms : v);
+    const want = qs.map((q) => clamp(bucketValue(exactQuantile(samples, q))));
+    t.same(histogramQuantiles(h, qs, min_ms, max_ms), want, `histogram ${round}`);
+  }
+  t.same(histogramQuantiles(new Map(), [0.5, 0.99]), [null, null], 'empty: nulls');
 });
 
 t.test('a count too large for one packed entry is split, not lost', async (t) => {

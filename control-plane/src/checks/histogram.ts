@@ -87,19 +87,32 @@ export function histogramCount(h: Histogram): number {
  * @returns null for an empty histogram
  */
 export function histogramQuantile(h: Histogram, q: number, min_ms?: number | null, max_ms?: number | null): number | null {
+  return histogramQuantiles(h, [q], min_ms, max_ms)[0]!;
+}
+
+/**
+ * Several quantiles of `h` at once, as {@link histogramQuantile} gives each, in the order of
+ * `qs`, from one pass over the buckets in order (a stats bucket asks for p50, p95 and p99).
+ * @returns one value per quantile, ms; all null for an empty histogram
+ */
+export function histogramQuantiles(h: Histogram, qs: readonly number[], min_ms?: number | null, max_ms?: number | null): Array<number | null> {
   const n = histogramCount(h);
-  if (n === 0) return null;
-  const rank = Math.max(1, Math.ceil(q * n));
+  if (n === 0) return qs.map(() => null);
+  const ranks = qs.map((q) => Math.max(1, Math.ceil(q * n)));
+  const out: number[] = qs.map(() => 0);
+  const indices = [...h.keys()].sort((a, b) => a - b);
   let seen = 0;
-  let value = 0;
-  for (const i of [...h.keys()].sort((a, b) => a - b)) {
+  let left = qs.length;
+  for (let k = 0; k < indices.length && left > 0; k++) {
+    const i = indices[k]!;
+    const before = seen;
     seen += h.get(i)!;
-    if (seen >= rank) {
-      value = bucketValue(i);
-      break;
+    for (let j = 0; j < ranks.length; j++) {
+      if (ranks[j]! > before && ranks[j]! <= seen) {
+        out[j] = bucketValue(i);
+        left--;
+      }
     }
   }
-  if (min_ms != null && value < min_ms) value = min_ms;
-  if (max_ms != null && value > max_ms) value = max_ms;
-  return value;
+  return out.map((v) => (min_ms != null && v < min_ms ? min_ms : max_ms != null && v > max_ms ? max_ms : v));
 }

@@ -1,6 +1,6 @@
 import { STATS_BUCKET_STEPS_S, type Stats, type StatsBucket, type StatsSummary } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
-import { addToHistogram, bucketIndex, histogramQuantile, mergeHistogram, unpackHistogram, type Histogram } from './histogram.js';
+import { addToHistogram, bucketIndex, histogramQuantiles, mergeHistogram, unpackHistogram, type Histogram } from './histogram.js';
 import { statsCells, type SeriesRow } from './history.db.js';
 import type { RollupMarks } from './jobs.db.js';
 import { decodeBlock } from './pack-codec.js';
@@ -12,6 +12,12 @@ export function autoBucketS(span_ms: number): number {
   for (const s of STATS_BUCKET_STEPS_S) if (span_ms / (s * 1000) <= 100) return s;
   return STATS_BUCKET_STEPS_S[STATS_BUCKET_STEPS_S.length - 1]!;
 }
+
+/** The quantiles a summary gives: p50, p95, p99. */
+const QUANTILES = [0.5, 0.95, 0.99] as const;
+
+/** A time in ms to the µs, as the stats answer gives them (null stays null). */
+const ms3 = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
 
 /** Mergeable totals of a set of checks. */
 class Acc {
@@ -38,14 +44,12 @@ class Acc {
   }
 
   summary(): StatsSummary {
-    const r = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
+    const [p50, p95, p99] = histogramQuantiles(this.hist, QUANTILES, this.rt_min, this.rt_max);
     return {
       checks: this.checks, failures: this.failures,
       failure_rate: this.checks > 0 ? Math.round((this.failures / this.checks) * 1e6) / 1e6 : null,
-      p50_ms: r(histogramQuantile(this.hist, 0.5, this.rt_min, this.rt_max)),
-      p95_ms: r(histogramQuantile(this.hist, 0.95, this.rt_min, this.rt_max)),
-      p99_ms: r(histogramQuantile(this.hist, 0.99, this.rt_min, this.rt_max)),
-      min_ms: r(this.rt_min), avg_ms: r(this.rt_count > 0 ? this.rt_sum / this.rt_count : null), max_ms: r(this.rt_max),
+      p50_ms: ms3(p50!), p95_ms: ms3(p95!), p99_ms: ms3(p99!),
+      min_ms: ms3(this.rt_min), avg_ms: ms3(this.rt_count > 0 ? this.rt_sum / this.rt_count : null), max_ms: ms3(this.rt_max),
     };
   }
 }
@@ -139,13 +143,28 @@ export async function monitorStats(
   };
   const build = (members: SeriesRow[]): { overall: StatsSummary; buckets: StatsBucket[] } => {
     const total = new Acc();
+    const empty = new Acc();
     const buckets: StatsBucket[] = [];
     for (let b = first_b; b <= last_b; b++) {
-      const acc = new Acc();
+      // A bucket one member has checks in is that member's cell as it is (summaries only read);
+      // several are merged into a new one.
+      let acc: Acc | null = null;
+      let merged = false;
       for (const s of members) {
         const c = grid.get(s.id)?.get(b);
-        if (c) acc.merge(c);
+        if (!c) continue;
+        if (acc === null) acc = c;
+        else {
+          if (!merged) {
+            const m = new Acc();
+            m.merge(acc);
+            acc = m;
+            merged = true;
+          }
+          acc.merge(c);
+        }
       }
+      acc ??= empty;
       total.merge(acc);
       buckets.push({ start: new Date(b * bucket_s * 1000).toISOString(), ...acc.summary() });
     }
