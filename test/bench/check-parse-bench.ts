@@ -1,0 +1,47 @@
+/**
+ * Benchmark (not a test): the control plane's CPU per monitor ping result for each step of ingest
+ * that needs no database, on the results checks-bench.ts sends: the frame's `JSON.parse`, the
+ * hub's `resultEnvelopeSchema` (validation and sanitising), the result sink's `sanitizeStrings` of
+ * the parsed result (its second walk: probes/sink.ts sanitises whatever reaches it), and the
+ * stored output's encoding (checks/output-codec.ts encodeOutput, node:zlib raw DEFLATE). Prints
+ * JSON: the median of `runs` runs, µs of process CPU (user + system) per result.
+ *
+ *   npx tsx test/bench/check-parse-bench.ts [--results 5000] [--runs 7]
+ */
+import { parseArgs } from 'node:util';
+import { newId, resultEnvelopeSchema, sanitizeStrings } from '@vantage/shared-protocol';
+import { pingResult } from '../../control-plane/src/checks/test-support.js';
+import { encodeOutput } from '../../control-plane/src/checks/output-codec.js';
+import { median } from './lib/stats.js';
+
+const { values } = parseArgs({ options: { results: { type: 'string', default: '5000' }, runs: { type: 'string', default: '7' } } });
+const N = Number(values.results);
+const RUNS = Number(values.runs);
+// Each step is timed over this many passes of the results per run (a pass of 5,000 takes a few ms).
+const PASSES = 4;
+
+const scheduled_at = new Date(Date.now() - 60_000).toISOString();
+const texts = Array.from({ length: N }, () => JSON.stringify(pingResult(newId('monitor'), scheduled_at, 10 + Math.random() * 30)));
+const objects = texts.map((text) => JSON.parse(text) as unknown);
+const parsed = objects.map((o) => resultEnvelopeSchema.parse(o));
+
+/** µs of CPU per result of `step(i)` over every result, median of RUNS runs. */
+function cpuUsPerResult(step: (i: number) => unknown): number {
+  const runs: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const c0 = process.cpuUsage();
+    for (let pass = 0; pass < PASSES; pass++) for (let i = 0; i < N; i++) step(i);
+    const c = process.cpuUsage(c0);
+    runs.push((c.user + c.system) / (PASSES * N));
+  }
+  return Math.round(median(runs) * 100) / 100;
+}
+
+console.log(JSON.stringify({
+  results: N,
+  runs: RUNS,
+  json_parse_us: cpuUsPerResult((i) => JSON.parse(texts[i]!)),
+  envelope_parse_us: cpuUsPerResult((i) => resultEnvelopeSchema.parse(objects[i])),
+  sink_sanitise_us: cpuUsPerResult((i) => sanitizeStrings(parsed[i])),
+  encode_output_us: cpuUsPerResult((i) => encodeOutput(parsed[i]!.output)),
+}, null, 2));
