@@ -22,6 +22,7 @@ import { openResultAudit } from './outbox/audit.js';
 import { Outbox } from './outbox/outbox.js';
 import { AgentMetrics } from './metrics/agent-metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
+import { ResultWriter } from './outbox/result-writer.js';
 import { OutboxSender, type SenderOptions } from './outbox/sender.js';
 import { detectCapabilities } from './probes/capabilities.js';
 import { prepareKernelStamps } from './probes/timestamps/kernel.js';
@@ -133,14 +134,17 @@ export function createAgent(deps: AgentDeps): Agent {
   const metrics = config.metrics_port !== undefined
     ? new AgentMetrics({ outbox, clock_offset_ms: () => clock.offset_ms, connected: () => connection?.connected ?? false }) : null;
   let metricsListener: MetricsListener | null = null;
-  const audit = openResultAudit(db, config.audit_results);
-  const deliver = (result: ResultEnvelope) => {
-    const dropped = audit ? audit.record(result, () => outbox.add(result)) : outbox.add(result);
-    metrics?.produced(result);
-    if (dropped > 0) log.warn({ dropped, max_results: config.outbox_max_results }, 'outbox full: oldest results dropped');
-    sender.pump();
-    uploader?.kick();
-  };
+  // Results go to the outbox in group commits (outbox/result-writer.ts), then to the sender.
+  const writer = new ResultWriter({
+    outbox, audit: openResultAudit(db, config.audit_results), log,
+    onCommitted: (results, { dropped, held }) => {
+      if (metrics) for (const r of results) metrics.produced(r);
+      if (dropped > 0) log.warn({ dropped, max_results: config.outbox_max_results }, 'outbox full: oldest results dropped');
+      sender.pump();
+      if (held > 0) uploader?.kick();
+    },
+  });
+  const deliver = (result: ResultEnvelope) => writer.write(result);
   const probeLog = deps.log.child({ module: 'probe' });
   const runMonitorCheck = deps.runMonitorCheck ?? createMonitorCheckRunner({ browser: browserPool, ...(spool ? { artifacts: spool } : {}) });
   const scheduler = new AssignmentScheduler({
@@ -180,6 +184,7 @@ export function createAgent(deps: AgentDeps): Agent {
     if (housekeeping) clearInterval(housekeeping);
     const aborted = await queue.drain(grace_ms);
     if (aborted > 0) log.warn({ aborted, grace_ms }, 'tasks aborted at shutdown');
+    writer.flush();
     await browserPool.close();
     if (connection?.connected) {
       const flushed = await sender.flush(Math.min(5000, Math.max(1000, grace_ms / 2)));
@@ -251,6 +256,7 @@ export function createAgent(deps: AgentDeps): Agent {
       backoff: deps.backoff,
       clock,
       greeting: () => {
+        writer.flush(); // so that `hello` counts the results waiting for their commit as held
         const held = readIdentity(db);
         if (held) return { secret: held.credential, first: { type: 'hello', node_id: held.node_id, ...agentInfo(), capabilities, outbox: outbox.stats(), ...tasksHeld() } };
         return { secret: config.token!, first: { type: 'enroll', ...agentInfo(), capabilities } };

@@ -3,7 +3,12 @@
  * assignments (node-agent/src/assignments/scheduler.ts; docs/api/monitors.md "Rounds").
  *
  *   npx tsx test/bench/scheduler-bench.ts [--assignments 10000] [--interval-s 60] [--agent-s 150] [--alone-s 60] [--blackbox-s 60] [--timeline]
- *   (--timeline: lateness p99 and max per 5 s of scheduled time, on stderr: where late rounds cluster)
+ *     [--agent-node-args='--cpu-prof --cpu-prof-dir=DIR']
+ *   (--timeline: lateness p99 and max per 5 s of scheduled time, on stderr: where late rounds cluster;
+ *   --agent-node-args (with `=`): options for the agent's `node`, split on spaces, e.g. `--cpu-prof
+ *   --cpu-prof-dir=DIR` (a V8 CPU profile written when it exits: test/bench/lib/cpu-profile-top.ts
+ *   reads it) or `--perf-basic-prof` (JavaScript names for `perf record -g -p PID`). A profiler
+ *   costs CPU itself: do not quote that run's CPU figures)
  *
  * Three measurements, one after the other:
  * 1. The real agent: `node-agent run` as a child process (through the tsx loader, as in
@@ -48,7 +53,7 @@ import { fmt, quantile } from './lib/stats.js';
 const { values } = parseArgs({ options: {
   assignments: { type: 'string', default: '10000' }, 'interval-s': { type: 'string', default: '60' },
   'agent-s': { type: 'string', default: '150' }, 'alone-s': { type: 'string', default: '60' }, 'blackbox-s': { type: 'string', default: '60' },
-  timeline: { type: 'boolean', default: false },
+  timeline: { type: 'boolean', default: false }, 'agent-node-args': { type: 'string', default: '' },
 } });
 const TIMELINE = values.timeline;
 const N = Number(values.assignments);
@@ -57,6 +62,7 @@ const AGENT_S = Number(values['agent-s']);
 const ALONE_S = Number(values['alone-s']);
 const BLACKBOX_S = Number(values['blackbox-s']);
 const BIN = path.resolve('node-agent/bin/node-agent.mjs');
+const AGENT_NODE_ARGS = values['agent-node-args'].split(' ').filter(Boolean);
 const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
 
 /** `n` TCP monitor assignments against `target`, each with the phase the control plane would give it. */
@@ -93,7 +99,7 @@ async function realAgent(tmp: string, target: string, assignments: Assignment[])
   saveIdentity(db, { node_id, credential: new Secret(credential), control_plane_url: cp.url });
   new AssignmentStore(db).replaceAll(1, assignments);
   db.close();
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'run', '--state-dir', dir, '--log-level', 'warn', '--allow-private'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...AGENT_NODE_ARGS, '--import', 'tsx', BIN, 'run', '--state-dir', dir, '--log-level', 'warn', '--allow-private'], { stdio: ['ignore', 'pipe', 'inherit'] });
   // The agent logs JSON lines on stdout: count the rounds it skipped (queue full, previous run
   // still going) and pass the other lines on.
   let skipped = 0;

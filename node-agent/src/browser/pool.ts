@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import type { Logger } from 'pino';
 import { chromiumArgs } from './flags.js';
+import { chromiumType } from './playwright.js';
 import { chromiumLaunch } from './sandbox.js';
 import { BrowserProxy, bindProxySession } from './proxy.js';
 import { findPidByArgument, killTree, treeRssBytes } from './process-tree.js';
@@ -206,7 +207,7 @@ export class BrowserPool {
     const proxy = await BrowserProxy.start(this.root_log);
     let browser: Browser;
     try {
-      browser = await chromium.launch({
+      browser = await (await chromiumType()).launch({
         executablePath: how.executablePath,
         chromiumSandbox: how.chromiumSandbox,
         headless: true,

@@ -1,8 +1,8 @@
 import { accessSync, chmodSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { chromiumArgs } from './flags.js';
+import { chromiumType } from './playwright.js';
 
 /*
  * Chromium's own sandbox for the pages a node loads (docs/operators/agent.md "Browser sandbox"):
@@ -105,7 +105,7 @@ function writeWrapper(executable_path: string, user: { uid: number; gid: number 
 
 /** Launch and close Chromium once with the probe flags. @returns its version @throws the launch error */
 async function launchOnce(executablePath: string, chromiumSandbox: boolean, timeout_ms: number): Promise<string> {
-  const browser = await chromium.launch({
+  const browser = await (await chromiumType()).launch({
     executablePath, chromiumSandbox, headless: true, timeout: timeout_ms,
     args: chromiumArgs({ js_heap_max_mb: 128, renderer_process_limit: 1 }, '--vantage-browser=probe'),
     handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,

@@ -18,6 +18,8 @@ import { stateFile } from '../state/db.js';
 export interface ResultAudit {
   /** Run `add` (the outbox insert) and record `result` in one transaction. @returns what `add` returned */
   record<T>(result: ResultEnvelope, add: () => T): T;
+  /** Run `add` (the outbox insert of a group) and record every one of `results` in one transaction. @returns what `add` returned */
+  recordAll<T>(results: readonly ResultEnvelope[], add: () => T): T;
 }
 
 /** One audited result: its id and owner (task or monitor). */
@@ -38,16 +40,15 @@ export function openResultAudit(db: StateDb, enabled: boolean): ResultAudit | nu
   if (!enabled) return null;
   db.exec(TABLE);
   const insert = db.prepare('INSERT INTO result_audit (result_id, task_id, monitor_id, created_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
-  return {
-    record(result, add) {
-      // better-sqlite3 turns the outbox's own transaction into a savepoint of this one.
-      return db.transaction(() => {
-        const out = add();
-        insert.run(result.result_id, result.task_id, result.monitor_id, Date.now());
-        return out;
-      })();
-    },
-  };
+  const recordAll = <T>(results: readonly ResultEnvelope[], add: () => T): T =>
+    // better-sqlite3 turns the outbox's own transaction into a savepoint of this one.
+    db.transaction(() => {
+      const out = add();
+      const now_ms = Date.now();
+      for (const r of results) insert.run(r.result_id, r.task_id, r.monitor_id, now_ms);
+      return out;
+    })();
+  return { recordAll, record: (result, add) => recordAll([result], add) };
 }
 
 /**

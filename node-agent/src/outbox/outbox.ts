@@ -31,7 +31,8 @@ export interface OutboxStats {
 
 /**
  * The node's durable result buffer (docs/architecture/node-agent.md, outbox and delivery), a table in the state DB.
- * Every result is written here (one INSERT in a transaction) before it is sent and deleted only
+ * Every result is written here (in a transaction, with the results produced just before it:
+ * outbox/result-writer.ts) before it is sent and deleted only
  * when the control plane acks its id. Rows come back in production order (`seq`). The count bound
  * is enforced on every add and the age bound by {@link Outbox.pruneAge}; dropped rows are added to
  * the persistent `outbox_dropped_total`.
@@ -57,6 +58,8 @@ export class Outbox {
   readonly #insertArtifact: Statement;
   readonly #orphanArtifacts: Statement;
   readonly #shaInUse: Statement;
+  readonly #hold: Statement;
+  readonly #pendingArtifacts: Statement;
   readonly #onFreed: (sha256s: string[]) => void;
 
   constructor(db: StateDb, bounds: OutboxBounds, now: () => number = Date.now, on_artifacts_freed: (sha256s: string[]) => void = () => undefined) {
@@ -74,6 +77,9 @@ export class Outbox {
     this.#insertArtifact = db.prepare('INSERT INTO outbox_artifacts (result_id, kind, sha256, monitor_id, scheduled_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
     this.#orphanArtifacts = db.prepare('DELETE FROM outbox_artifacts WHERE result_id NOT IN (SELECT result_id FROM outbox) RETURNING sha256');
     this.#shaInUse = db.prepare('SELECT 1 FROM outbox_artifacts WHERE sha256 = ? LIMIT 1');
+    this.#hold = db.prepare('UPDATE outbox SET held = ? WHERE result_id = ?');
+    this.#pendingArtifacts = db.prepare(`SELECT a.result_id, a.kind, a.sha256, a.monitor_id, a.scheduled_at FROM outbox_artifacts a
+      JOIN outbox o ON o.result_id = a.result_id ORDER BY o.seq, a.kind LIMIT ?`);
     this.#onFreed = on_artifacts_freed;
   }
 
@@ -94,23 +100,38 @@ export class Outbox {
   }
 
   /**
-   * Write one result durably (one transaction). When this makes the outbox exceed `max_results`,
-   * the oldest rows are dropped in the same transaction and counted. A result id already present
-   * is ignored (idempotent). Strings measured from targets are sanitised first (shared-protocol
-   * sanitizeStrings: NUL and lone surrogates become U+FFFD), so no answer can make the result
-   * unstorable on the control plane and block the outbox behind it.
+   * Write one result durably (one transaction): {@link Outbox.addMany} of one.
    * @returns how many old results were dropped to make room (usually 0).
    */
   add(result: ResultEnvelope): number {
-    const body = JSON.stringify(sanitizeStrings(result));
-    const refs = artifactRefsOf(result);
+    return this.addMany([result]).dropped;
+  }
+
+  /**
+   * Write `results` durably, in one transaction (a group commit: one WAL write for the group).
+   * When this makes the outbox exceed `max_results`, the oldest rows are dropped in the same
+   * transaction and counted. A result id already present is ignored (idempotent). Strings measured
+   * from targets are sanitised first (shared-protocol sanitizeStrings: NUL and lone surrogates
+   * become U+FFFD), so no answer can make the result unstorable on the control plane and block the
+   * outbox behind it. A result naming artifacts to upload is stored held.
+   * @returns dropped: old results dropped to make room (usually 0); held: results of the group
+   *   stored held (waiting for artifact uploads)
+   * @throws Error from SQLite (disk full, I/O): then nothing of the group was written
+   */
+  addMany(results: readonly ResultEnvelope[]): { dropped: number; held: number } {
+    const rows = results.map((result) => ({ result, body: JSON.stringify(sanitizeStrings(result)), refs: artifactRefsOf(result) }));
     let freed: string[] = [];
+    let held = 0;
     const dropped = this.#db.transaction(() => {
-      const added = this.#insert.run(result.result_id, this.#now(), body).changes;
-      this.#pending += added;
-      if (added > 0 && refs.length > 0) {
-        for (const r of refs) this.#insertArtifact.run(result.result_id, r.kind, r.sha256, r.monitor_id, r.scheduled_at);
-        this.#db.prepare('UPDATE outbox SET held = ? WHERE result_id = ?').run(refs.length, result.result_id);
+      const now_ms = this.#now();
+      for (const { result, body, refs } of rows) {
+        const added = this.#insert.run(result.result_id, now_ms, body).changes;
+        this.#pending += added;
+        if (added > 0 && refs.length > 0) {
+          for (const r of refs) this.#insertArtifact.run(result.result_id, r.kind, r.sha256, r.monitor_id, r.scheduled_at);
+          this.#hold.run(refs.length, result.result_id);
+          held++;
+        }
       }
       let n = 0;
       if (this.#pending > this.#bounds.max_results) {
@@ -122,13 +143,12 @@ export class Outbox {
       return n;
     })();
     this.#freed(freed);
-    return dropped;
+    return { dropped, held };
   }
 
   /** Artifacts held results wait for, oldest result first, at most `limit`. */
   pendingArtifacts(limit: number): PendingArtifact[] {
-    return this.#db.prepare(`SELECT a.result_id, a.kind, a.sha256, a.monitor_id, a.scheduled_at FROM outbox_artifacts a
-      JOIN outbox o ON o.result_id = a.result_id ORDER BY o.seq, a.kind LIMIT ?`).all(limit) as PendingArtifact[];
+    return this.#pendingArtifacts.all(limit) as PendingArtifact[];
   }
 
   /** Digests of every artifact some held result waits for (what the spool must keep). */
