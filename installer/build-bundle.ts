@@ -19,7 +19,7 @@ import { loadEsbuild } from './esbuild.js';
  *
  * Writes to out_dir (default installer/dist/):
  * - `vantage-agent-<version>.tar.gz`: one folder `vantage-agent-<version>/` holding
- *   `node-agent.mjs` (esbuild: ESM, platform node, target node20, native addons external),
+ *   `node-agent.mjs` (esbuild: ESM, platform node, target node20, native addons external, ASCII only),
  *   `package.json` (native deps pinned; `vantage.node_abi` = `process.versions.modules` at build
  *   time, so the installer knows when to `npm rebuild`) and `node_modules/` with the addons built
  *   here plus their sources and binding.gyp;
@@ -91,6 +91,18 @@ const packageJsonNextToBundle = {
   },
 };
 
+/**
+ * esbuild's output with every non-ASCII character written as a `\uXXXX` escape. esbuild already
+ * escapes them in strings, template literals, regular expressions and identifiers (its default
+ * `charset: 'ascii'`), but not in the comments it keeps, so what is left is only in comments, where
+ * the escape reads the same. It matters for memory: V8 keeps a module's source for its lifetime,
+ * as two bytes per character once a single character is not Latin-1, so one `→` in a comment
+ * doubles what the 2 MB bundle occupies in the agent's heap.
+ */
+export function asciiComments(js: string): string {
+  return js.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Hex sha256 of a file (streamed). */
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
@@ -119,9 +131,10 @@ export async function buildBundle(opts: { out_dir?: string; version?: string; en
     const root = join(staging, name);
     mkdirSync(root, { recursive: true });
     const esbuild = await loadEsbuild();
-    await esbuild.build({
+    const built = await esbuild.build({
       entryPoints: [entry],
       outfile: join(root, 'node-agent.mjs'),
+      write: false,
       bundle: true,
       // Paths in the bundle's comments are relative to this folder: the same wherever the repository is.
       absWorkingDir: repoRoot,
@@ -135,6 +148,7 @@ export async function buildBundle(opts: { out_dir?: string; version?: string; en
       legalComments: 'none',
       logLevel: 'warning',
     });
+    for (const out of built.outputFiles ?? []) writeFileSync(out.path, asciiComments(out.text));
     const copied = copyNativePackages([...NATIVE_PACKAGES, ...WORKER_PACKAGES], agentDir, join(root, 'node_modules'));
     const pinned = Object.fromEntries(
       copied.filter((p) => (NATIVE_PACKAGES as readonly string[]).includes(p.name)).map((p) => [p.name, p.version]),

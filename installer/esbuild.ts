@@ -5,7 +5,11 @@ import { REPO_ROOT } from './bundle-sources.js';
 
 /** The part of esbuild's API the build scripts use (esbuild's own types are not visible from installer/). */
 export interface Esbuild {
-  build(options: Record<string, unknown>): Promise<{ metafile?: { inputs: Record<string, unknown>; outputs: Record<string, { bytes: number }> } }>;
+  build(options: Record<string, unknown>): Promise<{
+    metafile?: { inputs: Record<string, unknown>; outputs: Record<string, { bytes: number }> };
+    /** With `write: false`: the files esbuild would have written (absolute `path`, `text`). */
+    outputFiles?: Array<{ path: string; text: string }>;
+  }>;
 }
 
 /**

@@ -3,16 +3,20 @@
  * assignments (node-agent/src/assignments/scheduler.ts; docs/api/monitors.md "Rounds").
  *
  *   npx tsx test/bench/scheduler-bench.ts [--assignments 10000] [--interval-s 60] [--agent-s 150] [--alone-s 60] [--blackbox-s 60] [--timeline]
- *     [--agent-node-args='--cpu-prof --cpu-prof-dir=DIR']
+ *     [--agent-node-args='--cpu-prof --cpu-prof-dir=DIR'] [--from-build]
  *   (--timeline: lateness p99 and max per 5 s of scheduled time, on stderr: where late rounds cluster;
  *   --agent-node-args (with `=`): options for the agent's `node`, split on spaces, e.g. `--cpu-prof
  *   --cpu-prof-dir=DIR` (a V8 CPU profile written when it exits: test/bench/lib/cpu-profile-top.ts
  *   reads it) or `--perf-basic-prof` (JavaScript names for `perf record -g -p PID`). A profiler
- *   costs CPU itself: do not quote that run's CPU figures)
+ *   costs CPU itself: do not quote that run's CPU figures;
+ *   --from-build: the agent runs as operators run it, from the installer's bundle
+ *   (installer/build-bundle.ts, built into bench/out/agent-bundle/ when the sources changed since
+ *   the last build, unpacked into a scratch folder) with NODE_ENV=production as the installer's
+ *   service sets it, not from the TypeScript sources under tsx)
  *
  * Three measurements, one after the other:
  * 1. The real agent: `node-agent run` as a child process (through the tsx loader, as in
- *    development), connected to an in-process control-plane stub that speaks the real protocol
+ *    development, or the bundle with --from-build), connected to an in-process control-plane stub that speaks the real protocol
  *    and acks results (node-agent/src/connection/test-support/control-plane-stub.ts). Its state DB
  *    holds `assignments` TCP monitors at `interval-s` (phases spread by the monitor id, as the
  *    control plane assigns them) against a loopback TCP server; the agent runs every round for
@@ -33,7 +37,7 @@
  * Prints a Markdown table (measure | real agent | scheduler alone | difference | goal) and a
  * JSON line with every figure.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -46,15 +50,19 @@ import { ControlPlaneStub } from '../../node-agent/src/connection/test-support/c
 import { openStateDb } from '../../node-agent/src/state/db.js';
 import { saveIdentity } from '../../node-agent/src/state/identity.js';
 import { Secret } from '../../node-agent/src/secret.js';
+import { readBundleManifest, ensureBundle } from '../../installer/bundle-cache.js';
 import { blackboxAnchor } from './lib/blackbox.js';
 import { procStats } from './lib/proc-stats.js';
+import { Progress } from './lib/progress.js';
 import { fmt, quantile } from './lib/stats.js';
 
 const { values } = parseArgs({ options: {
   assignments: { type: 'string', default: '10000' }, 'interval-s': { type: 'string', default: '60' },
   'agent-s': { type: 'string', default: '150' }, 'alone-s': { type: 'string', default: '60' }, 'blackbox-s': { type: 'string', default: '60' },
   timeline: { type: 'boolean', default: false }, 'agent-node-args': { type: 'string', default: '' },
+  'from-build': { type: 'boolean', default: false },
 } });
+const FROM_BUILD = values['from-build'];
 const TIMELINE = values.timeline;
 const N = Number(values.assignments);
 const INTERVAL_S = Number(values['interval-s']);
@@ -63,7 +71,24 @@ const ALONE_S = Number(values['alone-s']);
 const BLACKBOX_S = Number(values['blackbox-s']);
 const BIN = path.resolve('node-agent/bin/node-agent.mjs');
 const AGENT_NODE_ARGS = values['agent-node-args'].split(' ').filter(Boolean);
+const BUNDLE_DIR = path.resolve('bench/out/agent-bundle');
 const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
+
+/**
+ * The installer's agent bundle, unpacked into `tmp`: built first into BUNDLE_DIR when the sources
+ * changed since its last build (installer/bundle-cache.ts), with a progress line.
+ * @returns the unpacked bundle's `node-agent.mjs` (absolute path)
+ * @throws Error from the build (esbuild, a native package missing) or from tar
+ */
+async function unpackedBundle(tmp: string): Promise<string> {
+  const progress = new Progress();
+  progress.start(`agent bundle (installer/build-bundle.ts into ${path.relative(process.cwd(), BUNDLE_DIR)})`);
+  const { built } = await ensureBundle(BUNDLE_DIR);
+  const manifest = readBundleManifest(BUNDLE_DIR)!;
+  progress.done(`${built ? 'built' : 'current, not rebuilt'}: ${manifest.file}`);
+  execFileSync('tar', ['-xzf', path.join(BUNDLE_DIR, manifest.file), '-C', tmp]);
+  return path.join(tmp, manifest.file.replace(/\.tar\.gz$/, ''), 'node-agent.mjs');
+}
 
 /** `n` TCP monitor assignments against `target`, each with the phase the control plane would give it. */
 function makeAssignments(n: number, target: string): Assignment[] {
@@ -89,6 +114,8 @@ function roundsIn(a: Assignment, from_ms: number, to_ms: number): number {
 const summary = (xs: number[]) => ({ n: xs.length, p50_ms: quantile(xs, 0.5), p99_ms: quantile(xs, 0.99), max_ms: xs.length ? Math.max(...xs) : Number.NaN });
 
 async function realAgent(tmp: string, target: string, assignments: Assignment[]) {
+  // From the build as the installer's service runs it (NODE_ENV=production), else the sources under tsx.
+  const entry = FROM_BUILD ? [await unpackedBundle(tmp)] : ['--import', 'tsx', BIN];
   const cp = new ControlPlaneStub({ heartbeat_interval_ms: 4000 });
   await cp.listen();
   const dir = path.join(tmp, 'state');
@@ -99,7 +126,8 @@ async function realAgent(tmp: string, target: string, assignments: Assignment[])
   saveIdentity(db, { node_id, credential: new Secret(credential), control_plane_url: cp.url });
   new AssignmentStore(db).replaceAll(1, assignments);
   db.close();
-  const child = spawn(process.execPath, [...AGENT_NODE_ARGS, '--import', 'tsx', BIN, 'run', '--state-dir', dir, '--log-level', 'warn', '--allow-private'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = FROM_BUILD ? { ...process.env, NODE_ENV: 'production' } : process.env;
+  const child = spawn(process.execPath, [...AGENT_NODE_ARGS, ...entry, 'run', '--state-dir', dir, '--log-level', 'warn', '--allow-private'], { stdio: ['ignore', 'pipe', 'inherit'], env });
   // The agent logs JSON lines on stdout: count the rounds it skipped (queue full, previous run
   // still going) and pass the other lines on.
   let skipped = 0;
@@ -171,7 +199,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   try {
     const assignments = makeAssignments(N, `127.0.0.1:${(target.address() as AddressInfo).port}`);
-    log(`real agent: ${N} tcp assignments at ${INTERVAL_S} s for ${AGENT_S} s`);
+    log(`real agent (${FROM_BUILD ? 'from the installer bundle, NODE_ENV=production' : 'from the sources under tsx'}): ${N} tcp assignments at ${INTERVAL_S} s for ${AGENT_S} s`);
     const agent = await realAgent(tmp, `127.0.0.1:${(target.address() as AddressInfo).port}`, assignments);
     log(`real agent: ${agent.received}/${agent.expected} rounds, p50 ${agent.p50_ms} p99 ${agent.p99_ms} ms`);
     log(`scheduler alone: ${N} assignments for ${ALONE_S} s`);
@@ -186,7 +214,7 @@ async function main(): Promise<void> {
     const row = (measure: string, ours: string, peer: string, diff: string, goal = '') => `| ${measure} | ${ours} | ${peer} | ${diff} | ${goal} |`;
     const ms = (x: number, d = 1) => `${fmt(x, d)} ms`;
     console.log([
-      `Scheduler lateness: ${N} assignments at ${INTERVAL_S} s on one node (load average ${load}, ${os.cpus().length} cores)`,
+      `Scheduler lateness: ${N} assignments at ${INTERVAL_S} s on one node, agent run ${FROM_BUILD ? 'from the installer bundle (NODE_ENV=production)' : 'from the sources under tsx'} (load average ${load}, ${os.cpus().length} cores)`,
       '',
       '| measure | real agent (checks, outbox, sender) | scheduler alone (same run) | difference | goal |',
       '|---|---|---|---|---|',
@@ -206,7 +234,7 @@ async function main(): Promise<void> {
         row('CPU / RSS', `${fmt(agent.cpu_pct)} % / ${fmt(agent.rss_mb, 0)} MB`, `${fmt(blackbox.cpu_pct)} % / ${fmt(blackbox.rss_mb, 0)} MB`, ''),
       ] : [row('(blackbox_exporter not measured: see the log)', '', '', '')]),
     ].join('\n'));
-    console.log(JSON.stringify({ assignments: N, interval_s: INTERVAL_S, agent_s: AGENT_S, alone_s: ALONE_S, load_average: os.loadavg(), agent, alone,
+    console.log(JSON.stringify({ from_build: FROM_BUILD, assignments: N, interval_s: INTERVAL_S, agent_s: AGENT_S, alone_s: ALONE_S, load_average: os.loadavg(), agent, alone,
       agent_probes_per_s, agent_cpu_us_per_probe, blackbox_s: BLACKBOX_S, blackbox }));
   } finally {
     target.close();

@@ -5,6 +5,10 @@ import { ConfigError, loadConfig, type ConfigSources } from '../config/load.js';
 import type { AgentConfig } from '../config/schema.js';
 import { ConfigFileWatch } from '../config/watch.js';
 import { createLogger } from '../log.js';
+// Static on purpose: a dynamic import() of a module compiled into the bundle would make esbuild
+// wrap its whole import graph for a lazy start, and keep every shared-protocol module unshaken
+// (docs/architecture/node-agent.md "Memory of the installed bundle").
+import { createRunCheck } from '../probes/runner.js';
 import { openStateDb, stateFile } from '../state/db.js';
 import type { RunCheckFn } from '../tasks/check-job.js';
 import { USAGE, UsageError, parseCli, type ParsedArgs } from './args.js';
@@ -39,7 +43,7 @@ async function runAgent({ config, file, sources }: Loaded, mode: 'run' | 'enroll
   let runCheck: RunCheckFn = async () => { throw new Error('no probe engine in enroll mode'); };
   if (mode === 'run') {
     const caps = { max_bytes: config.speedtest_max_bytes, max_duration_ms: config.speedtest_max_duration_ms };
-    runCheck = (await import('../probes/runner.js')).createRunCheck({ speedtest: caps });
+    runCheck = createRunCheck({ speedtest: caps });
   }
   const agent = createAgent({ config, db, log, runCheck, agent_version: agentVersion(), mode, config_file: file });
   // Settings are read once: say when the file changes under the running agent.
