@@ -115,7 +115,7 @@ const results = withResultMetrics(createResultSink({
 }), metrics);
 const feed = createAssignmentFeed(base);
 const hub = createHub({ ...base, results, assignments: feed });
-registerScrapeGauges(metrics, { sql, hub, pools: embedded ? { main: POOL_SIZE } : { main: POOL_SIZE, pick: GENERIC_POOL_SIZE }, log });
+registerScrapeGauges(metrics, { sql, hub, pools: embedded ? { main: POOL_SIZE } : { main: POOL_SIZE, generic: GENERIC_POOL_SIZE }, log });
 const deps = { ...base, results, hub, events: outbound.events, mail: outbound.mail, connector: outbound.connector, metrics, ops };
 const app = createApp(deps satisfies AppDeps);
 
