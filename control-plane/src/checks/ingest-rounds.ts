@@ -7,7 +7,10 @@ import type { IngestMonitorRow } from './ingest.db.js';
  */
 
 /** A monitor's round history for one node (checks/ingest.db.ts ingestMonitors): creation, the node's placement spans, the schedule spans. */
-export type RoundHistory = Pick<IngestMonitorRow, 'id' | 'created_ms' | 'placed_spans'> & { schedule_spans: NonNullable<IngestMonitorRow['schedule_spans']> };
+export type RoundHistory = Pick<IngestMonitorRow, 'id' | 'created_ms'> & {
+  placed_spans: NonNullable<IngestMonitorRow['placed_spans']>;
+  schedule_spans: NonNullable<IngestMonitorRow['schedule_spans']>;
+};
 
 /**
  * How far a node's round instants may be off the control plane's clock, ms: 5 minutes, the usual

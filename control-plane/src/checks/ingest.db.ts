@@ -15,17 +15,20 @@ export interface IngestMonitorRow {
   type: MonitorType;
   interval_s: number;
   revision: number;
-  /** Nodes the monitor is placed on now. */
-  placed: number;
+  /** The monitor's placement version (0100_monitor_placement_version.sql): moves with every change of its placements. */
+  placement_version: number;
+  /** Nodes the monitor is placed on now; like `placed_spans`, null when the caller knows this placement version. */
+  placed: number | null;
   /** When the monitor was created, epoch ms. */
   created_ms: number;
   /**
    * The spans the reporting node was placed on the monitor (its placement and the earlier ones,
    * monitor_placements_past) that are live or ended less than the placement history ago, in no
    * order: [from, until] epoch ms, until Infinity while placed. Empty: the monitor is not assigned
-   * to the node.
+   * to the node. Null when `known_placements` holds the monitor's placement version (the caller
+   * has them from that version).
    */
-  placed_spans: Array<[number, number]>;
+  placed_spans: Array<[number, number]> | null;
   /**
    * The monitor's schedule spans (monitor_schedules) over the same window, in no order: [from,
    * until (Infinity: open), interval_s]; like `config`, only when its revision is not the one the
@@ -46,9 +49,14 @@ export interface IngestMonitorRow {
  * `known_revisions` (same order as `ids`; -1 for none) does not hold its current revision. The
  * series is looked up only where `known_series` (same order; null for unknown) does not give it:
  * a series lives as long as its monitor (0025_checks.sql), so a known one still exists when the
- * monitor does.
+ * monitor does. The placement count and the node's spans are read only where `known_placements`
+ * (same order; -1 for none) does not hold the monitor's placement version: the version moves in
+ * the transaction of every write that changes them (0100_monitor_placement_version.sql), so the
+ * answer the caller read at that version is still the answer, but for spans that aged out of
+ * `history_ms` since (the caller drops those).
  */
-export async function ingestMonitors(tx: SqlExecutor, node_id: string, ids: string[], known_revisions: number[], history_ms: number, known_series: Array<number | null> = ids.map(() => null)): Promise<IngestMonitorRow[]> {
+export async function ingestMonitors(tx: SqlExecutor, node_id: string, ids: string[], known_revisions: number[], history_ms: number,
+  known_series: Array<number | null> = ids.map(() => null), known_placements: number[] = ids.map(() => -1)): Promise<IngestMonitorRow[]> {
   const since_s = history_ms / 1000;
   // Spans as 2-D arrays, one array subquery per table and unordered: ordered or per-column
   // aggregates tripled the cost of this read. Each monitor is read by its key (the lateral
@@ -57,18 +65,20 @@ export async function ingestMonitors(tx: SqlExecutor, node_id: string, ids: stri
   // growing with the table).
   return tx<IngestMonitorRow[]>`
     SELECT m.id, m.type, m.interval_s, m.revision::int AS revision, extract(epoch FROM m.created_at)::float8 * 1000 AS created_ms,
-      (SELECT count(*) FROM monitor_placements a WHERE a.monitor_id = m.id AND a.ended_at IS NULL)::int AS placed,
-      ARRAY(SELECT ARRAY[extract(epoch FROM x.placed_at)::float8 * 1000, coalesce(extract(epoch FROM x.ended_at)::float8 * 1000, 'Infinity')]
+      m.placement_version::float8 AS placement_version,
+      CASE WHEN m.placement_version IS DISTINCT FROM k.placement_version THEN
+        (SELECT count(*) FROM monitor_placements a WHERE a.monitor_id = m.id AND a.ended_at IS NULL)::int END AS placed,
+      CASE WHEN m.placement_version IS DISTINCT FROM k.placement_version THEN ARRAY(SELECT ARRAY[extract(epoch FROM x.placed_at)::float8 * 1000, coalesce(extract(epoch FROM x.ended_at)::float8 * 1000, 'Infinity')]
         FROM (SELECT p.placed_at, p.ended_at FROM monitor_placements p WHERE p.monitor_id = m.id AND p.node_id = ${node_id}
           UNION ALL SELECT q.placed_at, q.ended_at FROM monitor_placements_past q WHERE q.monitor_id = m.id AND q.node_id = ${node_id}) x
-        WHERE x.ended_at IS NULL OR x.ended_at > now() - make_interval(secs => ${since_s})) AS placed_spans,
+        WHERE x.ended_at IS NULL OR x.ended_at > now() - make_interval(secs => ${since_s})) END AS placed_spans,
       CASE WHEN m.revision IS DISTINCT FROM k.revision THEN ARRAY(SELECT ARRAY[extract(epoch FROM x.from_at)::float8 * 1000,
           coalesce(extract(epoch FROM x.until_at)::float8 * 1000, 'Infinity'), x.interval_s]
         FROM monitor_schedules x WHERE x.monitor_id = m.id
           AND (x.until_at IS NULL OR x.until_at > now() - make_interval(secs => ${since_s}))) END AS schedule_spans,
       coalesce(k.series_id, (SELECT c.id FROM check_series c WHERE c.monitor_id = m.id AND c.node_id = ${node_id})) AS series_id,
       CASE WHEN m.revision IS DISTINCT FROM k.revision THEN m.config END AS config
-    FROM unnest(${ids}::text[], ${known_revisions}::bigint[], ${known_series}::int[]) AS k(id, revision, series_id)
+    FROM unnest(${ids}::text[], ${known_revisions}::bigint[], ${known_series}::int[], ${known_placements}::bigint[]) AS k(id, revision, series_id, placement_version)
     CROSS JOIN LATERAL (SELECT * FROM monitors WHERE id = k.id OFFSET 0) m`;
 }
 

@@ -29,10 +29,21 @@ interface Fixed {
   schedule_spans: RoundHistory['schedule_spans'];
 }
 
-/** A monitor of a batch: as read for the node, what its revision fixes, and its round history. */
+/** What a monitor's placement version fixes for one node, as the check store remembers it. */
+interface Placed {
+  placement_version: number;
+  /** Nodes the monitor is placed on. */
+  placed: number;
+  /** The node's placement spans (ingest.db.ts IngestMonitorRow `placed_spans`), aged ones included. */
+  placed_spans: Array<[number, number]>;
+}
+
+/** A monitor of a batch: as read for the node, what its revision fixes, its placement, and its round history. */
 interface Read {
   row: IngestMonitorRow;
   fixed: Fixed;
+  /** Nodes the monitor is placed on now (a new round's expected reports). */
+  placed: number;
   history: RoundHistory;
 }
 
@@ -53,8 +64,9 @@ export function agreeingOutcome(r: { success: boolean; error: string | null; err
 /**
  * The check store (contracts.ts MonitorResultStore; docs/architecture/checks.md "Ingest"): what the
  * result sink hands every monitor result to. Per batch, two statements whatever its size: one
- * reads the monitors, the node's placement spans and series (and a monitor's config and schedule
- * spans only when its revision changed), one stores the checks (ON CONFLICT DO NOTHING on (series, scheduled_at)),
+ * reads the monitors and the node's series (a monitor's placement count and the node's placement
+ * spans only when its placement version changed, its config and schedule spans only when its
+ * revision changed), one stores the checks (ON CONFLICT DO NOTHING on (series, scheduled_at)),
  * adds them to their rounds and marks ended hours for the rollup job (ingest.db.ts
  * storeNodeChecks). A node's first result of a monitor costs one more, creating its series.
  *
@@ -88,6 +100,12 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
   // in a transaction that then rolls back is never remembered). A series is deleted only with its
   // monitor, and then the read finds no monitor: a remembered id is always current.
   const series_ids = new Map<string, number>();
+  // `node_id/monitor_id` → the placement answer read at a placement version, as read committed
+  // (like `series_ids`: a version written by a transaction that then rolls back is never seen).
+  // Every write that changes a monitor's placements moves its version in the same transaction
+  // (0100_monitor_placement_version.sql), so a read at the version held here returns no spans and
+  // these are still the monitor's: a node placed anew is read afresh at its first result.
+  const placements = new Map<string, Placed>();
 
   /** What `m`'s revision fixes: as read now when its revision moved (remembered), else as `held` (the batch's view, same revision). */
   function fixedOf(m: IngestMonitorRow, held: Fixed | undefined): Fixed {
@@ -97,10 +115,25 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     return fixed;
   }
 
+  /**
+   * `m`'s placement for `node_id`: as read now when its placement version moved (remembered when
+   * `remember`), else as `held`; spans that ended more than the placement history before `now`
+   * left out, as the read leaves them out.
+   */
+  function placedOf(node_id: string, m: IngestMonitorRow, held: Placed | undefined, remember: boolean, now: number): Placed {
+    let p = held!;
+    if (m.placed !== null && m.placed_spans !== null) {
+      p = { placement_version: m.placement_version, placed: m.placed, placed_spans: m.placed_spans };
+      if (remember) placements.set(`${node_id}/${m.id}`, p);
+    }
+    const since = now - PLACEMENT_HISTORY_MS;
+    return p.placed_spans.every(([, until]) => until > since) ? p : { ...p, placed_spans: p.placed_spans.filter(([, until]) => until > since) };
+  }
+
   /** Why `r` is refused, or the interval its round had (`m`: its monitor as read for the node, if it exists). */
   function judge(r: MonitorResultEnvelope, m: Read | undefined, now: number): { reason: string } | { interval_s: number } {
     const scheduled = Date.parse(r.scheduled_at);
-    if (!m || m.row.placed_spans.length === 0) return { reason: CHECK_REJECT.not_assigned };
+    if (!m || m.history.placed_spans.length === 0) return { reason: CHECK_REJECT.not_assigned };
     if (m.row.type !== r.type) return { reason: `${CHECK_REJECT.type_mismatch} (${r.type} for a ${m.row.type} monitor)` };
     if (scheduled < now - retention_ms) return { reason: CHECK_REJECT.too_old };
     if (scheduled > now + ROUND_CLOCK_TOLERANCE_MS) return { reason: CHECK_REJECT.in_future };
@@ -116,16 +149,19 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     const ids = [...new Set(results.map((r) => r.monitor_id))];
     if (known.size > 100_000) known.clear();
     if (series_ids.size > 200_000) series_ids.clear();
+    if (placements.size > 200_000) placements.clear();
     const committed = !('savepoint' in tx);
     // This batch's view of what it remembers: the read brings config and schedule of every monitor
     // whose revision is not the one held here, so the rest is always in `held`.
     const held = new Map(ids.map((id) => [id, known.get(id)]));
+    const held_placed = new Map(ids.map((id) => [id, placements.get(`${node_id}/${id}`)]));
     const rows = await ingestMonitors(tx, node_id, ids, ids.map((id) => held.get(id)?.revision ?? -1), PLACEMENT_HISTORY_MS,
-      ids.map((id) => series_ids.get(`${node_id}/${id}`) ?? null));
+      ids.map((id) => series_ids.get(`${node_id}/${id}`) ?? null), ids.map((id) => held_placed.get(id)?.placement_version ?? -1));
     if (committed) for (const row of rows) if (row.series_id !== null) series_ids.set(`${node_id}/${row.id}`, row.series_id);
     const monitors = new Map(rows.map((row): [string, Read] => {
       const fixed = fixedOf(row, held.get(row.id));
-      return [row.id, { row, fixed, history: { id: row.id, created_ms: row.created_ms, placed_spans: row.placed_spans, schedule_spans: fixed.schedule_spans } }];
+      const { placed, placed_spans } = placedOf(node_id, row, held_placed.get(row.id), committed, now);
+      return [row.id, { row, fixed, placed, history: { id: row.id, created_ms: row.created_ms, placed_spans, schedule_spans: fixed.schedule_spans } }];
     }));
 
     // Accepted results with the interval their round had.
@@ -146,7 +182,7 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     const inserts = new Map<string, NodeCheckInsert>();
     for (const [r, interval_s] of accepted) {
       stored.push(r.result_id);
-      const { row: m, fixed } = monitors.get(r.monitor_id)!;
+      const { fixed, placed } = monitors.get(r.monitor_id)!;
       const series_id = series.get(r.monitor_id)!;
       const scheduled = Date.parse(r.scheduled_at);
       const key = `${series_id}/${scheduled}`;
@@ -159,7 +195,7 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
         success: r.success, ...agreeingOutcome(r),
         assertions: r.assertions.length > 0 ? JSON.stringify(r.assertions) : null,
         output_z: output === null ? null : encodeOutput(output),
-        monitor_id: r.monitor_id, deadline_offset_ms: fixed.deadline_ms, interval_s, expected: m.placed,
+        monitor_id: r.monitor_id, deadline_offset_ms: fixed.deadline_ms, interval_s, expected: placed,
       });
     }
     const { judgeable } = await storeNodeChecks(tx, [...inserts.values()], Math.floor(now / HOUR_MS) * HOUR_MS);

@@ -184,11 +184,21 @@ export async function tryJobLock(tx: SqlExecutor, name: string): Promise<boolean
   return row!.ok;
 }
 
-/** Forget ended placements older than `keep_ms` (results buffered that long ago are no longer accepted). @returns how many */
+/**
+ * Forget ended placements older than `keep_ms` (results buffered that long ago are no longer
+ * accepted). Their monitors' rows are locked first, in id order, as every placement writer locks
+ * them (a delete moves the placement version: 0100_monitor_placement_version.sql): taking a
+ * placement row first could deadlock with a transaction placing that node again. @returns how many
+ */
 export async function pruneEndedPlacements(sql: Sql, keep_ms: number): Promise<number> {
   const rows = await sql`
-    DELETE FROM monitor_placements WHERE ended_at IS NOT NULL AND ended_at < now() - make_interval(secs => ${keep_ms / 1000})
-    RETURNING monitor_id`;
+    WITH locked AS MATERIALIZED (
+      SELECT m.id FROM monitors m WHERE m.id IN (SELECT monitor_id FROM monitor_placements
+        WHERE ended_at IS NOT NULL AND ended_at < now() - make_interval(secs => ${keep_ms / 1000}))
+      ORDER BY m.id FOR NO KEY UPDATE OF m)
+    DELETE FROM monitor_placements p USING locked l
+    WHERE p.monitor_id = l.id AND p.ended_at IS NOT NULL AND p.ended_at < now() - make_interval(secs => ${keep_ms / 1000})
+    RETURNING p.monitor_id`;
   return rows.length;
 }
 
