@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // What a machine needs before `pnpm install` can build Vantage, checked up front so the user reads
 // one clear list instead of a node-gyp failure: Node.js 20.18 or newer (the agent's undici needs
-// it), and make, a C++ compiler and python3 (the native addons better-sqlite3 and raw-socket are
-// compiled from source). Run by `pnpm install` (the root package's pnpm:devPreinstall script).
+// it), and make, a C++ compiler and python3 (the native addons better-sqlite3, raw-socket and
+// zstd-napi are compiled from source). Run by `pnpm install` (the root package's pnpm:devPreinstall script).
 // With --installed (run by `pnpm start`) it also checks that `pnpm install` has run and the native
 // addons load. Exit status 0 when all is there, 1 with the list of what is missing.
 // Plain JavaScript on purpose: it runs before any dependency (tsx, TypeScript) is installed.
@@ -32,7 +32,7 @@ if (!have('g++') && !have('c++')) tools.push({ name: 'g++ (a C++ compiler)', apt
 if (!have('python3')) tools.push({ name: 'python3', apt: 'python3', dnf: 'python3' });
 if (tools.length > 0) {
   problems.push([
-    `missing: ${tools.map((t) => t.name).join(', ')} (needed to compile the native modules better-sqlite3 and raw-socket)`,
+    `missing: ${tools.map((t) => t.name).join(', ')} (needed to compile the native modules better-sqlite3, raw-socket and zstd-napi)`,
     `  Debian/Ubuntu: sudo apt-get install -y ${tools.map((t) => t.apt).join(' ')}`,
     `  Fedora/RHEL:   sudo dnf install -y ${tools.map((t) => t.dnf).join(' ')}`,
   ].join('\n'));
@@ -43,9 +43,10 @@ if (process.argv.includes('--installed') && problems.length === 0) {
     problems.push('the dependencies are not installed: run `pnpm install` first');
   } else {
     const agent = createRequire(join(ROOT, 'node-agent', 'package.json'));
-    for (const addon of ['better-sqlite3', 'raw-socket']) {
+    const controlPlane = createRequire(join(ROOT, 'control-plane', 'package.json'));
+    for (const [load, addon] of [[agent, 'better-sqlite3'], [agent, 'raw-socket'], [controlPlane, 'zstd-napi']]) {
       try {
-        agent(addon);
+        load(addon);
       } catch (err) {
         problems.push(`the native module ${addon} does not load (${String(err.message).split('\n')[0]}): run \`pnpm install\` again (\`pnpm rebuild\` after a Node.js upgrade)`);
       }

@@ -1,10 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { decodeOutput, encodeOutput, OUTPUT_DICTIONARY_V1 } from './output-codec.js';
+import { decodeOutput, encodeOutput, OUTPUT_DICTIONARY_V1, OUTPUT_DICTIONARY_V2 } from './output-codec.js';
 import { httpResult, pingResult } from './test-support.js';
 
-t.test('format 1\'s dictionary never changes: stored outputs depend on its exact bytes', async (t) => {
+t.test('the dictionaries never change: stored outputs depend on their exact bytes', async (t) => {
   t.equal(createHash('sha256').update(OUTPUT_DICTIONARY_V1).digest('hex'), '39991144cc01ebacf29b9cdaa1385ad6488e02200071c008a09d41102af6d928');
+  t.equal(createHash('sha256').update(OUTPUT_DICTIONARY_V2).digest('hex'), '3166bfceb24b75364b168552f41feee877794a69b3816a0461f07b8334371a88',
+    'format 2 (control-plane/scripts/train-output-dictionary.ts made it: never replace the file)');
 });
 
 t.test('outputs round-trip, compressed to a fraction of their JSON', async (t) => {
@@ -12,7 +14,7 @@ t.test('outputs round-trip, compressed to a fraction of their JSON', async (t) =
   const http = httpResult('m_x', new Date().toISOString(), { response_ms: 93 }).output;
   for (const [name, o, most] of [['ping', ping, 0.3], ['http', http, 0.3]] as const) {
     const stored = encodeOutput(o);
-    t.equal(stored[0], 1, `${name}: format 1`);
+    t.equal(stored[0], 2, `${name}: format 2`);
     t.ok(stored.length < JSON.stringify(o).length * most, `${name}: ${JSON.stringify(o).length} → ${stored.length} bytes`);
     t.same(decodeOutput(stored), o);
   }
@@ -23,15 +25,22 @@ t.test('outputs round-trip, compressed to a fraction of their JSON', async (t) =
   t.throws(() => decodeOutput(Buffer.from([7, 1, 2])), /unknown stored output format 7/);
 });
 
-t.test('a stored format 1 row still reads (pinned bytes); long outputs compress', async (t) => {
+t.test('stored format 1 and 2 rows still read (pinned bytes); long outputs compress', async (t) => {
   const stored = Buffer.from('01c31762867a860654093263033d6323d4303336d433039589c8a1666ca2676c414eb8191bea19999ae30d3963233d0bfc410775249eb083b90f117a00', 'hex');
   t.same(decodeOutput(stored), {
     resolved_address: '198.18.1.10', packets_sent: 4, packets_received: 4, packet_loss: 0, rtt_min_ms: 30.32, rtt_avg_ms: 31.656, rtt_max_ms: 34.383,
     rtt_stddev_ms: 0.52, packets: [{ seq: 0, rtt_ms: 31.257, ttl: 57 }, { seq: 1, rtt_ms: 32.82, ttl: 57 }, { seq: 2, rtt_ms: 30.32, ttl: 57 }, { seq: 3, rtt_ms: 34.383, ttl: 57 }],
   });
+  t.same(decodeOutput(Buffer.from('020000ad0100834103f6ef287eca2c31a7ec36645e080ffc486838d29a00080a845cbc32415e8a2d91f832c1f647b3a47b85bc2f2213e3bb374602', 'hex')),
+    decodeOutput(stored), 'the same output stored as format 2');
+  t.throws(() => decodeOutput(Buffer.from('0200ffff', 'hex')), 'a damaged format 2 row throws');
   const long = { ...httpResult('m_x', new Date().toISOString(), { response_ms: 93 }).output, response_preview: 'lorem ipsum dolor sit amet '.repeat(200) };
   const packed = encodeOutput(long);
-  t.equal(packed[0], 1, 'format 1');
+  t.equal(packed[0], 2, 'format 2');
   t.ok(packed.length < 400, `${JSON.stringify(long).length} bytes of JSON → ${packed.length}`);
   t.same(decodeOutput(packed), long);
+  const huge = { body: randomBytes(300 * 1024).toString('base64') };
+  const big = encodeOutput(huge);
+  t.equal(big[0], 2, 'format 2');
+  t.same(decodeOutput(big), huge, 'an output of more than 256 kB (past the decoding buffer) reads back whole');
 });

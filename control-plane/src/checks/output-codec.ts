@@ -1,12 +1,20 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
+import { Compressor, Decompressor } from 'zstd-napi';
+import binding from 'zstd-napi/binding.js';
 
 /*
  * Check outputs as stored (checks.output_z, migration 0030): the output's JSON text compressed with
- * raw DEFLATE (RFC 1951) primed with a preset dictionary of typical outputs. A ping output of
- * ~320 characters becomes ~55 bytes, an http one ~100: the output is most of a check's row, and
- * Postgres compresses nothing under 2 kB itself. The first byte names the format, so the
- * dictionary can change later without making stored rows unreadable:
- *   0 = the JSON text as is (UTF-8), 1 = raw DEFLATE with DICTIONARY_V1.
+ * a dictionary of typical outputs. A ping output of ~320 characters becomes ~60 bytes, an http
+ * one ~100: the output is most of a check's row, and Postgres compresses nothing under 2 kB
+ * itself. The first byte names the format, so the dictionary can change later without making
+ * stored rows unreadable:
+ *   0 = the JSON text as is (UTF-8), 1 = raw DEFLATE with DICTIONARY_V1 (written until 2026-11-29),
+ *   2 = a Zstandard frame (RFC 8878) without its 4-byte magic number, compressed with the trained
+ *       dictionary output-dictionary-v2.zdict (control-plane/scripts/train-output-dictionary.ts).
+ * Format 2 is what is written: node:zlib sets up a new engine and hashes the dictionary on every
+ * call (~10 µs a ping output), a zstd context keeps both (~2 µs), and the trained dictionary's
+ * entropy tables keep the outputs as small (docs/benchmarks.md "Check ingest").
  */
 
 /**
@@ -29,14 +37,57 @@ const DICTIONARY_V1 = [
 /** The dictionary of format 1 (exported for the test that pins it). */
 export const OUTPUT_DICTIONARY_V1 = Buffer.from(DICTIONARY_V1, 'utf8');
 
-// A 4 kB window holds the whole dictionary; memLevel 2 keeps the per-call set-up small.
-const OPTIONS = { level: 6, windowBits: 12, memLevel: 2, dictionary: OUTPUT_DICTIONARY_V1 } as const;
+/** Format 1's window: 4 kB holds the whole dictionary. */
+const V1_WINDOW_BITS = 12;
 
-/** Store `output` (any JSON value): format 1, or format 0 when compressing does not make it smaller. */
+/**
+ * The dictionary of format 2 (exported for the test that pins it). NEVER replace the file: stored
+ * outputs of format 2 are only readable with exactly these bytes. A better one is a new format.
+ */
+export const OUTPUT_DICTIONARY_V2 = readFileSync(new URL('./output-dictionary-v2.zdict', import.meta.url));
+
+/** The 4 bytes every Zstandard frame starts with (RFC 8878 3.1.1), left out of stored outputs. */
+const ZSTD_MAGIC = Buffer.of(0x28, 0xb5, 0x2f, 0xfd);
+
+// One context each, kept for the process (set up once: the dictionary is loaded here, not per call).
+// Level 4 with the greedy strategy and 6-byte matches: as small as format 1 on the benchmarks' pings
+// for 1.8 µs a ping output; levels 1-4 as they are gave 1-4 bytes more, the lazy strategies
+// (level 5 and up) 1-5 bytes less for 4-5 µs (docs/benchmarks.md "Check ingest").
+// No content size, checksum or dictionary id in the frame: 6 bytes less per ping output (the
+// format byte names the dictionary; a damaged frame still fails to decode).
+const compressor = new Compressor();
+compressor.setParameters({ compressionLevel: 4, strategy: 'greedy', minMatch: 6, contentSizeFlag: false, checksumFlag: false, dictIDFlag: false });
+compressor.loadDictionary(OUTPUT_DICTIONARY_V2);
+const dctx = new binding.DCtx();
+dctx.loadDictionary(OUTPUT_DICTIONARY_V2);
+const decompressor = new Decompressor();
+decompressor.loadDictionary(OUTPUT_DICTIONARY_V2);
+// Format 2 frames carry no content size, so Decompressor alone streams them into 128 kB chunks
+// (~30 µs a ping output): an output that fits decodes into this buffer at once (~2 µs).
+const SCRATCH_BYTES = 256 * 1024;
+const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+
+/** The JSON text of a format 2 output (`frame`: with its magic number restored). */
+function textOfV2(frame: Buffer): string {
+  try {
+    return scratch.toString('utf8', 0, dctx.decompress(scratch, frame));
+  } catch {
+    // Larger than the buffer (or damaged: then this throws too).
+    return decompressor.decompress(frame).toString('utf8');
+  }
+}
+
+/**
+ * Store `output` (any JSON value): format 2, or format 0 when compressing does not make it
+ * smaller. Returns the stored bytes (format byte first).
+ */
 export function encodeOutput(output: unknown): Buffer {
   const text = Buffer.from(JSON.stringify(output), 'utf8');
-  const packed = deflateRawSync(text, OPTIONS);
-  return packed.length + 1 < text.length ? Buffer.concat([Buffer.of(1), packed]) : Buffer.concat([Buffer.of(0), text]);
+  const frame = compressor.compress(text);
+  if (frame.length - ZSTD_MAGIC.length >= text.length) return Buffer.concat([Buffer.of(0), text]);
+  // The magic's last byte becomes the format byte: no second buffer.
+  frame[ZSTD_MAGIC.length - 1] = 2;
+  return frame.subarray(ZSTD_MAGIC.length - 1);
 }
 
 /**
@@ -47,7 +98,8 @@ export function decodeOutput(bytes: Uint8Array): unknown {
   const body = Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.byteLength - 1);
   switch (bytes[0]) {
     case 0: return JSON.parse(body.toString('utf8'));
-    case 1: return JSON.parse(inflateRawSync(body, { windowBits: OPTIONS.windowBits, dictionary: OUTPUT_DICTIONARY_V1 }).toString('utf8'));
+    case 1: return JSON.parse(inflateRawSync(body, { windowBits: V1_WINDOW_BITS, dictionary: OUTPUT_DICTIONARY_V1 }).toString('utf8'));
+    case 2: return JSON.parse(textOfV2(Buffer.concat([ZSTD_MAGIC, body])));
     default: throw new Error(`unknown stored output format ${bytes[0]}`);
   }
 }
