@@ -138,7 +138,11 @@ async function uptimeData(ctx: DataContext, w: MonitorWidgetInput): Promise<Reco
   if (strip) {
     // Hours for a range of two days or less, UTC days beyond.
     const bucket_s = r.to - r.from <= 2 * DAY_MS ? 3600 : 86_400;
-    const rows = await uptimeBuckets(ctx.sql, ids, r.days, r.hours, bucket_s);
+    // Hourly cells come from hourly rows only: a whole UTC day inside the range (a 24-hour range
+    // ending in the day's last hour) read from its daily row would be one cell at the day's start.
+    const rows = bucket_s === 86_400
+      ? await uptimeBuckets(ctx.sql, ids, r.days, r.hours, bucket_s)
+      : await uptimeBuckets(ctx.sql, ids, null, [[new Date(r.from), new Date(r.to)]], bucket_s);
     const first = Math.floor(r.from / 1000 / bucket_s) * bucket_s;
     const count = Math.ceil((r.to / 1000 - first) / bucket_s);
     const cells = new Map(rows.map((x) => [`${x.monitor_id}|${x.b}`, x]));

@@ -182,3 +182,32 @@ t.test('every widget\'s data against known values', async (t) => {
   t.equal((await call(app, 'GET', `/v1/public/dashboards/${rotated.share_token}/data`)).status, 404, 'private again');
   t.equal((await call(app, 'GET', '/v1/public/dashboards/not-a-token')).status, 404);
 });
+
+t.test('an hourly uptime strip over a range holding a whole UTC day shows that day by the hour', async (t) => {
+  // A 24-hour range ending in a day's last hour widens (to whole hours) to 25 hours holding the
+  // whole day: its cells must still be hours from the hourly rows, not the day's total at 00:00.
+  const { app, sql } = await testApp(t);
+  const alice = await registerUser(app);
+  const m = await seedMonitor(sql, { user_id: alice.user_id, nodes: await seedNodes(sql, 1, ['DE']), state: 'up' });
+  const day = Math.floor(Date.now() / D) * D - 2 * D;
+  const delta = (hour: number, k: Partial<RollupDelta>): RollupDelta => ({
+    monitor_id: m.monitor_id, hour: new Date(hour), up_s: 0, degraded_s: 0, down_s: 0, maintenance_s: 0, no_data_s: 0, rounds_up: 0, rounds_degraded: 0, rounds_down: 0, rounds_no_data: 0, ...k,
+  });
+  await sql.begin((tx) => addRollupDeltas(tx, [
+    delta(day + 19 * H, { down_s: 3600, rounds_down: 60 }),
+    ...[20, 21, 22].map((h) => delta(day + h * H, { up_s: 3600, rounds_up: 60 })),
+  ]));
+  const d = (await call(app, 'POST', '/v1/dashboards', { token: alice.access_token, body: { name: 'Strip' } })).body.data;
+  const widgets = [{ type: 'status_strip', position: { x: 0, y: 0, w: 6, h: 2 }, data_source: { kind: 'monitor', metric: 'uptime', monitor_ids: [m.monitor_id] } }];
+  t.equal((await call(app, 'PUT', `/v1/dashboards/${d.id}/widgets`, { token: alice.access_token, body: { widgets } })).status, 200);
+  const from = new Date(day - 30 * 60_000).toISOString();
+  const to = new Date(day + 23.5 * H).toISOString();
+  const r = await call(app, 'GET', `/v1/dashboards/${d.id}/data?from=${from}&to=${to}`, { token: alice.access_token });
+  t.equal(r.status, 200, JSON.stringify(r.body.error));
+  const strip = r.body.data.widgets[0].data;
+  t.equal(strip.bucket_s, 3600, 'hour cells');
+  const at = (h: number) => strip.series[0].values[strip.buckets.indexOf(new Date(day + h * H).toISOString())];
+  t.same([19, 20, 21, 22].map(at), [0, 100, 100, 100], 'each hour as its rollup row says');
+  t.equal(at(0), null, 'the day\'s first hour had no data');
+  t.equal(strip.series[0].values.filter((v: number | null) => v !== null).length, 4);
+});
