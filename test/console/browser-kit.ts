@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 // What the console's browser tests share: Debian's Chromium, the console build, axe-core and the
 // screenshots written to .tap/console/.
@@ -67,4 +67,18 @@ export async function loginInBrowser(page: Page, origin: string, email: string, 
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.waitForURL('**/monitors', { timeout: 30_000 });
+}
+
+/**
+ * The value of the form control `control` once it equals `expected`, or its value after
+ * `timeout_ms` (then the caller's assertion shows what it held): a control the console fills from
+ * a request (a select whose options load) is empty until that request answers.
+ */
+export async function settledValue(control: Locator, expected: string, timeout_ms = 30_000): Promise<string> {
+  const until = Date.now() + timeout_ms;
+  for (;;) {
+    const value = await control.inputValue();
+    if (value === expected || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import t from 'tap';
 import { call } from '../../control-plane/src/test-support/app.js';
-import { check, ensureBuilt, loginInBrowser, openBrowser, SHOTS, skip } from './browser-kit.js';
+import { check, ensureBuilt, loginInBrowser, openBrowser, settledValue, SHOTS, skip } from './browser-kit.js';
 import { switchUser, threeTeams } from './team-kit.js';
 
 // Moving the other team resources from their pages, in Chromium against a real control plane on
@@ -62,7 +62,7 @@ t.test('console in Chromium: moving policies, silences, windows, noise rules, gr
   await owner('Owned by: Personal (yours).');
   t.equal(await page.locator('.move-panel:focus').count(), 1, 'the opened panel has the focus');
   const panel = page.locator('.move-panel');
-  t.equal(await panel.getByLabel('Monitor').inputValue(), monitor.id, 'filled with the policy\'s monitor');
+  t.equal(await settledValue(panel.getByLabel('Monitor'), monitor.id), monitor.id, 'filled with the policy\'s monitor');
   t.ok(await panel.getByLabel('Ada mail').isChecked(), 'and its channel');
   await check(t, page, 'policy-move');
   await moveTo('the team Ops');
