@@ -49,9 +49,17 @@ t.test('monitor forms in Chromium: fields per type, checks in the browser and by
   const [shop] = await monitors();
   t.match(shop, { name: 'Shop', type: 'http', config: { timeout_ms: 4000, method: 'GET', headers: { Accept: 'application/json' }, assertions: [{ type: 'response_time', op: 'lt', value: 800 }] } }, 'the API has the settings from the fields');
 
-  // Edit: the saved values are in the fields; a change is saved.
+  // Edit: the saved values are in the fields from the first frame that shows them (a watcher
+  // installed before the console's scripts records the timeout field's value when it first
+  // appears, so a form drawn with its defaults and filled a frame later fails here every time);
+  // a change is saved.
+  await page.addInitScript({ content: `new MutationObserver(() => {
+    const input = document.getElementById('cfg-timeout_ms');
+    if (input && window.firstTimeout === undefined) window.firstTimeout = input.value;
+  }).observe(document, { childList: true, subtree: true });` });
   await page.goto(`${url}/monitors/${shop!.id}/edit`);
   await page.getByLabel('Timeout (ms)').waitFor({ timeout: 30_000 });
+  t.equal(await page.evaluate('window.firstTimeout'), '4000', 'edit: the timeout field first appeared with the saved value');
   t.equal(await page.getByLabel('Timeout (ms)').inputValue(), '4000', 'edit: the timeout is filled in');
   t.equal(await page.getByRole('group', { name: 'Assertions 1' }).getByLabel('Value (JSON or text)').inputValue(), '800', 'edit: the assertion is filled in');
   await page.getByLabel('HTTP method').selectOption('HEAD');

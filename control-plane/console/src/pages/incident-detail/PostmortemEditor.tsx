@@ -25,7 +25,8 @@ export function PostmortemEditor({ path }: { path: string }) {
     setCurrent(await api<Postmortem>('PUT', `${path}/postmortem`, { body_md: body, status: wanted.current }));
   });
   if (saved.error && !missing) return <ErrorState error={saved.error} retry={saved.reload} />;
-  if (!saved.data && !missing) return <Loading />;
+  // A saved postmortem is shown once it has filled the editor (current), never as an empty body.
+  if (!missing && !current) return <Loading />;
   return (
     <>
       <h2>{t('pm.title')}</h2>

@@ -42,14 +42,18 @@ export default function MonitorFormPage({ params }: { params: Record<string, str
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [heartbeat, setHeartbeat] = useState<{ id: string; url: string } | null>(null);
+  // Editing: the form is not shown before the saved monitor has filled it (no frame shows, or
+  // lets anyone type into, the defaults in place of the saved values).
+  const [filled, setFilled] = useState(!editing);
   useEffect(() => {
     const m = existing.data;
     if (!m) return;
     setName(m.name); setType(m.type); setTarget(m.target ?? ''); setInterval(m.interval_s); setNodeCount(String(m.node_count));
     setTags(m.tags.join(', ')); setRaw(toRaw(fieldsOf(MONITOR_CONFIGS[m.type]), m.config));
+    setFilled(true);
   }, [existing.data]);
   if (editing && existing.error) return <ErrorState error={existing.error} retry={existing.reload} />;
-  if (editing && !existing.data) return <Loading />;
+  if (editing && (!existing.data || !filled)) return <Loading />;
   if (heartbeat) {
     return (
       <section>

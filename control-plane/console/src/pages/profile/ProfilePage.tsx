@@ -13,11 +13,13 @@ export default function ProfilePage() {
   const [timezone, setTimezone] = useState('');
   const [status, setStatus] = useState<'idle' | 'saved'>('idle');
   const [error, setError] = useState<unknown>(null);
+  // The form is shown once the saved profile has filled it, never with its empty defaults.
+  const [filled, setFilled] = useState(false);
   useEffect(() => {
-    if (profile.data) { setName(profile.data.display_name ?? ''); setTimezone(profile.data.timezone); }
+    if (profile.data) { setName(profile.data.display_name ?? ''); setTimezone(profile.data.timezone); setFilled(true); }
   }, [profile.data]);
   if (profile.error) return <ErrorState error={profile.error} retry={profile.reload} />;
-  if (!profile.data) return <Loading />;
+  if (!profile.data || !filled) return <Loading />;
   async function save(e: Event) {
     e.preventDefault();
     setError(null);
