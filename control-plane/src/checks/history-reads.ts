@@ -4,8 +4,11 @@ import { artifactUrlHook } from '../artifacts/urls.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { monitorSeries } from './history.db.js';
+import { rollupMarks, type RollupMarks } from './jobs.db.js';
 import { checksPage } from './pack-reads.js';
 import { checkRetention } from './retention.js';
+import { monitorStatsCells } from './stats.db.js';
+import { statsOfCells, statsSources } from './stats.js';
 import { toCheckItem } from './stream.js';
 import { monitorUptime, monitorUptimeAndOwner } from './uptime.js';
 
@@ -26,13 +29,18 @@ export function historyRange(q: { from?: string; to?: string }, now: number, def
 
 /**
  * A monitor's history reads (docs/api/monitors.md "Checks and history"), shared by the
- * /v1/monitors/{id}/checks and /uptime routes and the MCP tools. Access is the caller's to decide
- * first (teams/authorize.ts); these only read.
+ * /v1/monitors/{id}/checks, /uptime and /stats routes and the MCP tools. Access is the caller's
+ * to decide first (teams/authorize.ts); these only read.
  */
 export function historyReads(deps: Pick<AppDeps, 'sql' | 'generic_sql' | 'config'>) {
   const retention = checkRetention(deps.config);
   // Uptime's one statement runs on generic plans (db/sql.ts genericPlanClient).
   const uptime_sql = deps.generic_sql ?? deps.sql;
+  // The rollup job's marks as the last stats read found them: they move about once an hour, so
+  // the next read plans its parts from them and checks them in its own statement.
+  let marks: RollupMarks | null = null;
+  const sameMarks = (a: RollupMarks, b: RollupMarks) =>
+    (['hours_until', 'days_from', 'days_until'] as const).every((k) => (a[k]?.getTime() ?? null) === (b[k]?.getTime() ?? null));
   return {
     retention,
     /**
@@ -69,6 +77,27 @@ export function historyReads(deps: Pick<AppDeps, 'sql' | 'generic_sql' | 'config
     /** {@link uptime} and the monitor's owner (null: none) in one statement, for the caller to authorize before answering. */
     uptimeAndOwner(id: string, w: { from: Date; to: Date; period: keyof typeof UPTIME_PERIODS | null }, now = Date.now()) {
       return monitorUptimeAndOwner(uptime_sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
+    },
+    /**
+     * Monitor `id`'s statistics over [from, to) in `bucket_s` buckets (checks/stats.ts
+     * monitorStats, the same answer) and its owner (null: none), for the caller to authorize
+     * before answering. One statement (stats.db.ts monitorStatsCells) with the parts planned from
+     * the marks the last read saw; when the rollup job has moved them since, a second one with the
+     * marks the first found (as monitorStats, which reads the marks before the cells).
+     * @returns `{ stats, owner }`: shared-protocol statsSchema and teams/authorize.ts Owner
+     */
+    async statsAndOwner(id: string, from: Date, to: Date, bucket_s: number, group_by: 'node' | 'country' | undefined) {
+      const planned = marks ?? await rollupMarks(deps.sql);
+      let sources = statsSources(from, to, bucket_s, planned);
+      let read = await monitorStatsCells(deps.sql, id, sources, bucket_s);
+      marks = read.context.marks;
+      if (!sameMarks(planned, marks)) {
+        sources = statsSources(from, to, bucket_s, marks);
+        read = await monitorStatsCells(deps.sql, id, sources, bucket_s);
+        marks = read.context.marks;
+      }
+      const { series, owner } = read.context;
+      return { stats: statsOfCells(series, from, to, bucket_s, group_by, sources, read.cells), owner };
     },
   };
 }

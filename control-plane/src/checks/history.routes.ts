@@ -18,9 +18,8 @@ import { findMonitorOwner } from '../monitors/monitors.db.js';
 import { monitorIdParam } from '../monitors/monitors.routes.js';
 import { toStateChange } from './decide.js';
 import { HISTORY_EXAMPLES } from './examples.js';
-import { listStateChanges, monitorSeries } from './history.db.js';
-import { rollupMarks } from './jobs.db.js';
-import { autoBucketS, monitorStats } from './stats.js';
+import { listStateChanges } from './history.db.js';
+import { autoBucketS } from './stats.js';
 import { streamMonitorEvents, type MonitorStreamTimings } from './stream.js';
 import { badRange, historyRange, historyReads } from './history-reads.js';
 
@@ -115,14 +114,11 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     if ((to.getTime() - from.getTime()) / (bucket_s * 1000) > STATS_BUCKETS_MAX) {
       throw badRange('bucket_s', `gives more than ${STATS_BUCKETS_MAX} buckets over this range: widen it`);
     }
-    // Authorization and the reads overlap (the statistics' reads start once the series and the
-    // rollup marks are in, not after authorization too); nothing is answered unless the caller
-    // may read the monitor.
-    const [, stats] = await Promise.all([
-      owned(c, id),
-      Promise.all([monitorSeries(deps.sql, id), rollupMarks(deps.sql)])
-        .then(([series, marks]) => monitorStats(deps.sql, series, from, to, bucket_s, q.group_by, marks)),
-    ]);
+    // The owner comes with the statistics, in their statement (one round trip after the
+    // credential's); nothing is answered unless the caller may read the monitor.
+    if (!isId('monitor', id)) await authorize(c, deps, null, 'read', 'MONITOR_NOT_FOUND', 'monitor');
+    const { stats, owner } = await reads.statsAndOwner(id, from, to, bucket_s, q.group_by);
+    await authorize(c, deps, owner, 'read', 'MONITOR_NOT_FOUND', 'monitor');
     return ok(c, stats, 200);
   });
 

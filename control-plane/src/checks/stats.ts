@@ -1,9 +1,10 @@
 import { STATS_BUCKET_STEPS_S, type Stats, type StatsBucket, type StatsSummary } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import { addToHistogram, bucketIndex, histogramQuantiles, mergeHistogram, unpackHistogram, type Histogram } from './histogram.js';
-import { statsCells, type SeriesRow } from './history.db.js';
+import type { SeriesRow } from './history.db.js';
 import type { RollupMarks } from './jobs.db.js';
 import { decodeBlock } from './pack-codec.js';
+import { statsCells, type StatsCellRow } from './stats.db.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -106,18 +107,30 @@ export function statsSources(from: Date, to: Date, bucket_s: number, marks: Roll
  * (docs/api/monitors.md "Stats"), overall and, with `group_by`, per node or per country.
  * Buckets are aligned to the epoch (a day bucket starts at 00:00 UTC). Rollups are read where
  * statsSources says (daily and hourly, up to the rollup job's `marks`), raw checks for the rest
- * (packed ones included: checks/pack.ts), all in one statement (history.db.ts statsCells).
+ * (packed ones included: checks/pack.ts), all in one statement (stats.db.ts statsCells).
  */
 export async function monitorStats(
   sql: SqlExecutor, series: SeriesRow[], from: Date, to: Date, bucket_s: number, group_by: 'node' | 'country' | undefined, marks: RollupMarks,
 ): Promise<Stats> {
-  const ids = series.map((s) => s.id);
-  const grid: Grid = new Map();
   const sources = statsSources(from, to, bucket_s, marks);
+  const cells = await statsCells(sql, sources, series.map((s) => s.id), bucket_s);
+  return statsOfCells(series, from, to, bucket_s, group_by, sources, cells);
+}
+
+/**
+ * The statistics answer ({@link monitorStats}) from cells already read over `sources` (what
+ * statsSources gave for the same range, bucket and marks): stats.db.ts statsCells or
+ * monitorStatsCells rows of `series`.
+ */
+export function statsOfCells(
+  series: SeriesRow[], from: Date, to: Date, bucket_s: number, group_by: 'node' | 'country' | undefined,
+  sources: ReturnType<typeof statsSources>, cells: StatsCellRow[],
+): Stats {
+  const grid: Grid = new Map();
   const raw = sources.find((p) => p.source === 'raw');
-  for (const c of await statsCells(sql, sources, ids, bucket_s)) {
+  for (const c of cells) {
     if (c.data !== null) {
-      // Packed checks of the raw part (history.db.ts statsCells), totalled here as SQL totals raw ones.
+      // Packed checks of the raw part (stats.db.ts statsCells), totalled here as SQL totals raw ones.
       for (const k of decodeBlock(c.hour!, c.data, false)) {
         const at = k.scheduled_at.getTime();
         if (!raw || at < raw.from.getTime() || at >= raw.to.getTime()) continue;
