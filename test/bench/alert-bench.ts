@@ -6,7 +6,7 @@
  * receiver on loopback. Engine, verdict job and delivery run with main.ts's default intervals.
  *
  *   npx tsx test/bench/alert-bench.ts [--trials 30] [--interval-s 60] [--storm 1000] [--group-wait-s 10]
- *       [--phases latency,storm] [--decide-interval-ms N] [--no-verdict-wake]
+ *       [--phases latency,storm] [--decide-interval-ms N] [--no-verdict-wake] [--slowest 5] [--pace-ms N]
  *
  * `--phases`: `latency`, `storm` (both storms), or one storm alone: `storm-ungrouped`, `storm-grouped`.
  *
@@ -18,10 +18,18 @@
  * Prints JSON figures:
  * - latency: `trials` monitors (one node each, recovery_n 1, delay 0) each fail at their next round
  *   start, their node's failing result handed to the sink `check_ms` later (what the check took).
- *   `result_to_page_ms` is from the hand-over to the page arriving at the receiver;
+ *   `result_to_page_ms` is from the hand-over to its down page arriving at the receiver;
  *   `round_start_to_page_ms` from the round start. A target that goes down waits at most one round
  *   (`interval_s`) for its next check, so the goal "down → first notification within one round
  *   plus 2 s (p99)" is met when round_start_to_page p99 ≤ 2000 ms.
+ *   `slowest`: the `--slowest` trials with the longest result_to_page, each with its stages (ms
+ *   after the hand-over: lib/alert-stages.ts) and the step it waited longest for; `waits_over_500_ms`
+ *   counts, per stage, the trials that waited more than 500 ms for it (a missed wake left to a
+ *   1 s poll shows here). `--pace-ms N`: trial i fails at its first round start after i·N ms
+ *   (default: every trial at its next round start, spread over one interval by the monitors'
+ *   phases). More trials at a rate near the default's show a rare slow one sooner, e.g.
+ *   `--phases latency --trials 120 --interval-s 10 --pace-ms 1000` (one a second, about 2.5
+ *   minutes); 3 a second already overloads a busy 2-core machine.
  * - storm: `storm` monitors go down at once (their current rounds' failing results handed to the
  *   sink together, one batch per node); the time from the hand-over until every notification has
  *   arrived, without an alert group (one page per monitor) and with one gathering them all
@@ -32,16 +40,19 @@ import { roundAt } from '../../control-plane/src/checks/test-support.js';
 import { httpResult } from '../../control-plane/src/checks/test-support.js';
 import { startAlertPipeline } from '../../control-plane/src/alerting/pipeline-fixtures.js';
 import type { Received } from '../../control-plane/src/delivery/test-support.js';
+import { longestWait, traceAlertPath, type Trial } from './lib/alert-stages.js';
 import { median, quantile } from './lib/stats.js';
 
 const { values } = parseArgs({ options: {
   trials: { type: 'string', default: '30' }, 'interval-s': { type: 'string', default: '60' },
   storm: { type: 'string', default: '1000' }, 'group-wait-s': { type: 'string', default: '10' },
   phases: { type: 'string', default: 'latency,storm' }, 'decide-interval-ms': { type: 'string' },
-  'no-verdict-wake': { type: 'boolean', default: false },
+  'no-verdict-wake': { type: 'boolean', default: false }, slowest: { type: 'string', default: '5' },
+  'pace-ms': { type: 'string', default: '0' },
 } });
 // Setting up 1,000 monitors takes minutes on a busy machine: with the longest round grace no round
-// of theirs goes silent (no_data, paged) before the storm; rounds are judged once complete anyway.
+// of theirs goes silent (no_data, paged) before the storm (with AGE_MS below); rounds are judged
+// once complete anyway.
 const PIPELINE = {
   config: {
     checks_round_grace_ms: 3_600_000,
@@ -54,6 +65,10 @@ const INTERVAL_S = Number(values['interval-s']);
 const STORM = Number(values.storm);
 const GROUP_WAIT_S = Number(values['group-wait-s']);
 const PHASES = new Set(values.phases.split(',').map((x) => x.trim()));
+// Monitors are made two rounds old (their round 0 is one they had: the storm reports it), not a
+// week (seedMonitor's default): with a week, the silent-rounds job's first run (a minute in) wrote
+// an hour of empty rounds for each, moving them to no_data and paging that in the trials' window.
+const AGE_MS = 2 * INTERVAL_S * 1000;
 const CHECK_MS = 80;
 const STORM_NODES = 10;
 
@@ -69,6 +84,11 @@ function scope() {
 }
 
 const monitorOf = (r: Received) => (JSON.parse(r.body) as { data: { monitor: { id: string } | null } }).data.monitor?.id ?? null;
+/** Whether `r` is the page of `monitor_id` going down (a critical firing: alerting/events.ts), not of a no_data or a resolve. */
+const downPageOf = (r: Received, monitor_id: string) => {
+  const data = (JSON.parse(r.body) as { data: { monitor: { id: string } | null; severity?: string } }).data;
+  return data.monitor?.id === monitor_id && data.severity === 'critical';
+};
 
 /** Poll until `check` holds, every 20 ms, at most `timeout_ms`. */
 async function until(what: string, check: () => boolean, timeout_ms: number): Promise<void> {
@@ -84,17 +104,30 @@ async function latency() {
   try {
     const p = await startAlertPipeline(s.t, PIPELINE);
     const monitors = [];
-    for (let i = 0; i < TRIALS; i++) monitors.push(await p.monitor({ nodes: 1, name: `latency ${i}`, interval_s: INTERVAL_S }));
+    for (let i = 0; i < TRIALS; i++) monitors.push(await p.monitor({ nodes: 1, name: `latency ${i}`, interval_s: INTERVAL_S, age_ms: AGE_MS }));
     log(`latency: ${TRIALS} monitors at ${INTERVAL_S} s; each fails at its next round start`);
-    const samples = await Promise.all(monitors.map(async (m) => {
-      const start = roundAt(m, 1);
+    const trace = await traceAlertPath(p);
+    const t0 = Date.now();
+    const trials: Trial[] = await Promise.all(monitors.map(async (m, i) => {
+      const start = roundAt(m, 1, t0 + i * Number(values['pace-ms']));
       await sleep(Date.parse(start) + CHECK_MS - Date.now());
       const handed = performance.timeOrigin + performance.now();
       await p.report(m, start, 1);
-      await until(`page of ${m.monitor_id}`, () => p.receiver.received.some((r) => monitorOf(r) === m.monitor_id), 120_000);
-      const page = p.receiver.received.find((r) => monitorOf(r) === m.monitor_id)!;
-      return { result_to_page_ms: page.at_ms - handed, round_start_to_page_ms: page.at_ms - Date.parse(start) };
+      const stored = performance.timeOrigin + performance.now();
+      await until(`page of ${m.monitor_id}`, () => p.receiver.received.some((r) => downPageOf(r, m.monitor_id)), 120_000);
+      const page = p.receiver.received.find((r) => downPageOf(r, m.monitor_id))!;
+      return { monitor_id: m.monitor_id, round_at: start, handed_ms: handed, stored_ms: stored, page_ms: page.at_ms };
     }));
+    const traced = await trace.stages(trials);
+    await trace.stop();
+    const samples = trials.map((t) => ({ result_to_page_ms: t.page_ms - t.handed_ms, round_start_to_page_ms: t.page_ms - Date.parse(t.round_at) }));
+    const waits: Record<string, number> = {};
+    for (const t of traced) {
+      const w = longestWait(t.stages);
+      if (w.ms > 500) waits[w.stage] = (waits[w.stage] ?? 0) + 1;
+    }
+    const slowest = [...traced].sort((a, b) => (b.page_ms - b.handed_ms) - (a.page_ms - a.handed_ms)).slice(0, Number(values.slowest))
+      .map((t) => ({ monitor_id: t.monitor_id, handed_at: new Date(t.handed_ms).toISOString(), result_to_page_ms: r0(t.page_ms - t.handed_ms), event_type: t.event_type, events: t.events, waited: longestWait(t.stages), stages: t.stages }));
     const from_start = stats(samples.map((x) => x.round_start_to_page_ms));
     return {
       trials: TRIALS, interval_s: INTERVAL_S, check_ms: CHECK_MS,
@@ -102,6 +135,7 @@ async function latency() {
       round_start_to_page_ms: from_start,
       worst_down_to_page_p99_s: Math.round((INTERVAL_S * 1000 + from_start.p99) / 100) / 10,
       goal_met: from_start.p99 <= 2000,
+      waits_over_500_ms: waits, slowest,
     };
   } finally {
     await s.close();
@@ -118,7 +152,7 @@ async function storm(grouped: boolean) {
     const monitors: Array<Awaited<ReturnType<typeof p.monitor>>> = [];
     for (let i = 0; i < STORM; i += 8) {
       const ids = Array.from({ length: Math.min(8, STORM - i) }, (_, k) => i + k);
-      monitors.push(...await Promise.all(ids.map((j) => p.monitor({ nodes: [nodes[j % STORM_NODES]!], name: `storm-${j}`, interval_s: INTERVAL_S }))));
+      monitors.push(...await Promise.all(ids.map((j) => p.monitor({ nodes: [nodes[j % STORM_NODES]!], name: `storm-${j}`, interval_s: INTERVAL_S, age_ms: AGE_MS }))));
     }
     log(`storm${grouped ? ` (grouped, wait ${GROUP_WAIT_S} s)` : ''}: ${STORM} monitors on ${STORM_NODES} nodes go down at once`);
     const batches = new Map<string, ReturnType<typeof httpResult>[]>();

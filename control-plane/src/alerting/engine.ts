@@ -305,11 +305,17 @@ export async function resolveEvent(deps: AlertEngineDeps, user_id: string, id: s
  * One engine pass at `now`: open (an event without a delay pages as it opens), resolve, then due
  * steps (a recovery before the delay's end pages nobody), then the alert-group batches whose wait
  * is over, then maintenance advance notices. `steps` counts the steps run at opening too.
+ * When it resolved events it opens again: a `no_data` event ends when its monitor reports again
+ * but fails (alert-events.db.ts claimRecovered), and that failure's own event is held back only
+ * by the open `no_data` one, so it opens in this pass, not in the next one up to an interval later
+ * (no NOTIFY comes for it: the verdict pass that moved the monitor woke this one already).
  */
 export async function alertEnginePass(deps: AlertEngineDeps, now: Date): Promise<{ opened: number; resolved: number; steps: number; grouped: number; notices: number }> {
-  const { opened, steps: first } = await openEvents(deps, now);
+  const first = await openEvents(deps, now);
   const resolved = await resolveRecovered(deps, now);
-  const steps = first + await runDueSteps(deps, now);
+  const after = resolved > 0 ? await openEvents(deps, now) : { opened: 0, steps: 0 };
+  const opened = first.opened + after.opened;
+  const steps = first.steps + after.steps + await runDueSteps(deps, now);
   const grouped = await flushDueBatches(deps, now);
   const notices = deps.mail ? await sendMaintenanceNotices({ sql: deps.sql, mail: deps.mail }, now) : 0;
   return { opened, resolved, steps, grouped, notices };

@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import { createCheckHooks } from '../checks/hooks.js';
 import { startCheckJobs } from '../checks/jobs.js';
+import { ensurePartitions } from '../checks/partitions.js';
 import { httpResult, seedMonitor, seedNodes } from '../checks/test-support.js';
 import { startReceiver } from '../delivery/test-support.js';
 import { call, registerUser, testApp } from '../test-support/app.js';
@@ -32,12 +33,17 @@ export interface PipelinePolicy {
  * pass interval (main.ts: 1000). Loopback is allowed as an outbound address. `stop()` stops the
  * verdict job and the engine (also at teardown). The verdict job is woken by check ingest as in
  * main.ts (checks/verdict-wake.ts) unless `verdict_wake` is false (poll only: benchmarks' baseline).
+ * The check partitions around today are made first, as main.ts makes them before it serves.
  */
 export async function startAlertPipeline(t: Teardown, opts: { config?: Partial<Config>; engine_interval_ms?: number; verdict_wake?: boolean } = {}) {
   const ctx = await testApp(t, {
     config: { delivery_allow_cidrs: ['127.0.0.0/8'], checks_round_grace_ms: 120_000, ...opts.config },
     delivery: true,
   });
+  // Today's check partitions exist before the first result, as main.ts makes them at start: else
+  // results land in the DEFAULT partitions and the partition job's first run (a minute in) moves
+  // them out under ACCESS EXCLUSIVE locks, stalling ingest and the verdict job meanwhile.
+  await ensurePartitions(ctx.sql);
   const user = await registerUser(ctx.app);
   const receiver = await startReceiver(t);
   const api = async (method: string, path: string, body?: unknown) => {
@@ -56,14 +62,20 @@ export async function startAlertPipeline(t: Teardown, opts: { config?: Partial<C
 
   return {
     ctx, user, receiver, channel_id, api, stop,
+    /** The verdict job's hook registry (the alert engine's subscriber is on it): a test or benchmark may add its own. */
+    hooks,
     /** Online nodes (placed monitors report from them). */
     nodes: (count: number) => seedNodes(ctx.sql, count),
     /**
      * A monitor of the account on `nodes` (ids, or that many new nodes) with `interval_s` (60) and
-     * a policy made through the API paging the webhook channel. @returns the monitor and its policy id
+     * a policy made through the API paging the webhook channel. `age_ms`: how long ago it was
+     * created and placed (default: checks/test-support.ts seedMonitor's, a week); the silent-rounds
+     * job writes an empty round for each of its rounds since then whose deadline passed within
+     * the last hour (checks/decide-silent.ts), so a monitor that must not go `no_data` before its
+     * first report is made younger than its round deadline. @returns the monitor and its policy id
      */
-    async monitor(o: { nodes: number | string[]; name?: string; interval_s?: number; policy?: PipelinePolicy }) {
-      const m = await seedMonitor(ctx.sql, { user_id: user.user_id, nodes: o.nodes, interval_s: o.interval_s ?? 60 });
+    async monitor(o: { nodes: number | string[]; name?: string; interval_s?: number; policy?: PipelinePolicy; age_ms?: number }) {
+      const m = await seedMonitor(ctx.sql, { user_id: user.user_id, nodes: o.nodes, interval_s: o.interval_s ?? 60, ...(o.age_ms !== undefined ? { age_ms: o.age_ms } : {}) });
       if (o.name) await ctx.sql`UPDATE monitors SET name = ${o.name} WHERE id = ${m.monitor_id}`;
       const policy = await api('POST', '/v1/alert-policies', { name: 'on-call', monitor_id: m.monitor_id, channel_ids: [channel_id], ...o.policy });
       return { ...m, policy_id: policy.id as string };

@@ -28,9 +28,14 @@ export interface ClaimedMonitor {
 /**
  * Up to `limit` monitors whose earliest dirty round can be judged (past its deadline, judged
  * before and changed since, or complete: as many checks stored as nodes expected), locked FOR
- * UPDATE SKIP LOCKED (another instance's pass, or a pause in progress, simply skips them). A
- * monitor whose earliest dirty round still waits is not claimed: its later rounds wait too
- * (verdicts are taken in order).
+ * NO KEY UPDATE SKIP LOCKED (another instance's pass, a pause or any other change of the monitor
+ * row in progress, simply skips them). A monitor whose earliest dirty round still waits is not
+ * claimed: its later rounds wait too (verdicts are taken in order).
+ * Not FOR UPDATE: that lock also conflicts with the key-share lock every insert of a row
+ * referencing the monitor holds until it commits (an alert event the engine opens, a node's first
+ * check series), so a pass woken for the monitor's round skipped it and the round waited for the
+ * next poll (`checks_decide_interval_ms`) with no wake left to come. The pass's own UPDATE of the
+ * row takes FOR NO KEY UPDATE anyway; a delete of the monitor still conflicts with it.
  */
 export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<ClaimedMonitor[]> {
   return tx<ClaimedMonitor[]>`
@@ -44,7 +49,7 @@ export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<Cla
       OR (SELECT count(*) FROM check_series s JOIN checks c ON c.series_id = s.id AND c.scheduled_at = e.scheduled_at
           WHERE s.monitor_id = e.monitor_id) >= e.expected
     ORDER BY m.id LIMIT ${limit}
-    FOR UPDATE OF m SKIP LOCKED`;
+    FOR NO KEY UPDATE OF m SKIP LOCKED`;
 }
 
 /** Dirty rounds of monitors that no longer exist are forgotten (they can never be judged). @returns how many */

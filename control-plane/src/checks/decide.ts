@@ -154,7 +154,7 @@ function planMonitor(m: ClaimedMonitor, rounds: RoundRow[], before: { to_state: 
 
 /**
  * One pass of the verdict job (docs/architecture/checks.md "Verdicts"): in one transaction, claim up
- * to `limit` monitors with rounds to judge (FOR UPDATE SKIP LOCKED: any number of instances), lock
+ * to `limit` monitors with rounds to judge (FOR NO KEY UPDATE SKIP LOCKED: any number of instances), lock
  * their rounds from the earliest dirty one, judge and replay (planMonitor), and write verdicts,
  * state changes (with reasons: which nodes failed, with which errors), uptime rollup differences
  * and each monitor's state and last check; then tell `hooks` subscribers, still inside the

@@ -5,7 +5,7 @@ import { createResultSink } from '../probes/sink.js';
 import { testDatabase } from '../test-support/db.js';
 import { createCheckStore } from './ingest.js';
 import { startCheckJobs } from './jobs.js';
-import { httpResult, roundAt, seedMonitor } from './test-support.js';
+import { httpResult, roundAt, seedMonitor, seedNodes } from './test-support.js';
 import { createVerdictWake } from './verdict-wake.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
@@ -71,4 +71,32 @@ t.test('a woken verdict job judges a completed round long before its poll', asyn
     SELECT count(*)::int AS n FROM (SELECT monitor_id FROM monitor_state_changes WHERE monitor_id = ANY(${ids}::text[]) AND superseded_at IS NULL
       GROUP BY monitor_id, changed_at, to_state HAVING count(*) > 1) d`;
   t.equal(dup!.n, 0, 'no state change recorded twice');
+});
+
+t.test('a woken pass judges a round whose monitor an uncommitted insert references (its key-share lock): no wait for the poll', async (t) => {
+  const { sql, config, sink, wake } = await setup(t, 3_600_000);
+  const jobs = startCheckJobs({ sql, config, log: createLogger('silent'), wake });
+  t.teardown(() => jobs.stop());
+  const m = await seedMonitor(sql, { nodes: 1 });
+  const [other] = await seedNodes(sql, 1);
+  const state = async () => (await sql<Array<{ state: string }>>`SELECT state FROM monitors WHERE id = ${m.monitor_id}`)[0]!.state;
+  // A transaction inserting a row that references the monitor (here a node's first check series; the
+  // alert engine opening an event for it is another) holds a key-share lock on the monitor row
+  // until it ends. The round completes and wakes the verdict job meanwhile.
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  let inserted!: () => void;
+  const locked = new Promise<void>((r) => { inserted = r; });
+  const insert = sql.begin(async (tx) => {
+    await tx`INSERT INTO check_series (monitor_id, node_id) VALUES (${m.monitor_id}, ${other!})`;
+    inserted();
+    await held;
+  });
+  t.teardown(() => { release(); return insert; });
+  await locked;
+  await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, roundAt(m, -1), { success: false })]);
+  // The poll is a minute away: only the woken pass can judge the round within this time.
+  t.ok(await until(async () => (await state()) === 'down', 5_000), 'judged down by the woken pass while the insert is still open');
+  release();
+  await insert;
 });
