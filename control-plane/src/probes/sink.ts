@@ -1,4 +1,4 @@
-import { sanitizeStrings, type MonitorResultEnvelope, type ResultEnvelope, type TaskAckMessage } from '@vantage/shared-protocol';
+import { sanitizedOnce, type MonitorResultEnvelope, type ResultEnvelope, type TaskAckMessage } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
 import { dropServerFailure, lockTask, runningTasksNotHeldMany, unackedTasksOf, storedResultIds, storeTaskResult, type TaskRow } from './tasks.db.js';
@@ -44,7 +44,8 @@ export function isRowDataError(err: unknown): boolean {
  * The probe-task side of the hub (contracts.ts ResultSink; docs/architecture/node-agent.md, outbox and delivery).
  *
  * `ingest(node_id, results)`: in one transaction, for each result (already validated by the hub
- * with resultEnvelopeSchema, and sanitised again here: NUL and lone surrogates become U+FFFD):
+ * with resultEnvelopeSchema, and sanitised here unless that schema built it: NUL and lone
+ * surrogates become U+FFFD; shared-protocol sanitizedOnce):
  * - mtr results: each hop's `asn` is set from the offline ASN data (hop-asn.ts withHopAsns,
  *   `deps.geo`, default the process's shared locator) before anything is stored;
  * - task results: the task must exist and be assigned to `node_id` (else rejected "task not
@@ -161,7 +162,7 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
 
   async function ingest(node_id: string, results: ResultEnvelope[]) {
     // Lock tasks in a fixed order so two batches touching the same tasks cannot deadlock.
-    const all = (await fillMtrAsns(results.map((r) => sanitizeStrings(r)), geo)).sort((a, b) => (a.task_id ?? '').localeCompare(b.task_id ?? ''));
+    const all = (await fillMtrAsns(results.map((r) => sanitizedOnce(r)), geo)).sort((a, b) => (a.task_id ?? '').localeCompare(b.task_id ?? ''));
     // First results of open tasks, the usual case, in one statement shared with other nodes'
     // batches (first-results.ts); the rest, and the whole batch if a row is refused, take the
     // detailed path below.

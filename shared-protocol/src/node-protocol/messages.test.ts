@@ -3,6 +3,7 @@ import { newId } from '../ids.js';
 import type { DnsOutput } from '../probe/outputs.js';
 import { parseNodeMessage, parseServerMessage } from '../parse.js';
 import { closeCodeInfo, isFatalClose, CLOSE_CODES } from './close-codes.js';
+import { sanitizedOnce } from '../probe/sanitize.js';
 import { EARLIEST_RESULT_AT, resultEnvelopeSchema } from './messages.js';
 
 const node_id = newId('node');
@@ -75,6 +76,9 @@ t.test('result envelopes are typed per probe type and need exactly one owner', a
   t.notOk(resultEnvelopeSchema.safeParse({ ...base, monitor_id: newId('monitor') }).success, 'both owners set');
   t.notOk(resultEnvelopeSchema.safeParse({ ...base, task_id: null }).success, 'no owner');
   t.ok(resultEnvelopeSchema.safeParse({ ...base, success: false, error: 'boom', error_class: 'internal', output: null }).success);
+  const parsed = resultEnvelopeSchema.parse({ ...base, success: false, error: 'refused \u0000 \ud800', error_class: 'refused', output: null });
+  t.equal(parsed.error, 'refused \ufffd \ufffd', 'strings sanitised on parsing');
+  t.equal(sanitizedOnce(parsed), parsed, 'and the parsed result is known sanitised: a receiver does not walk it again');
 });
 
 t.test('close codes are in 4000-4099 and classified', async (t) => {

@@ -4,7 +4,7 @@ import { LIMITS } from '../limits.js';
 import { BASE_PROBE_TYPES, PROBE_PARAMS, type ProbeType } from '../probe/params.js';
 import { PUBLIC_ONLY, targetPolicySchema } from '../probe/address-policy.js';
 import { PROBE_OUTPUTS, failureClassSchema } from '../probe/outputs.js';
-import { sanitizeStrings } from '../probe/sanitize.js';
+import { markSanitized, sanitizeStrings } from '../probe/sanitize.js';
 import { checkResultFields } from '../checks/result.js';
 import { assignmentsDeltaMessageSchema, assignmentsFullMessageSchema } from './assignments.js';
 import { NODE_CAPABILITIES, type NodeCheckType } from '../checks/types.js';
@@ -194,7 +194,8 @@ export const resultEnvelopeSchema = z.preprocess(sanitizeStrings, z.unknown().tr
   if (finished < started || finished - started > RESULT_DURATION_MAX_MS) {
     ctx.addIssue({ code: 'custom', path: ['finished_at'], message: `must be 0 to ${RESULT_DURATION_MAX_MS} ms after started_at` });
   }
-  return r;
+  // Built from the sanitised input: the result sink need not walk it again (probes/sink.ts).
+  return markSanitized(r);
 }));
 /** A result as it travels and is stored: a task result (typed per probe type) or a monitor result (typed per check type). */
 export type ResultEnvelope = TaskResultEnvelope | MonitorResultEnvelope;

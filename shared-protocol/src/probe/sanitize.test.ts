@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sanitizeStrings, sanitizeText } from './sanitize.js';
+import { markSanitized, sanitizedOnce, sanitizeStrings, sanitizeText } from './sanitize.js';
 
 t.test('NUL and lone surrogates become U+FFFD; everything else is kept', async (t) => {
   t.equal(sanitizeText('a\u0000b'), 'a\ufffdb');
@@ -20,4 +20,13 @@ t.test('sanitizeStrings walks objects, arrays and keys, and copies only what cha
   t.equal(dirty.output.answers[0]!.value, 'txt\u0000', 'the input is not modified');
   t.equal(sanitizeStrings('\u0000'), '\ufffd');
   t.equal(sanitizeStrings(42), 42);
+});
+
+t.test('sanitizedOnce walks what is not marked, and returns what is marked as it is', async (t) => {
+  const dirty = { error: 'x\u0000', output: { a: ['\ud800'] } };
+  t.same(sanitizedOnce(dirty), { error: 'x\ufffd', output: { a: ['\ufffd'] } }, 'unmarked: sanitised as sanitizeStrings does');
+  const built = markSanitized(sanitizeStrings({ error: 'y\u0000' }));
+  t.equal(sanitizedOnce(built), built, 'marked: the same object, not walked again');
+  t.equal(sanitizedOnce('\u0000'), '\ufffd', 'not an object: sanitised');
+  t.equal(sanitizedOnce(null), null);
 });

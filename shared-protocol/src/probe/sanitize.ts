@@ -25,6 +25,29 @@ export function sanitizeStrings<T>(value: T): T {
   return walk(value) as T;
 }
 
+// Objects known to hold only sanitised text: built by a schema from sanitised input ({@link markSanitized}).
+const SANITIZED = new WeakSet<object>();
+
+/**
+ * Remember `value` (an object) as holding only sanitised strings (every string and key went
+ * through {@link sanitizeText}), so {@link sanitizedOnce} returns it without walking it again. For
+ * a value a schema built from its input after sanitising that (node-protocol/messages.ts
+ * resultEnvelopeSchema); a later change to it must keep it sanitised. Returns `value`.
+ */
+export function markSanitized<T extends object>(value: T): T {
+  SANITIZED.add(value);
+  return value;
+}
+
+/**
+ * `value` as {@link sanitizeStrings} returns it: as it is when marked with {@link markSanitized}
+ * (no walk), else walked. For a receiver that sanitises again what a schema may have sanitised
+ * already (probes/sink.ts: results the hub parsed, and results given to it directly).
+ */
+export function sanitizedOnce<T>(value: T): T {
+  return typeof value === 'object' && value !== null && SANITIZED.has(value) ? value : sanitizeStrings(value);
+}
+
 function walk(value: unknown): unknown {
   if (typeof value === 'string') return sanitizeText(value);
   if (Array.isArray(value)) {
