@@ -12,7 +12,7 @@ import { AUTH_ERRORS, BEARER, jsonError } from '../http/openapi-responses.js';
 import { ok } from '../http/respond.js';
 import { createRouter } from '../http/router.js';
 import { requireAuth } from '../middleware/auth.js';
-import { authorize } from '../teams/authorize.js';
+import { authorize, type Owner } from '../teams/authorize.js';
 import { okWithExample } from '../monitors/examples.js';
 import { findMonitorOwner } from '../monitors/monitors.db.js';
 import { monitorIdParam } from '../monitors/monitors.routes.js';
@@ -84,6 +84,14 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const owner = isId('monitor', id) ? await findMonitorOwner(deps.sql, id) : null;
     await authorize(c, deps, owner, 'read', 'MONITOR_NOT_FOUND', 'monitor');
   };
+  // The same rule for a read whose statement returns the owner with the answer (one round trip
+  // after the credential's): nothing is answered unless the caller may read the monitor.
+  const ownedRead = async <T extends { owner: Owner | null }>(c: Context<AppEnv>, id: string, read: () => Promise<T>): Promise<T> => {
+    if (!isId('monitor', id)) await authorize(c, deps, null, 'read', 'MONITOR_NOT_FOUND', 'monitor');
+    const answer = await read();
+    await authorize(c, deps, answer.owner, 'read', 'MONITOR_NOT_FOUND', 'monitor');
+    return answer;
+  };
 
   r.openapi(checks, async (c) => {
     const { id } = c.req.valid('param');
@@ -97,11 +105,7 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     const q = c.req.valid('query');
     const now = Date.now();
     const window = reads.uptimeWindow(q, now);
-    // The owner comes with the uptime, in its statement (one round trip after the credential's);
-    // nothing is answered unless the caller may read the monitor.
-    if (!isId('monitor', id)) await authorize(c, deps, null, 'read', 'MONITOR_NOT_FOUND', 'monitor');
-    const { uptime, owner } = await reads.uptimeAndOwner(id, window, now);
-    await authorize(c, deps, owner, 'read', 'MONITOR_NOT_FOUND', 'monitor');
+    const { uptime } = await ownedRead(c, id, () => reads.uptimeAndOwner(id, window, now));
     return ok(c, uptime, 200);
   });
 
@@ -114,11 +118,7 @@ export function monitorHistoryRouter(deps: AppDeps, opts: { stream?: Partial<Mon
     if ((to.getTime() - from.getTime()) / (bucket_s * 1000) > STATS_BUCKETS_MAX) {
       throw badRange('bucket_s', `gives more than ${STATS_BUCKETS_MAX} buckets over this range: widen it`);
     }
-    // The owner comes with the statistics, in their statement (one round trip after the
-    // credential's); nothing is answered unless the caller may read the monitor.
-    if (!isId('monitor', id)) await authorize(c, deps, null, 'read', 'MONITOR_NOT_FOUND', 'monitor');
-    const { stats, owner } = await reads.statsAndOwner(id, from, to, bucket_s, q.group_by);
-    await authorize(c, deps, owner, 'read', 'MONITOR_NOT_FOUND', 'monitor');
+    const { stats } = await ownedRead(c, id, () => reads.statsAndOwner(id, from, to, bucket_s, q.group_by));
     return ok(c, stats, 200);
   });
 
