@@ -1,7 +1,10 @@
 /**
  * Benchmark (not a test): the control plane's CPU per monitor ping result for each step of ingest
  * that needs no database, on the results checks-bench.ts sends: the frame's `JSON.parse`, the
- * hub's `resultEnvelopeSchema` (validation and sanitising), the result sink's sanitising of the
+ * hub's `resultEnvelopeSchema` (validation and sanitising; `envelope_cleared_parse_us`: the
+ * schema the hub uses for a frame whose text cannot hold what sanitising replaces, without the
+ * walk, and `frame_check_us`: that check of the frame's bytes, shared-protocol
+ * jsonMayHoldUnstorable, per result of a 100-result frame), the result sink's sanitising of the
  * parsed result (`sink_sanitise_us`: a second walk, as the sink did for every result before;
  * `sink_sanitised_once_us`: what it does now, probes/sink.ts sanitizedOnce, which returns a result
  * the schema built as it is), and the stored output's encoding (checks/output-codec.ts
@@ -11,7 +14,7 @@
  *   npx tsx test/bench/check-parse-bench.ts [--results 5000] [--runs 7]
  */
 import { parseArgs } from 'node:util';
-import { newId, resultEnvelopeSchema, sanitizedOnce, sanitizeStrings } from '@vantage/shared-protocol';
+import { clearedResultEnvelopeSchema, jsonMayHoldUnstorable, newId, resultEnvelopeSchema, sanitizedOnce, sanitizeStrings } from '@vantage/shared-protocol';
 import { pingResult } from '../../control-plane/src/checks/test-support.js';
 import { encodeOutput } from '../../control-plane/src/checks/output-codec.js';
 import { median } from './lib/stats.js';
@@ -26,6 +29,8 @@ const scheduled_at = new Date(Date.now() - 60_000).toISOString();
 const texts = Array.from({ length: N }, () => JSON.stringify(pingResult(newId('monitor'), scheduled_at, 10 + Math.random() * 30)));
 const objects = texts.map((text) => JSON.parse(text) as unknown);
 const parsed = objects.map((o) => resultEnvelopeSchema.parse(o));
+// Frames of 100 results as the hub receives them (bytes).
+const frames = Array.from({ length: Math.ceil(N / 100) }, (_, f) => Buffer.from(`{"type":"result.batch","batch_id":${f},"results":[${texts.slice(f * 100, f * 100 + 100).join(',')}]}`));
 
 /** µs of CPU per result of `step(i)` over every result, median of RUNS runs. */
 function cpuUsPerResult(step: (i: number) => unknown): number {
@@ -44,6 +49,8 @@ console.log(JSON.stringify({
   runs: RUNS,
   json_parse_us: cpuUsPerResult((i) => JSON.parse(texts[i]!)),
   envelope_parse_us: cpuUsPerResult((i) => resultEnvelopeSchema.parse(objects[i])),
+  envelope_cleared_parse_us: cpuUsPerResult((i) => clearedResultEnvelopeSchema.parse(objects[i])),
+  frame_check_us: cpuUsPerResult((i) => (i % 100 === 0 ? jsonMayHoldUnstorable(frames[i / 100]!) : false)),
   sink_sanitise_us: cpuUsPerResult((i) => sanitizeStrings(parsed[i])),
   sink_sanitised_once_us: cpuUsPerResult((i) => sanitizedOnce(parsed[i])),
   encode_output_us: cpuUsPerResult((i) => encodeOutput(parsed[i]!.output)),

@@ -11,11 +11,12 @@
  * Prints JSON figures:
  * - ingest_results_per_s: sustained ingest of ping results, `rounds` rounds of `monitors`
  *   monitors on 3 of `nodes` nodes, node batches of `batch` results, `concurrency` batches at a
- *   time; each result JSON-parsed and validated with resultEnvelopeSchema, as the hub does, then
- *   stored by the result sink and check store (goal >= 25,000/s on a 2-core machine), with the
- *   CPU of this process and of Postgres (the benchmark database's backends plus the server's WAL
- *   writer, checkpointer and background writer, which other work on the machine shares) in % of
- *   one core and in µs per result; `decide_rounds_per_s`: the verdict job on that backlog;
+ *   time; each batch's bytes decoded and JSON-parsed and each result validated with the schema
+ *   resultEnvelopeSchemaFor(those bytes) picks, as the hub does, then stored by the result sink
+ *   and check store (goal >= 25,000/s on a 2-core machine), with the CPU of this process and of
+ *   Postgres (the benchmark database's backends plus the server's WAL writer, checkpointer and
+ *   background writer, which other work on the machine shares) in % of one core and in µs per
+ *   result; `decide_rounds_per_s`: the verdict job on that backlog;
  * - ceiling_copy_*: Postgres's own ceiling for the same rows: the checks and rounds the ingest
  *   stored, COPYed into empty tables of the same shape (needs ingest); ceiling_upsert_*: the same
  *   rows through conflict-checked inserts (INSERT ... SELECT ... ON CONFLICT, as ingest's
@@ -44,7 +45,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { newId, resultEnvelopeSchema, roundPhaseMs } from '@vantage/shared-protocol';
+import { newId, resultEnvelopeSchemaFor, roundPhaseMs } from '@vantage/shared-protocol';
 import { decidePass } from '../../control-plane/src/checks/decide.js';
 import { startCheckJobs } from '../../control-plane/src/checks/jobs.js';
 import { dropExpiredPartitions, ensurePartitions } from '../../control-plane/src/checks/partitions.js';
@@ -138,21 +139,23 @@ try {
     const phase = roundPhaseMs(m, 60);
     return new Date(phase + (Math.floor((now - phase) / 60_000) + k) * 60_000).toISOString();
   };
-  const ingestOne = async (b: { node_id: string; text: string }) => {
-    const msg = JSON.parse(b.text) as { results: unknown[] };
-    const valid = msg.results.map((r) => resultEnvelopeSchema.parse(r));
+  // A batch as the hub receives it: the frame's bytes (hub/frames.ts).
+  const ingestOne = async (b: { node_id: string; frame: Buffer }) => {
+    const msg = JSON.parse(b.frame.toString('utf8')) as { results: unknown[] };
+    const schema = resultEnvelopeSchemaFor(b.frame);
+    const valid = msg.results.map((r) => schema.parse(r));
     const out = await deps.results.ingest(b.node_id, valid);
     if (out.rejected.length > 0) throw new Error(`rejected: ${JSON.stringify(out.rejected[0])}`);
   };
   const figures: Record<string, unknown> = { monitors: MONITORS, nodes: NODES, batch: BATCH, concurrency: CONCURRENCY, phases: [...PHASES] };
   if (PHASES.has('ingest')) {
     const built_at = Date.now();
-    const batches: Array<{ node_id: string; text: string; n: number }> = [];
+    const batches: Array<{ node_id: string; frame: Buffer; n: number }> = [];
     for (let k = -ROUNDS; k < 0; k++) {
       for (const [node_id, ms] of byNode) {
         for (let i = 0; i < ms.length; i += BATCH) {
           const results = ms.slice(i, i + BATCH).map((m) => pingResult(m, roundStart(m, k, built_at), 10 + Math.random() * 30));
-          batches.push({ node_id, n: results.length, text: JSON.stringify({ type: 'result.batch', batch_id: batches.length, results }) });
+          batches.push({ node_id, n: results.length, frame: Buffer.from(JSON.stringify({ type: 'result.batch', batch_id: batches.length, results })) });
         }
       }
     }
@@ -344,7 +347,7 @@ try {
         const perNode = new Map<string, ReturnType<typeof pingResult>[]>();
         for (const [node_id, m] of due) perNode.set(node_id, [...(perNode.get(node_id) ?? []), pingResult(m, roundStart(m, 0, (second + 1) * 1000 - 1), 10 + Math.random() * 30)]);
         for (const [node_id, results] of perNode) {
-          const p = ingestOne({ node_id, text: JSON.stringify({ results }) }).finally(() => inFlight.delete(p));
+          const p = ingestOne({ node_id, frame: Buffer.from(JSON.stringify({ results })) }).finally(() => inFlight.delete(p));
           inFlight.add(p);
           sent += results.length;
         }

@@ -6,6 +6,7 @@ import { createSeries, ingestMonitors, storeNodeChecks, type IngestMonitorRow, t
 import { ROUND_CLOCK_TOLERANCE_MS, roundOf, type RoundHistory } from './ingest-rounds.js';
 import { encodeOutput } from './output-codec.js';
 import { checkRetention } from './retention.js';
+import { NodeMonitorMap } from './node-monitor-map.js';
 import { CHECK_TRAITS, roundDeadlineMs } from './traits.js';
 import type { VerdictWake } from './verdict-wake.js';
 
@@ -96,16 +97,16 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
   // monitor id → what its revision fixes (every change of a monitor bumps it: 0020_monitors.sql):
   // its round deadline offset (ms after the round's start) and its schedule spans.
   const known = new Map<string, Fixed>();
-  // `node_id/monitor_id` → series id, as read committed (outside any transaction: a series created
+  // (node_id, monitor_id) → series id, as read committed (outside any transaction: a series created
   // in a transaction that then rolls back is never remembered). A series is deleted only with its
   // monitor, and then the read finds no monitor: a remembered id is always current.
-  const series_ids = new Map<string, number>();
-  // `node_id/monitor_id` → the placement answer read at a placement version, as read committed
+  const series_ids = new NodeMonitorMap<number>();
+  // (node_id, monitor_id) → the placement answer read at a placement version, as read committed
   // (like `series_ids`: a version written by a transaction that then rolls back is never seen).
   // Every write that changes a monitor's placements moves its version in the same transaction
   // (0100_monitor_placement_version.sql), so a read at the version held here returns no spans and
   // these are still the monitor's: a node placed anew is read afresh at its first result.
-  const placements = new Map<string, Placed>();
+  const placements = new NodeMonitorMap<Placed>();
 
   /** What `m`'s revision fixes: as read now when its revision moved (remembered), else as `held` (the batch's view, same revision). */
   function fixedOf(m: IngestMonitorRow, held: Fixed | undefined): Fixed {
@@ -124,7 +125,7 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     let p = held!;
     if (m.placed !== null && m.placed_spans !== null) {
       p = { placement_version: m.placement_version, placed: m.placed, placed_spans: m.placed_spans };
-      if (remember) placements.set(`${node_id}/${m.id}`, p);
+      if (remember) placements.set(node_id, m.id, p);
     }
     const since = now - PLACEMENT_HISTORY_MS;
     return p.placed_spans.every(([, until]) => until > since) ? p : { ...p, placed_spans: p.placed_spans.filter(([, until]) => until > since) };
@@ -154,10 +155,12 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     // This batch's view of what it remembers: the read brings config and schedule of every monitor
     // whose revision is not the one held here, so the rest is always in `held`.
     const held = new Map(ids.map((id) => [id, known.get(id)]));
-    const held_placed = new Map(ids.map((id) => [id, placements.get(`${node_id}/${id}`)]));
+    const node_placements = placements.of(node_id);
+    const node_series = series_ids.of(node_id);
+    const held_placed = new Map(ids.map((id) => [id, node_placements.get(id)]));
     const rows = await ingestMonitors(tx, node_id, ids, ids.map((id) => held.get(id)?.revision ?? -1), PLACEMENT_HISTORY_MS,
-      ids.map((id) => series_ids.get(`${node_id}/${id}`) ?? null), ids.map((id) => held_placed.get(id)?.placement_version ?? -1));
-    if (committed) for (const row of rows) if (row.series_id !== null) series_ids.set(`${node_id}/${row.id}`, row.series_id);
+      ids.map((id) => node_series.get(id) ?? null), ids.map((id) => held_placed.get(id)?.placement_version ?? -1));
+    if (committed) for (const row of rows) if (row.series_id !== null) series_ids.set(node_id, row.id, row.series_id);
     const monitors = new Map(rows.map((row): [string, Read] => {
       const fixed = fixedOf(row, held.get(row.id));
       const { placed, placed_spans } = placedOf(node_id, row, held_placed.get(row.id), committed, now);

@@ -1,4 +1,4 @@
-import { describeIssues, fieldIssues, isId, parseNodeMessage, resultEnvelopeSchema, type ResultBatchMessage, type ResultEnvelope } from '@vantage/shared-protocol';
+import { describeIssues, fieldIssues, isId, parseNodeMessage, resultEnvelopeSchemaFor, type ResultBatchMessage, type ResultEnvelope } from '@vantage/shared-protocol';
 import { countRejectedResults } from '../nodes/nodes.db.js';
 import { BAD_FRAMES_MAX, closeWith, sendError, sendFrame, type Conn, type HubCore } from './core.js';
 import { noteClockOffset } from './clock-offset.js';
@@ -34,7 +34,7 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
       }
       return;
     case 'result.batch':
-      return ingestBatch(core, conn, node_id, msg);
+      return ingestBatch(core, conn, node_id, msg, raw);
     case 'outbox.stats':
       core.log.debug({ node_id, pending: msg.pending, dropped_total: msg.dropped_total }, 'node outbox');
       if (msg.dropped_total > 0) core.log.warn({ node_id, dropped_total: msg.dropped_total }, 'node dropped results from its outbox');
@@ -56,7 +56,7 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
 
 /**
  * Store a result batch (docs/architecture/node-agent.md, outbox and delivery): each result is validated with resultEnvelopeSchema
- * (invalid ones, e.g. impossible measurements or a 1970 clock, are named in an `error` frame and,
+ * (its sanitising walk left out when the frame's text `raw` cannot need it: resultEnvelopeSchemaFor) (invalid ones, e.g. impossible measurements or a 1970 clock, are named in an `error` frame and,
  * when they carry a result id, acked so the node drops them: they would never become valid, and
  * resending them forever would hold up the outbox), the valid ones go to ResultSink.ingest, and
  * `result.ack` lists the ids the sink reports durably stored: ack after commit. Results the sink
@@ -65,13 +65,14 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
  * accepted, so they are reported in an `error` frame AND acked: the node drops them instead of
  * resending them until its outbox bound evicts them. Storage errors reject and ack nothing.
  */
-async function ingestBatch(core: HubCore, conn: Conn, node_id: string, msg: ResultBatchMessage): Promise<void> {
+async function ingestBatch(core: HubCore, conn: Conn, node_id: string, msg: ResultBatchMessage, raw: Buffer): Promise<void> {
   const ref = String(msg.batch_id);
+  const schema = resultEnvelopeSchemaFor(raw);
   const valid: ResultEnvelope[] = [];
   const invalid: string[] = [];
   const refused: string[] = [];
   msg.results.forEach((item, i) => {
-    const r = resultEnvelopeSchema.safeParse(item);
+    const r = schema.safeParse(item);
     if (r.success) valid.push(r.data);
     else {
       invalid.push(`results[${i}]: ${describeIssues(fieldIssues(r.error))}`);

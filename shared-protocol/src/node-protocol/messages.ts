@@ -4,7 +4,7 @@ import { LIMITS } from '../limits.js';
 import { BASE_PROBE_TYPES, PROBE_PARAMS, type ProbeType } from '../probe/params.js';
 import { PUBLIC_ONLY, targetPolicySchema } from '../probe/address-policy.js';
 import { PROBE_OUTPUTS, failureClassSchema } from '../probe/outputs.js';
-import { markSanitized, sanitizeStrings } from '../probe/sanitize.js';
+import { jsonMayHoldUnstorable, markSanitized, sanitizeStrings } from '../probe/sanitize.js';
 import { checkResultFields } from '../checks/result.js';
 import { assignmentsDeltaMessageSchema, assignmentsFullMessageSchema } from './assignments.js';
 import { NODE_CAPABILITIES, type NodeCheckType } from '../checks/types.js';
@@ -175,7 +175,26 @@ const hasValue = (v: unknown, key: string) => typeof v === 'object' && v !== nul
  * become U+FFFD), so a parsed result can always be stored.
  * @example { "result_id": "r_…", "task_id": "pt_…", "monitor_id": null, "type": "tcp", "started_at": "2026-11-22T10:00:00.000Z", "finished_at": "2026-11-22T10:00:00.004Z", "success": true, "error": null, "error_class": null, "output": { "resolved_address": "198.18.1.10", "port": 443, "connect_ms": 0.4, "state": "open" } }
  */
-export const resultEnvelopeSchema = z.preprocess(sanitizeStrings, z.unknown().transform((value, ctx): TaskResultEnvelope | MonitorResultEnvelope => {
+export const resultEnvelopeSchema = z.preprocess(sanitizeStrings, z.unknown().transform(checkedEnvelope));
+
+/**
+ * {@link resultEnvelopeSchema} without its sanitising walk: for a result parsed from JSON text that
+ * probe/sanitize.ts jsonMayHoldUnstorable cleared (it holds no text the walk would change, so the
+ * parse is the same). Pick between the two with {@link resultEnvelopeSchemaFor}.
+ */
+export const clearedResultEnvelopeSchema = z.unknown().transform(checkedEnvelope);
+
+/**
+ * The schema for the results parsed from the JSON text `text` (a node's `result.batch` frame as
+ * received): {@link clearedResultEnvelopeSchema} when the text cannot hold what sanitising
+ * replaces (most frames: no walk), else {@link resultEnvelopeSchema}. Either builds the same result.
+ */
+export function resultEnvelopeSchemaFor(text: string | Buffer): typeof resultEnvelopeSchema | typeof clearedResultEnvelopeSchema {
+  return jsonMayHoldUnstorable(text) ? resultEnvelopeSchema : clearedResultEnvelopeSchema;
+}
+
+/** The checks of {@link resultEnvelopeSchema} on an already sanitised value. */
+function checkedEnvelope(value: unknown, ctx: z.RefinementCtx): TaskResultEnvelope | MonitorResultEnvelope {
   const task = hasValue(value, 'task_id');
   if (task === hasValue(value, 'monitor_id')) {
     ctx.addIssue({ code: 'custom', path: ['task_id'], message: 'exactly one of task_id and monitor_id must be set' });
@@ -196,7 +215,7 @@ export const resultEnvelopeSchema = z.preprocess(sanitizeStrings, z.unknown().tr
   }
   // Built from the sanitised input: the result sink need not walk it again (probes/sink.ts).
   return markSanitized(r);
-}));
+}
 /** A result as it travels and is stored: a task result (typed per probe type) or a monitor result (typed per check type). */
 export type ResultEnvelope = TaskResultEnvelope | MonitorResultEnvelope;
 

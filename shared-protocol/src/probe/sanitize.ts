@@ -25,6 +25,28 @@ export function sanitizeStrings<T>(value: T): T {
   return walk(value) as T;
 }
 
+// A JSON escape of U+0000 or of a UTF-16 surrogate (D800-DFFF), hex digits in either case.
+const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
+const BACKSLASH_U = Buffer.from('\\u');
+
+/**
+ * False when JSON text surely parses to values holding no text {@link sanitizeText} would change,
+ * so a parse of it need not be walked by {@link sanitizeStrings}. JSON (RFC 8259 section 7) puts
+ * U+0000 into a string only as the escape `\u0000` (control characters must be escaped), and a
+ * lone surrogate only as a `\uD800`-`\uDFFF` escape: UTF-8 cannot encode surrogates (RFC 3629
+ * section 3), and decoding bytes that try to (`Buffer#toString('utf8')`, WHATWG Encoding) yields
+ * U+FFFD. True (walk it) when such an escape appears anywhere, even a valid surrogate pair's
+ * escapes or an escaped backslash followed by `u0000`: the answer may err only towards walking.
+ * `text` as received: a Buffer is searched as bytes, without decoding it (most frames hold no
+ * `\u` at all); a string is also searched for lone surrogates as characters (a string made in
+ * JavaScript, not decoded from UTF-8, can hold them, and JSON.parse keeps them).
+ * @example jsonMayHoldUnstorable('{"a":"x\\u0000"}') // true
+ */
+export function jsonMayHoldUnstorable(text: string | Buffer): boolean {
+  if (typeof text !== 'string') return text.indexOf(BACKSLASH_U) >= 0 && UNSTORABLE_ESCAPE.test(text.toString('latin1'));
+  return UNSTORABLE_ESCAPE.test(text) || UNSTORABLE.test(text);
+}
+
 // Objects known to hold only sanitised text: built by a schema from sanitised input ({@link markSanitized}).
 const SANITIZED = new WeakSet<object>();
 
