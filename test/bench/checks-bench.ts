@@ -11,8 +11,8 @@
  * Prints JSON figures:
  * - ingest_results_per_s: sustained ingest of ping results, `rounds` rounds of `monitors`
  *   monitors on 3 of `nodes` nodes, node batches of `batch` results, `concurrency` batches at a
- *   time; each batch's bytes decoded and JSON-parsed and each result validated with the schema
- *   resultEnvelopeSchemaFor(those bytes) picks, as the hub does, then stored by the result sink
+ *   time; each batch's bytes decoded and JSON-parsed and its results validated with
+ *   parseBatchResults, as the hub does, then stored by the result sink
  *   and check store (goal >= 25,000/s on a 2-core machine), with the CPU of this process and of
  *   Postgres (the benchmark database's backends plus the server's WAL writer, checkpointer and
  *   background writer, which other work on the machine shares) in % of one core and in µs per
@@ -45,7 +45,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { newId, resultEnvelopeSchemaFor, roundPhaseMs } from '@vantage/shared-protocol';
+import { newId, parseBatchResults, roundPhaseMs } from '@vantage/shared-protocol';
 import { decidePass } from '../../control-plane/src/checks/decide.js';
 import { startCheckJobs } from '../../control-plane/src/checks/jobs.js';
 import { dropExpiredPartitions, ensurePartitions } from '../../control-plane/src/checks/partitions.js';
@@ -142,8 +142,8 @@ try {
   // A batch as the hub receives it: the frame's bytes (hub/frames.ts).
   const ingestOne = async (b: { node_id: string; frame: Buffer }) => {
     const msg = JSON.parse(b.frame.toString('utf8')) as { results: unknown[] };
-    const schema = resultEnvelopeSchemaFor(b.frame);
-    const valid = msg.results.map((r) => schema.parse(r));
+    const { valid, invalid } = parseBatchResults(b.frame, msg.results);
+    if (invalid.length > 0) throw invalid[0]!.error;
     const out = await deps.results.ingest(b.node_id, valid);
     if (out.rejected.length > 0) throw new Error(`rejected: ${JSON.stringify(out.rejected[0])}`);
   };

@@ -1,4 +1,4 @@
-import { describeIssues, fieldIssues, isId, parseNodeMessage, resultEnvelopeSchemaFor, type ResultBatchMessage, type ResultEnvelope } from '@vantage/shared-protocol';
+import { describeIssues, fieldIssues, isId, parseBatchResults, parseNodeMessage, type ResultBatchMessage } from '@vantage/shared-protocol';
 import { countRejectedResults } from '../nodes/nodes.db.js';
 import { BAD_FRAMES_MAX, closeWith, sendError, sendFrame, type Conn, type HubCore } from './core.js';
 import { noteClockOffset } from './clock-offset.js';
@@ -56,7 +56,7 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
 
 /**
  * Store a result batch (docs/architecture/node-agent.md, outbox and delivery): each result is validated with resultEnvelopeSchema
- * (its sanitising walk left out when the frame's text `raw` cannot need it: resultEnvelopeSchemaFor) (invalid ones, e.g. impossible measurements or a 1970 clock, are named in an `error` frame and,
+ * (its sanitising walk left out when the frame's bytes `raw` cannot need it: parseBatchResults) (invalid ones, e.g. impossible measurements or a 1970 clock, are named in an `error` frame and,
  * when they carry a result id, acked so the node drops them: they would never become valid, and
  * resending them forever would hold up the outbox), the valid ones go to ResultSink.ingest, and
  * `result.ack` lists the ids the sink reports durably stored: ack after commit. Results the sink
@@ -67,19 +67,14 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
  */
 async function ingestBatch(core: HubCore, conn: Conn, node_id: string, msg: ResultBatchMessage, raw: Buffer): Promise<void> {
   const ref = String(msg.batch_id);
-  const schema = resultEnvelopeSchemaFor(raw);
-  const valid: ResultEnvelope[] = [];
-  const invalid: string[] = [];
+  const parsed = parseBatchResults(raw, msg.results);
+  const valid = parsed.valid;
+  const invalid = parsed.invalid.map(({ index, error }) => `results[${index}]: ${describeIssues(fieldIssues(error))}`);
   const refused: string[] = [];
-  msg.results.forEach((item, i) => {
-    const r = schema.safeParse(item);
-    if (r.success) valid.push(r.data);
-    else {
-      invalid.push(`results[${i}]: ${describeIssues(fieldIssues(r.error))}`);
-      const id = (item as { result_id?: unknown } | null)?.result_id;
-      if (isId('result', id)) refused.push(id);
-    }
-  });
+  for (const { item } of parsed.invalid) {
+    const id = (item as { result_id?: unknown } | null)?.result_id;
+    if (isId('result', id)) refused.push(id);
+  }
   if (invalid.length > 0) sendError(conn, 'VALIDATION_FAILED', `result.batch ${ref}: ${invalid.join(' | ')}`, ref);
   if (valid.length === 0) {
     if (refused.length > 0) sendFrame(conn, { type: 'result.ack', batch_id: msg.batch_id, result_ids: refused });

@@ -44,8 +44,8 @@ export function isRowDataError(err: unknown): boolean {
  * The probe-task side of the hub (contracts.ts ResultSink; docs/architecture/node-agent.md, outbox and delivery).
  *
  * `ingest(node_id, results)`: in one transaction, for each result (already validated by the hub
- * with resultEnvelopeSchema, and sanitised here unless that schema built it: NUL and lone
- * surrogates become U+FFFD; shared-protocol sanitizedOnce):
+ * with resultEnvelopeSchema, and sanitised here unless the hub's parseBatchResults built the
+ * array: NUL and lone surrogates become U+FFFD; shared-protocol sanitizedOnce):
  * - mtr results: each hop's `asn` is set from the offline ASN data (hop-asn.ts withHopAsns,
  *   `deps.geo`, default the process's shared locator) before anything is stored;
  * - task results: the task must exist and be assigned to `node_id` (else rejected "task not
@@ -162,7 +162,9 @@ export function createResultSink(deps: { sql: Sql; log: Logger; config?: Config;
 
   async function ingest(node_id: string, results: ResultEnvelope[]) {
     // Lock tasks in a fixed order so two batches touching the same tasks cannot deadlock.
-    const all = (await fillMtrAsns(results.map((r) => sanitizedOnce(r)), geo)).sort((a, b) => (a.task_id ?? '').localeCompare(b.task_id ?? ''));
+    // A batch the hub parsed (shared-protocol parseBatchResults) is marked sanitised as a whole:
+    // returned as it is; any other is walked (copied where something changes).
+    const all = [...await fillMtrAsns(sanitizedOnce(results), geo)].sort((a, b) => (a.task_id ?? '').localeCompare(b.task_id ?? ''));
     // First results of open tasks, the usual case, in one statement shared with other nodes'
     // batches (first-results.ts); the rest, and the whole batch if a row is refused, take the
     // detailed path below.

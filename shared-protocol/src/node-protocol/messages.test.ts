@@ -4,7 +4,7 @@ import type { DnsOutput } from '../probe/outputs.js';
 import { parseNodeMessage, parseServerMessage } from '../parse.js';
 import { closeCodeInfo, isFatalClose, CLOSE_CODES } from './close-codes.js';
 import { sanitizedOnce } from '../probe/sanitize.js';
-import { clearedResultEnvelopeSchema, EARLIEST_RESULT_AT, resultEnvelopeSchema, resultEnvelopeSchemaFor } from './messages.js';
+import { clearedResultEnvelopeSchema, EARLIEST_RESULT_AT, parseBatchResults, resultEnvelopeSchema, resultEnvelopeSchemaFor } from './messages.js';
 
 const node_id = newId('node');
 const task_id = newId('probe_task');
@@ -78,7 +78,6 @@ t.test('result envelopes are typed per probe type and need exactly one owner', a
   t.ok(resultEnvelopeSchema.safeParse({ ...base, success: false, error: 'boom', error_class: 'internal', output: null }).success);
   const parsed = resultEnvelopeSchema.parse({ ...base, success: false, error: 'refused \u0000 \ud800', error_class: 'refused', output: null });
   t.equal(parsed.error, 'refused \ufffd \ufffd', 'strings sanitised on parsing');
-  t.equal(sanitizedOnce(parsed), parsed, 'and the parsed result is known sanitised: a receiver does not walk it again');
 });
 
 t.test('resultEnvelopeSchemaFor: a frame that cannot hold unstorable text is not walked, and parses the same', async (t) => {
@@ -92,13 +91,30 @@ t.test('resultEnvelopeSchemaFor: a frame that cannot hold unstorable text is not
   t.equal(resultEnvelopeSchemaFor(Buffer.from(clean)), clearedResultEnvelopeSchema);
   const cleared = clearedResultEnvelopeSchema.parse(JSON.parse(clean).results[0]);
   t.same(cleared, resultEnvelopeSchema.parse(JSON.parse(clean).results[0]), 'the same result as the walking schema');
-  t.equal(sanitizedOnce(cleared), cleared, 'known sanitised');
   t.notOk(clearedResultEnvelopeSchema.safeParse({ ...base, task_id: null }).success, 'checked like resultEnvelopeSchema');
 
   const dirty = JSON.stringify({ type: 'result.batch', batch_id: 2, results: [{ ...base, error: 'refused \u0000 \ud800' }] });
   t.equal(resultEnvelopeSchemaFor(dirty), resultEnvelopeSchema);
   t.equal(resultEnvelopeSchemaFor(Buffer.from(dirty)), resultEnvelopeSchema);
   t.equal(resultEnvelopeSchemaFor(dirty).parse(JSON.parse(dirty).results[0]).error, 'refused \ufffd \ufffd');
+});
+
+t.test('parseBatchResults: valid results in order, invalid ones by index, and the batch known sanitised', async (t) => {
+  const base = {
+    result_id: newId('result'), task_id, monitor_id: null, type: 'tcp', started_at: '2026-11-22T10:00:00.000Z',
+    finished_at: '2026-11-22T10:00:00.004Z', success: false, error: 'refused', error_class: 'refused',
+    output: { resolved_address: '198.18.1.10', port: 443, connect_ms: 0.4, state: 'open' },
+  };
+  const second = { ...base, result_id: newId('result'), error: 'refused \u0000 \ud800' };
+  const items = [base, { ...base, task_id: null }, second];
+  const frame = Buffer.from(JSON.stringify({ type: 'result.batch', batch_id: 3, results: items }));
+  const { valid, invalid } = parseBatchResults(frame, JSON.parse(frame.toString()).results);
+  t.same(valid.map((r) => r.result_id), [base.result_id, second.result_id]);
+  t.equal(valid[1]!.error, 'refused \ufffd \ufffd', 'sanitised: the frame held escapes');
+  t.same(invalid.map((i) => i.index), [1]);
+  t.match(invalid[0]!.error.issues[0]!.message, /exactly one of task_id and monitor_id/);
+  t.equal(sanitizedOnce(valid), valid, 'the batch is known sanitised: the sink does not walk it again');
+  t.same(sanitizedOnce([{ ...base, error: 'x\u0000' }])[0]!.error, 'x\ufffd', 'an array not built by parseBatchResults is walked');
 });
 
 t.test('close codes are in 4000-4099 and classified', async (t) => {

@@ -213,11 +213,30 @@ function checkedEnvelope(value: unknown, ctx: z.RefinementCtx): TaskResultEnvelo
   if (finished < started || finished - started > RESULT_DURATION_MAX_MS) {
     ctx.addIssue({ code: 'custom', path: ['finished_at'], message: `must be 0 to ${RESULT_DURATION_MAX_MS} ms after started_at` });
   }
-  // Built from the sanitised input: the result sink need not walk it again (probes/sink.ts).
-  return markSanitized(r);
+  return r;
 }
 /** A result as it travels and is stored: a task result (typed per probe type) or a monitor result (typed per check type). */
 export type ResultEnvelope = TaskResultEnvelope | MonitorResultEnvelope;
+
+/**
+ * The results of a node's `result.batch` frame, each validated with the schema
+ * {@link resultEnvelopeSchemaFor} picks for the frame's bytes `frame`: `valid` in the batch's
+ * order, and every `invalid` item with its index and zod error. `valid` is a new array marked as
+ * holding only sanitised text (probe/sanitize.ts markSanitized: every result in it was built from
+ * sanitised or cleared input), so the result sink does not walk it again (one mark a batch,
+ * not one a result); it must not be given other results.
+ */
+export function parseBatchResults(frame: string | Buffer, items: unknown[]): { valid: ResultEnvelope[]; invalid: Array<{ index: number; item: unknown; error: z.ZodError }> } {
+  const schema = resultEnvelopeSchemaFor(frame);
+  const valid: ResultEnvelope[] = [];
+  const invalid: Array<{ index: number; item: unknown; error: z.ZodError }> = [];
+  items.forEach((item, index) => {
+    const r = schema.safeParse(item);
+    if (r.success) valid.push(r.data);
+    else invalid.push({ index, item, error: r.error });
+  });
+  return { valid: markSanitized(valid), invalid };
+}
 
 /**
  * A batch of results from the outbox, oldest first. The control plane stores them idempotently and
