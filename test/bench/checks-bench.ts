@@ -12,11 +12,12 @@
  * - ingest_results_per_s: sustained ingest of ping results, `rounds` rounds of `monitors`
  *   monitors on 3 of `nodes` nodes, node batches of `batch` results, `concurrency` batches at a
  *   time; each batch's bytes decoded and JSON-parsed and its results validated with
- *   parseBatchResults, as the hub does, then stored by the result sink
- *   and check store (goal >= 25,000/s on a 2-core machine), with the CPU of this process and of
- *   Postgres (the benchmark database's backends plus the server's WAL writer, checkpointer and
- *   background writer, which other work on the machine shares) in % of one core and in µs per
- *   result; `decide_rounds_per_s`: the verdict job on that backlog;
+ *   parseBatchResults, as the hub does (the hub's parseNodeMessage also scans the frame for its
+ *   nesting depth and checks its type: about 3 % more CPU a result, not in this figure), then
+ *   stored by the result sink and check store (goal >= 25,000/s on a 2-core machine), with the
+ *   CPU of this process and of Postgres (the benchmark database's backends plus the server's
+ *   WAL writer, checkpointer and background writer, which other work on the machine shares) in %
+ *   of one core and in µs per result; `decide_rounds_per_s`: the verdict job on that backlog;
  * - ceiling_copy_*: Postgres's own ceiling for the same rows: the checks and rounds the ingest
  *   stored, COPYed into empty tables of the same shape (needs ingest); ceiling_upsert_*: the same
  *   rows through conflict-checked inserts (INSERT ... SELECT ... ON CONFLICT, as ingest's
