@@ -1,8 +1,8 @@
-import { DASHBOARD_LIMITS, STATS_BUCKETS_MAX, type StatsSummary, type WidgetType } from '@vantage/shared-protocol';
+import { DASHBOARD_LIMITS, STATS_BUCKETS_MAX, type Stats, type StatsSummary, type WidgetType } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
-import { monitorSeries, type SeriesRow } from '../checks/history.db.js';
 import { rollupMarks, type RollupMarks } from '../checks/jobs.db.js';
-import { autoBucketS, monitorStats } from '../checks/stats.js';
+import { monitorStatsCells } from '../checks/stats.db.js';
+import { autoBucketS, statsOfCells, statsSources } from '../checks/stats.js';
 import { rollupRanges } from '../checks/uptime.js';
 import { ApiError } from '../errors.js';
 import type { OwnerScope } from '../teams/authorize.js';
@@ -10,8 +10,9 @@ import { ownerMonitors, uptimeBuckets, uptimeTotals, type UptimeSeconds, type Wi
 
 /*
  * Data of monitor widgets (docs/api/dashboards.md "Widget data"): latency and checks by node from
- * the checks feature's statistics (checks/stats.ts monitorStats: daily and hourly check rollups
- * for whole days and hours, raw checks only for what the rollup job has not reached), uptime
+ * the checks feature's statistics (checks/stats.ts statsOfCells over stats.db.ts
+ * monitorStatsCells, one statement per monitor: daily and hourly check rollups for whole days and
+ * hours, raw checks only for what the rollup job has not reached), uptime
  * from the round rollups (widget-data.db.ts). Shapes by widget type: `value` (stat, gauge),
  * `slices` (donut), `rows` (bar, table), `buckets` + `series` (timeseries, heatmap, status_strip).
  */
@@ -85,15 +86,20 @@ export async function monitorWidgetData(ctx: DataContext, w: MonitorWidgetInput)
   if (span_ms / (bucket_s * 1000) > STATS_BUCKETS_MAX) {
     throw new ApiError('VALIDATION_FAILED', `options.bucket_s gives more than ${STATS_BUCKETS_MAX} buckets over this range`);
   }
-  const [marks, series] = await Promise.all([ctx.marks(), Promise.all(monitors.map((m) => monitorSeries(ctx.sql, m.id)))]);
+  // Every monitor's cells over the same parts, planned from the request's marks: cells of several
+  // monitors' series together are the cells of their union (checks/stats.ts statsOfCells).
+  const sources = statsSources(ctx.from, ctx.to, bucket_s, await ctx.marks());
+  const reads = await Promise.all(monitors.map((m) => monitorStatsCells(ctx.sql, m.id, sources, bucket_s)));
+  const statsOf = (rs: typeof reads, group_by: 'node' | undefined) =>
+    statsOfCells(rs.flatMap((r) => r.context.series), ctx.from, ctx.to, bucket_s, group_by, sources, rs.flatMap((r) => r.cells));
   const stat = statOf(w.options);
-  if (w.metric === 'checks_by_node') return checksByNode(ctx, w.type, series.flat(), bucket_s, marks, stat);
+  if (w.metric === 'checks_by_node') return checksByNode(w.type, statsOf(reads, 'node'), bucket_s, stat);
 
   if (w.type === 'stat' || w.type === 'gauge') {
-    const all = await monitorStats(ctx.sql, series.flat(), ctx.from, ctx.to, bucket_s, undefined, marks);
+    const all = statsOf(reads, undefined);
     return { unit: 'ms', stat, value: statValue(all.overall, stat), checks: all.overall.checks };
   }
-  const per = await Promise.all(series.map((s) => monitorStats(ctx.sql, s, ctx.from, ctx.to, bucket_s, undefined, marks)));
+  const per = reads.map((r) => statsOf([r], undefined));
   if (w.type === 'bar' || w.type === 'table') {
     const rows = monitors.map((m, i) => ({ ...named(ctx, m), ...per[i]!.overall }));
     if (w.type === 'bar') rows.sort((a, b) => (statValue(b, stat) ?? -1) - (statValue(a, stat) ?? -1));
@@ -105,8 +111,8 @@ export async function monitorWidgetData(ctx: DataContext, w: MonitorWidgetInput)
   };
 }
 
-async function checksByNode(ctx: DataContext, type: WidgetType, series: SeriesRow[], bucket_s: number, marks: RollupMarks, stat: 'p50' | 'p95' | 'p99' | 'avg') {
-  const s = await monitorStats(ctx.sql, series, ctx.from, ctx.to, bucket_s, 'node', marks);
+/** A checks_by_node widget's data from the statistics `s` of its monitors grouped by node. */
+function checksByNode(type: WidgetType, s: Stats, bucket_s: number, stat: 'p50' | 'p95' | 'p99' | 'avg') {
   const groups = s.groups ?? [];
   if (type === 'donut') return { unit: 'checks', slices: groups.map((g) => ({ node_id: g.node_id, country: g.country, value: g.overall.checks })) };
   if (type === 'timeseries') {

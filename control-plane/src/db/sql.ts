@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { createLogger, type Logger } from '../log.js';
+import { parseInt4Array, serializeInt4Array } from './int4-array.js';
 
 /** The one `postgres` client of a process (porsager/postgres README: one `sql` instance). */
 export type Sql = postgres.Sql<Record<string, never>>;
@@ -16,6 +17,9 @@ export const RECONNECT_BACKOFF_S = (retries: number): number => Math.min(0.1 * 2
  * stated so the transaction-pipeline test fills exactly this many).
  */
 export const MAX_PIPELINE = 100;
+
+/** Postgres's type oid of int4[] (pg_type `_int4`). */
+const INT4_ARRAY_OID = 1007;
 
 let serverWarnings = 0;
 
@@ -44,7 +48,8 @@ function logNotice(log: Pick<Logger, 'error' | 'debug'>, notice: postgres.Notice
 
 /**
  * Connect to Postgres at `url`. Timestamps come back as Date objects, bigint columns as numbers
- * when they fit (counts, ids we own never exceed 2^53). Reconnects after
+ * when they fit (counts, ids we own never exceed 2^53), int4[] columns as arrays of numbers (NULL
+ * elements null) read by {@link parseInt4Array}. Reconnects after
  * {@link RECONNECT_BACKOFF_S} when the server goes away. Server notices go to `log`
  * ({@link logNotice}: warnings at error level).
  *
@@ -65,7 +70,12 @@ export function connect(url: string, max = 10, log: Pick<Logger, 'error' | 'debu
     ...(opts.generic_plans ? { connection: { plan_cache_mode: 'force_generic_plan' } } : {}),
     backoff: RECONNECT_BACKOFF_S,
     onnotice: (notice) => logNotice(log, notice),
-    types: { bigint: postgres.BigInt },
+    // int4[] (oid 1007) by db/int4-array.ts: given a parser AND a serializer for an array oid,
+    // `postgres` keeps them instead of its generic array pair.
+    types: {
+      bigint: postgres.BigInt,
+      int4_array: { to: INT4_ARRAY_OID, from: [INT4_ARRAY_OID], parse: parseInt4Array, serialize: (xs: unknown) => serializeInt4Array(xs, null) },
+    },
     transform: { undefined: null },
   }) as unknown as Sql;
 }
