@@ -1,12 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import { PROTOCOL_VERSION, enrollProof, newId, newSecret, type ResultEnvelope, type TaskAckMessage } from '@vantage/shared-protocol';
 import { loadConfig, type Config } from '../config/index.js';
 import { insertEnrollmentToken } from '../nodes/enrollment-tokens.db.js';
 import type { Sql } from '../db/sql.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import type { ResultSink } from '../contracts.js';
 import { createHub, type Hub } from './hub.js';
+import type { LivenessLimits } from './liveness.js';
 import { secretHash } from '../nodes/secrets.js';
 import { TestNode } from '../test-support/test-node.js';
 
@@ -40,10 +42,16 @@ export function recordingSink(): ResultSink & {
   };
 }
 
-/** A hub on its own http server on 127.0.0.1:0 against `sql`, closed at teardown. */
-export async function startHub(t: Teardown, sql: Sql, db_url: string | undefined, overrides: Partial<Config> = {}, results: ResultSink = recordingSink()): Promise<{ hub: Hub; base: string; server: Server; config: Config }> {
+/**
+ * A hub on its own http server on 127.0.0.1:0 against `sql`, closed at teardown. `deps` may give
+ * the hub's logger (e.g. {@link hubLog}'s) and liveness limits (hub/liveness.ts, ms).
+ */
+export async function startHub(
+  t: Teardown, sql: Sql, db_url: string | undefined, overrides: Partial<Config> = {}, results: ResultSink = recordingSink(),
+  deps: { log?: Logger; liveness?: Partial<LivenessLimits> } = {},
+): Promise<{ hub: Hub; base: string; server: Server; config: Config }> {
   const config = loadConfig({}, { database_url: db_url, log_level: (process.env.TEST_LOG_LEVEL as Config['log_level']) ?? 'silent', heartbeat_interval_ms: 2000, ...overrides });
-  const hub = createHub({ sql, log: createLogger(config.log_level), config, results });
+  const hub = createHub({ sql, log: deps.log ?? createLogger(config.log_level), config, results, liveness: deps.liveness });
   await hub.ready();
   const server = createServer((_req, res) => res.writeHead(404).end());
   hub.attach(server);
@@ -54,6 +62,52 @@ export async function startHub(t: Teardown, sql: Sql, db_url: string | undefined
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   return { hub, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, config };
+}
+
+/** One line the hub logged: pino's object, with `msg`, `time` (epoch ms) and the line's fields (`node_id`, `why`...). */
+export type HubLogLine = { msg: string; time: number; node_id?: string | null } & Record<string, unknown>;
+
+/**
+ * A logger (level info) to give the hub, for tests that follow a node through the transitions
+ * the hub logs where they happen (hub.ts: out of service, back in service, link dead with its
+ * rule in `why`, disconnected). pino hands each line to its stream synchronously, so
+ * `at(node_id, msg, snapshot)` sees the hub as it was when it logged: it resolves with the node's
+ * first line `msg` written after the call and what `snapshot()` returned at that moment, and
+ * rejects when none came within `timeout_ms` (a rejection nobody awaits is not reported).
+ */
+export function hubLog(): {
+  log: Logger;
+  at<T>(node_id: string, msg: string, snapshot?: () => T, timeout_ms?: number): Promise<{ line: HubLogLine; seen: T | undefined }>;
+} {
+  const watchers = new Set<(line: HubLogLine) => void>();
+  const log = pino({ level: 'info' }, {
+    write(text: string) {
+      const line = JSON.parse(text) as HubLogLine;
+      for (const watch of watchers) watch(line);
+    },
+  });
+  return {
+    log,
+    at<T>(node_id: string, msg: string, snapshot?: () => T, timeout_ms = 20_000) {
+      const found = new Promise<{ line: HubLogLine; seen: T | undefined }>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          watchers.delete(watch);
+          reject(new Error(`hub did not log "${msg}" for ${node_id} within ${timeout_ms} ms`));
+        }, timeout_ms);
+        const watch = (line: HubLogLine) => {
+          if (line.node_id !== node_id || line.msg !== msg) return;
+          watchers.delete(watch);
+          clearTimeout(timer);
+          resolve({ line, seen: snapshot?.() });
+        };
+        watchers.add(watch);
+      });
+      // Awaited by the test; a watch left waiting by an assertion that failed first must not also
+      // fail the file as an unhandled rejection.
+      found.catch(() => {});
+      return found;
+    },
+  };
 }
 
 /** Store an enrollment token for `user_id` directly (the HTTP route is tested separately). @returns the `ent_` secret */
