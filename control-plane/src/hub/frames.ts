@@ -55,8 +55,10 @@ export async function handleFrame(core: HubCore, conn: Conn, raw: Buffer): Promi
 }
 
 /**
- * Store a result batch (docs/architecture/node-agent.md, outbox and delivery): each result is validated with resultEnvelopeSchema
- * (its sanitising walk left out when the frame's bytes `raw` cannot need it: parseBatchResults) (invalid ones, e.g. impossible measurements or a 1970 clock, are named in an `error` frame and,
+ * Store a result batch (docs/architecture/node-agent.md, outbox and delivery): each result is
+ * validated with resultEnvelopeSchema by shared-protocol parseBatchResults, which leaves out the
+ * schema's sanitising walk when the frame's bytes `raw` cannot need it (invalid ones, e.g.
+ * impossible measurements or a 1970 clock, are named in an `error` frame and,
  * when they carry a result id, acked so the node drops them: they would never become valid, and
  * resending them forever would hold up the outbox), the valid ones go to ResultSink.ingest, and
  * `result.ack` lists the ids the sink reports durably stored: ack after commit. Results the sink

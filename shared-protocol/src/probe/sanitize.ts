@@ -47,14 +47,15 @@ export function jsonMayHoldUnstorable(text: string | Buffer): boolean {
   return UNSTORABLE_ESCAPE.test(text) || UNSTORABLE.test(text);
 }
 
-// Objects known to hold only sanitised text: built by a schema from sanitised input ({@link markSanitized}).
+// Objects known to hold only sanitised text ({@link markSanitized}).
 const SANITIZED = new WeakSet<object>();
 
 /**
  * Remember `value` (an object) as holding only sanitised strings (every string and key went
  * through {@link sanitizeText}), so {@link sanitizedOnce} returns it without walking it again. For
- * a value a schema built from its input after sanitising that (node-protocol/messages.ts
- * resultEnvelopeSchema); a later change to it must keep it sanitised. Returns `value`.
+ * a value built from input that was sanitised or needed no sanitising (node-protocol/messages.ts
+ * parseBatchResults marks the array of results it builds); a later change to it must keep it
+ * sanitised. Returns `value`.
  */
 export function markSanitized<T extends object>(value: T): T {
   SANITIZED.add(value);
