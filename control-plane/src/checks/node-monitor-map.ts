@@ -8,12 +8,7 @@ export class NodeMonitorMap<V> {
   private readonly nodes = new Map<string, Map<string, V>>();
   size = 0;
 
-  /** The value held for (`node_id`, `monitor_id`), if any. */
-  get(node_id: string, monitor_id: string): V | undefined {
-    return this.nodes.get(node_id)?.get(monitor_id);
-  }
-
-  /** The values held for `node_id` (an empty map when none: not kept). */
+  /** The values held for `node_id` by monitor id (an empty map when none: not kept). */
   of(node_id: string): ReadonlyMap<string, V> {
     return this.nodes.get(node_id) ?? EMPTY;
   }
