@@ -144,3 +144,29 @@ t.test('pruning an ended placement while the node is placed again: no deadlock, 
   const [row] = await sql<{ live: boolean }[]>`SELECT ended_at IS NULL AS live FROM monitor_placements WHERE monitor_id = ${m.monitor_id} AND node_id = ${a}`;
   t.equal(row?.live, true, 'placed again, not pruned');
 });
+
+t.test('a view remembered at an older placement version or revision never stores a check: the batch is read and judged again', async (t) => {
+  const { sql, sink, lag_ms } = await setup(t);
+  const m = await seedMonitor(sql, { nodes: 2, age_ms: DAY });
+  const [a, b] = m.node_ids as [string, string];
+  // Two batches each: the second read remembers the series the first one made.
+  for (const k of [-40, -39, -38]) {
+    for (const node of [a, b]) t.same((await sink.ingest(node, [httpResult(m.monitor_id, roundAt(m, k))])).rejected, [], `round ${k}: stored`);
+  }
+  const ended_s = Math.ceil((lag_ms + 20 * MIN) / 1000);
+  await sql`UPDATE monitor_placements SET ended_at = now() - make_interval(secs => ${ended_s}) WHERE monitor_id = ${m.monitor_id} AND node_id = ${a}`;
+  const after = httpResult(m.monitor_id, roundAt(m, -5));
+  t.same(await sink.ingest(a, [after]), { stored: [], rejected: [{ result_id: after.result_id, reason: ROUND_REFUSAL.not_placed_then }] },
+    'a\'s placement ended (its version moved): refused as a fresh read refuses it');
+  // The monitor's interval changes (its revision moves): b's next result is judged by what the read brings.
+  await sql`UPDATE monitors SET interval_s = 300, revision = revision + 1 WHERE id = ${m.monitor_id}`;
+  const off = httpResult(m.monitor_id, roundAt(m, -2));
+  const o = await sink.ingest(b, [off]);
+  t.equal(o.stored.length + o.rejected.length, 1, 'the result answered once');
+  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM checks c JOIN check_series s ON s.id = c.series_id
+    WHERE s.monitor_id = ${m.monitor_id} AND s.node_id = ${b} AND c.scheduled_at = ${off.scheduled_at}`;
+  t.equal(row!.n, o.stored.length, 'stored only if the read allowed it');
+  await sql`DELETE FROM monitors WHERE id = ${m.monitor_id}`;
+  const gone = httpResult(m.monitor_id, roundAt(m, -1));
+  t.same((await sink.ingest(b, [gone])).rejected.map((r) => r.reason), [CHECK_REJECT.not_assigned], 'the monitor deleted: refused');
+});

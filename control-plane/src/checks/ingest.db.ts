@@ -189,12 +189,21 @@ export interface NodeCheckInsert extends Omit<CheckInsert, 'scheduled_at' | 'out
   interval_s: number;
   /** Nodes placed now (the round's expected reports when it is new). */
   expected: number;
+  /**
+   * The monitor's revision and placement version the check was judged at, when they were not read
+   * in this batch (the check store's remembered view): the row is stored only if the monitor still
+   * has both, else its monitor is returned as stale. Null: read in this batch, stored as it is.
+   */
+  judged_at?: { revision: number; placement_version: number } | null;
 }
 
 /**
  * Store a batch of node checks in ONE statement (one round trip, atomic on its own, so a batch
  * needs no transaction around it): the checks are inserted in key order, skipping those stored
- * before (same series and scheduled_at); the rounds of those inserted now get their reports as
+ * before (same series and scheduled_at); `rows` may hold several nodes' checks of one round (the
+ * check store writes several nodes' batches in one statement: a round's row then takes the
+ * earliest deadline, the largest interval and expected count its rows carry; of rows with the
+ * same (series, scheduled_at), the first stored wins); the rounds of those inserted now get their reports as
  * {@link addToRounds} does (from the rows actually inserted, counted in SQL); the hours (UTC) they
  * start in that ended before `hour_ms` (epoch ms, the start of the caller's current hour) are
  * marked for the rollup job. Row order and lock order are the same as in the separate
@@ -206,37 +215,44 @@ export interface NodeCheckInsert extends Omit<CheckInsert, 'scheduled_at' | 'out
  * batch's checks alone (a monitor placed on one node). A round of several nodes completed before
  * its deadline is not seen here (counting the other nodes' checks of the round made every batch
  * cost Postgres about 8 times as much, docs/benchmarks.md "Alert path"): the poll judges it.
- * @returns how many checks were inserted now, and whether a round they went to is judgeable
+ *
+ * `stale`: the monitors of rows carrying `judged_at` whose revision or placement version moved
+ * since (or that are gone): none of their rows was stored; the caller reads them and judges again.
+ * @returns how many checks were inserted now, whether a round they went to is judgeable, and the stale monitors
  */
-export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[], hour_ms: number): Promise<{ inserted: number; judgeable: boolean }> {
-  if (rows.length === 0) return { inserted: 0, judgeable: false };
+export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[], hour_ms: number): Promise<{ inserted: number; judgeable: boolean; stale: string[] }> {
+  if (rows.length === 0) return { inserted: 0, judgeable: false, stale: [] };
   const col = <K extends keyof NodeCheckInsert>(k: K) => rows.map((r) => r[k] ?? null);
   const outputs = rows.map((r) => (r.output_z === null ? null : Buffer.from(r.output_z.buffer, r.output_z.byteOffset, r.output_z.byteLength).toString('base64')));
-  const [out] = await tx<{ inserted: number; judgeable: boolean }[]>`
+  const [out] = await tx<{ inserted: number; judgeable: boolean; stale: string[] }[]>`
     WITH input AS MATERIALIZED (
       SELECT u.*, 'epoch'::timestamptz + u.at_ms * interval '1 millisecond' AS at,
-        'epoch'::timestamptz + (u.at_ms + u.deadline_offset_ms) * interval '1 millisecond' AS deadline_at
+        'epoch'::timestamptz + (u.at_ms + u.deadline_offset_ms) * interval '1 millisecond' AS deadline_at,
+        u.revision IS NULL OR EXISTS (SELECT 1 FROM monitors m WHERE m.id = u.monitor_id AND m.revision = u.revision
+          AND m.placement_version = u.placement_version) AS fresh
       FROM unnest(${col('scheduled_ms')}::int8[], ${col('series_id')}::int[], ${col('start_offset_ms')}::int[],
         ${col('duration_ms')}::int[], ${col('response_ms')}::real[], ${bools(rows.map((r) => r.success))}::text[]::boolean[],
         ${col('error_class')}::text[], ${col('error')}::text[], ${col('assertions')}::text[]::jsonb[], ${outputs}::text[],
-        ${col('monitor_id')}::text[], ${col('deadline_offset_ms')}::int[], ${col('interval_s')}::int[], ${col('expected')}::int[])
-        AS u(at_ms, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output_b64,
-          monitor_id, deadline_offset_ms, interval_s, expected)
+        ${col('monitor_id')}::text[], ${col('deadline_offset_ms')}::int[], ${col('interval_s')}::int[], ${col('expected')}::int[],
+        ${rows.map((r) => r.judged_at?.revision ?? null)}::int8[], ${rows.map((r) => r.judged_at?.placement_version ?? null)}::int8[])
+        WITH ORDINALITY AS u(at_ms, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output_b64,
+          monitor_id, deadline_offset_ms, interval_s, expected, revision, placement_version, ord)
     ),
     ins AS (
       INSERT INTO checks (scheduled_at, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output_z)
       SELECT at, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, decode(output_b64, 'base64')
-      FROM input ORDER BY series_id, at
+      FROM input WHERE fresh ORDER BY series_id, at, ord
       ON CONFLICT (series_id, scheduled_at) DO NOTHING
       RETURNING series_id, scheduled_at
     ),
     added AS MATERIALIZED (
-      SELECT i.* FROM ins JOIN input i ON i.series_id = ins.series_id AND i.at = ins.scheduled_at
+      SELECT DISTINCT ON (i.series_id, i.at) i.* FROM ins JOIN input i ON i.series_id = ins.series_id AND i.at = ins.scheduled_at AND i.fresh
+      ORDER BY i.series_id, i.at, i.ord
     ),
     rounds AS (
       INSERT INTO check_rounds AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
-      SELECT at, deadline_at, monitor_id, interval_s, expected::smallint, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, deadline_at < now()
-      FROM added GROUP BY monitor_id, at, deadline_at, interval_s, expected
+      SELECT at, min(deadline_at), monitor_id, max(interval_s), max(expected)::smallint, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, min(deadline_at) < now()
+      FROM added GROUP BY monitor_id, at
       ORDER BY monitor_id, at
       ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true, late = r.late OR r.deadline_at < now()
         WHERE NOT r.dirty OR (NOT r.late AND r.deadline_at < now())
@@ -251,6 +267,7 @@ export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[], 
       LEFT JOIN LATERAL (SELECT x.monitor_id, x.expected, x.verdict, x.deadline_at FROM check_rounds x
         WHERE x.monitor_id = a.monitor_id AND x.scheduled_at = a.at) r ON true
       WHERE coalesce(r.deadline_at, a.deadline_at) <= now() OR r.verdict IS NOT NULL
-        OR (r.monitor_id IS NULL AND a.n >= a.expected)) AS judgeable`;
+        OR (r.monitor_id IS NULL AND a.n >= a.expected)) AS judgeable,
+      ARRAY(SELECT DISTINCT monitor_id FROM input WHERE NOT fresh) AS stale`;
   return out!;
 }

@@ -5,7 +5,8 @@ import { createLogger } from '../log.js';
 import { createResultSink } from '../probes/sink.js';
 import { testDatabase } from '../test-support/db.js';
 import { decidePass } from './decide.js';
-import { CHECK_REJECT, MISSING_ERROR, agreeingOutcome, createCheckStore } from './ingest.js';
+import { CHECK_REJECT, MISSING_ERROR, agreeingOutcome, createCheckStore, writeBatches } from './ingest.js';
+import { createSeries, type NodeCheckInsert } from './ingest.db.js';
 import { decodeOutput } from './output-codec.js';
 import { httpResult, pingResult, roundAt, seedMonitor } from './test-support.js';
 import { roundDeadlineMs } from './traits.js';
@@ -171,4 +172,84 @@ t.test('series ids are remembered only as committed: one made in a transaction t
   for (const k of [-2, -1, 0]) t.equal((await store.store(sql, node, [httpResult(m.monitor_id, roundAt(m, k))])).stored.length, 1, `round ${k} stored`);
   t.equal(await count(m.monitor_id), 3);
   t.equal((await sql`SELECT count(*)::int AS n FROM check_series WHERE monitor_id = ${m.monitor_id}`)[0]!.n, 1, 'one series');
+});
+
+t.test('batches that arrive together are stored together: every round counted once per node', async (t) => {
+  const { sql, count, round } = await setup(t);
+  const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 120_000 });
+  const store = createCheckStore({ config });
+  // The pool as the store sees it, counting the write statements that reach the server.
+  let writes = 0;
+  const counted = new Proxy(sql, {
+    apply(target, self, args: unknown[]) {
+      if ((args[0] as TemplateStringsArray | undefined)?.raw?.join('').includes('INSERT INTO checks')) writes++;
+      return Reflect.apply(target as unknown as (...a: unknown[]) => unknown, self, args);
+    },
+  });
+  const m1 = await seedMonitor(sql, { nodes: 3 });
+  const m2 = await seedMonitor(sql, { nodes: m1.node_ids });
+  const at = roundAt(m1);
+  const at2 = roundAt(m2);
+  const batches = m1.node_ids.map((node_id, i) => ({
+    node_id,
+    results: [httpResult(m1.monitor_id, at, { response_ms: 10 + i }), httpResult(m2.monitor_id, at2, { response_ms: 20 + i })],
+  }));
+  // Node 0's batch sent again (its ack lost) while the first is still in flight, with new result ids.
+  const resent = { node_id: m1.node_ids[0]!, results: [httpResult(m1.monitor_id, at, { response_ms: 99 })] };
+  const outs = await Promise.all([...batches, resent].map((b) => store.store(counted as typeof sql, b.node_id, b.results)));
+  t.comment(`four batches, ${writes} write statement(s)`);
+  t.same(outs.map((o) => o.stored.length), [2, 2, 2, 1], 'every result acked as stored');
+  t.equal(await count(m1.monitor_id), 3, 'one check per node of the round, the resent one not twice');
+  t.equal(await count(m2.monitor_id), 3);
+  t.match(await round(m1.monitor_id, at), { expected: 3, dirty: true, late: false }, 'the round made once, expecting its three nodes');
+  t.match(await round(m2.monitor_id, at2), { expected: 3, dirty: true });
+  await decidePass({ sql });
+  t.match(await round(m1.monitor_id, at), { reported: 3, failed: 0, dirty: false, verdict: 'up' }, 'judged complete from its three checks');
+  t.match(await round(m2.monitor_id, at2), { reported: 3, failed: 0, dirty: false, verdict: 'up' });
+});
+
+t.test('one write for several batches: a round sent twice is written once, from the first batch; several nodes share its round row', async (t) => {
+  const { sql, count, round } = await setup(t);
+  const m = await seedMonitor(sql, { nodes: 2 });
+  const [a, b] = m.node_ids as [string, string];
+  const at = roundAt(m);
+  const series = await createSeries(sql, a, [m.monitor_id]);
+  const series_b = await createSeries(sql, b, [m.monitor_id]);
+  const row = (series_id: number, response_ms: number, expected: number): NodeCheckInsert => ({
+    series_id, scheduled_ms: Date.parse(at), start_offset_ms: 1, duration_ms: response_ms, response_ms, success: true, error: null,
+    error_class: null, assertions: null, output_z: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected,
+  });
+  const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const out = await writeBatches(sql, [
+    { rows: [row(series.get(m.monitor_id)!, 10, 2)], hour_ms },
+    { rows: [row(series.get(m.monitor_id)!, 99, 2)], hour_ms },
+    { rows: [row(series_b.get(m.monitor_id)!, 20, 1)], hour_ms },
+  ]);
+  t.same(out.map((o) => o.judgeable), [true, true, true], 'the round, new and complete with these checks (2 of the largest expected 2), is judgeable for every batch of the statement');
+  t.same(out[0]!.stale, [], 'nothing stale: no row carried a remembered view');
+  t.equal(await count(m.monitor_id), 2, 'one check per series');
+  const stored = await sql`SELECT response_ms FROM checks WHERE series_id = ${series.get(m.monitor_id)!}`;
+  t.same(stored.map((r) => r.response_ms), [10], 'the first batch\'s row kept');
+  t.match(await round(m.monitor_id, at), { expected: 2, reported: 2, dirty: true }, 'one round row: the largest expected count, both reports');
+});
+
+t.test('a check judged by a remembered view the monitor no longer has is not stored: the monitor is returned as stale', async (t) => {
+  const { sql, count } = await setup(t);
+  const m = await seedMonitor(sql, { nodes: 1 });
+  const series = await createSeries(sql, m.node_ids[0]!, [m.monitor_id]);
+  const [v] = await sql<{ revision: string; placement_version: string }[]>`SELECT revision, placement_version FROM monitors WHERE id = ${m.monitor_id}`;
+  const row = (k: number, revision: number): NodeCheckInsert => ({
+    series_id: series.get(m.monitor_id)!, scheduled_ms: Date.parse(roundAt(m, k)), start_offset_ms: 1, duration_ms: 5, response_ms: 5, success: true,
+    error: null, error_class: null, assertions: null, output_z: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 1,
+    judged_at: { revision, placement_version: Number(v!.placement_version) },
+  });
+  const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const [ok] = await writeBatches(sql, [{ rows: [row(-2, Number(v!.revision))], hour_ms }]);
+  t.same(ok!.stale, [], 'judged at the current revision and placement version: stored');
+  const [old] = await writeBatches(sql, [{ rows: [row(-1, Number(v!.revision) - 1)], hour_ms }]);
+  t.same(old!.stale, [m.monitor_id], 'judged at an older revision: stale');
+  t.equal(await count(m.monitor_id), 1, 'and not stored');
+  await sql`DELETE FROM monitors WHERE id = ${m.monitor_id}`;
+  const [gone] = await writeBatches(sql, [{ rows: [row(-1, Number(v!.revision))], hour_ms }]);
+  t.same(gone!.stale, [m.monitor_id], 'a monitor deleted meanwhile: stale');
 });

@@ -1,6 +1,7 @@
 import type { MonitorResultEnvelope, MonitorType } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
 import type { MonitorResultStore, SqlExecutor } from '../contracts.js';
+import { batchCalls } from '../db/batch.js';
 import { PLACEMENT_HISTORY_MS } from '../monitors/placement-job.js';
 import { createSeries, ingestMonitors, storeNodeChecks, type IngestMonitorRow, type NodeCheckInsert } from './ingest.db.js';
 import { ROUND_CLOCK_TOLERANCE_MS, roundOf, type RoundHistory } from './ingest-rounds.js';
@@ -22,9 +23,44 @@ export const CHECK_REJECT = {
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
+/**
+ * Most checks in one write statement of batches stored outside a transaction ({@link createCheckStore}):
+ * several nodes' batches that wait together go into one statement, up to this many checks.
+ */
+export const WRITE_MAX_CHECKS = 1000;
+
+/** One batch's checks waiting for a shared write: its rows and the start of its current hour (epoch ms). */
+export interface PendingWrite { rows: NodeCheckInsert[]; hour_ms: number }
+
+/** What a shared write reports to each of its batches (ingest.db.ts storeNodeChecks). */
+interface Written {
+  /** A round the statement wrote to is judgeable. */
+  judgeable: boolean;
+  /** Monitors whose rows carried a revision or placement version they no longer have: not stored. */
+  stale: string[];
+}
+
+/**
+ * Several batches' checks in one statement (storeNodeChecks), outside a transaction, in the
+ * batches' order: of two rows for one (series, round) (a node that sent a result again before its
+ * first batch was acked), the first that may be stored is. Hours are marked up to the latest batch's hour.
+ * @returns per batch, the statement's {@link Written}
+ */
+export async function writeBatches(sql: SqlExecutor, batches: PendingWrite[]): Promise<Written[]> {
+  const rows = batches.length === 1 ? batches[0]!.rows : batches.flatMap((b) => b.rows);
+  const hour_ms = Math.max(...batches.map((b) => b.hour_ms));
+  const { judgeable, stale } = await storeNodeChecks(sql, rows, hour_ms);
+  const written = { judgeable, stale };
+  return batches.map(() => written);
+}
+
 /** What a monitor's revision fixes, as the check store remembers it. */
 interface Fixed {
   revision: number;
+  /** The monitor's type, interval and creation (epoch ms) at that revision (every change of the first two bumps it). */
+  type: MonitorType;
+  interval_s: number;
+  created_ms: number;
   /** The round deadline offset, ms after the round's start. */
   deadline_ms: number;
   schedule_spans: RoundHistory['schedule_spans'];
@@ -64,12 +100,18 @@ export function agreeingOutcome(r: { success: boolean; error: string | null; err
 
 /**
  * The check store (contracts.ts MonitorResultStore; docs/architecture/checks.md "Ingest"): what the
- * result sink hands every monitor result to. Per batch, two statements whatever its size: one
- * reads the monitors and the node's series (a monitor's placement count and the node's placement
- * spans only when its placement version changed, its config and schedule spans only when its
- * revision changed), one stores the checks (ON CONFLICT DO NOTHING on (series, scheduled_at)),
- * adds them to their rounds and marks ended hours for the rollup job (ingest.db.ts
+ * result sink hands every monitor result to. Per batch, whatever its size, at most two
+ * statements: one reads the monitors and the node's series (a monitor's placement count and the
+ * node's placement spans only when its placement version changed, its config and schedule spans
+ * only when its revision changed), one stores the checks (ON CONFLICT DO NOTHING on (series,
+ * scheduled_at)), adds them to their rounds and marks ended hours for the rollup job (ingest.db.ts
  * storeNodeChecks). A node's first result of a monitor costs one more, creating its series.
+ * Outside a transaction (the sink's usual monitor-only batch) the read is skipped when the store
+ * remembers every monitor of the batch for the node and that view refuses nothing: the write then
+ * stores each check only if its monitor still has the revision and placement version it was
+ * judged at, and the results of monitors that moved are read and judged again. The batches
+ * waiting together share one write statement ({@link writeBatches}: a group commit, one
+ * statement in flight, up to {@link WRITE_MAX_CHECKS} checks).
  *
  * A result is refused ({@link CHECK_REJECT}) when its monitor is not placed on the node (nor was
  * within the placement history: monitors/placement-job.ts PLACEMENT_HISTORY_MS), when its type is
@@ -84,8 +126,8 @@ export function agreeingOutcome(r: { success: boolean; error: string | null; err
  * `success` is stored as the node sent it; `error` and `error_class` are made to agree with it
  * ({@link agreeingOutcome}): the shared result schema does not tie them together.
  *
- * With `wake`, a batch stored outside a transaction (the sink's usual monitor-only batch: one
- * statement, committed when it returns) that leaves a round judgeable (ingest.db.ts
+ * With `wake`, a batch stored outside a transaction (committed when its write statement returns)
+ * that leaves a round judgeable (ingest.db.ts
  * storeNodeChecks) wakes the verdict job of this process (verdict-wake.ts). A batch stored inside
  * a caller's transaction wakes nothing (its commit comes later): the job's poll judges it.
  */
@@ -107,11 +149,22 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
   // (0100_monitor_placement_version.sql), so a read at the version held here returns no spans and
   // these are still the monitor's: a node placed anew is read afresh at its first result.
   const placements = new NodeMonitorMap<Placed>();
+  // Per pool: batches stored outside a transaction share write statements (db/batch.ts batchCalls,
+  // a group commit: one statement in flight, the batches that came meanwhile in the next).
+  const writers = new WeakMap<SqlExecutor, (w: PendingWrite) => Promise<Written>>();
+  const writerOf = (sql: SqlExecutor) => {
+    let w = writers.get(sql);
+    if (!w) writers.set(sql, (w = batchCalls((batches: PendingWrite[]) => writeBatches(sql, batches), { max: WRITE_MAX_CHECKS, weight: (b) => b.rows.length })));
+    return w;
+  };
 
   /** What `m`'s revision fixes: as read now when its revision moved (remembered), else as `held` (the batch's view, same revision). */
   function fixedOf(m: IngestMonitorRow, held: Fixed | undefined): Fixed {
     if (m.config === null || m.schedule_spans === null) return held!;
-    const fixed = { revision: m.revision, deadline_ms: roundDeadlineMs(m.type, m.config, m.interval_s, grace_ms), schedule_spans: m.schedule_spans };
+    const fixed = {
+      revision: m.revision, type: m.type, interval_s: m.interval_s, created_ms: m.created_ms,
+      deadline_ms: roundDeadlineMs(m.type, m.config, m.interval_s, grace_ms), schedule_spans: m.schedule_spans,
+    };
     known.set(m.id, fixed);
     return fixed;
   }
@@ -142,7 +195,34 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     return roundOf(m.history, scheduled, lag_ms);
   }
 
-  async function store(tx: SqlExecutor, node_id: string, results: MonitorResultEnvelope[]) {
+  /**
+   * The rows {@link ingestMonitors} would return for `ids` if nothing changed since the store last
+   * read them for `node_id` (config, spans and counts left null: the held ones stand), or null when
+   * one of them is not remembered with its series and placement for this node.
+   */
+  function remembered(node_id: string, ids: string[], held: Map<string, Fixed | undefined>, held_placed: Map<string, Placed | undefined>, node_series: ReadonlyMap<string, number>): IngestMonitorRow[] | null {
+    const rows: IngestMonitorRow[] = [];
+    for (const id of ids) {
+      const k = held.get(id);
+      const p = held_placed.get(id);
+      const series_id = node_series.get(id);
+      if (k === undefined || p === undefined || series_id === undefined) return null;
+      rows.push({
+        id, type: k.type, interval_s: k.interval_s, revision: k.revision, placement_version: p.placement_version, placed: null,
+        created_ms: k.created_ms, placed_spans: null, schedule_spans: null, series_id, config: null,
+      });
+    }
+    return rows;
+  }
+
+  /**
+   * Store a batch. Outside a transaction, a batch whose monitors are all remembered for the node
+   * (revision, placement version, series) and whose results are all accepted by that view skips
+   * the read: each check carries the revision and placement version it was judged at and is
+   * stored only if the monitor still has both (ingest.db.ts storeNodeChecks `judged_at`); the
+   * results of monitors that moved meanwhile are read and judged again (`read`: always read).
+   */
+  async function store(tx: SqlExecutor, node_id: string, results: MonitorResultEnvelope[], read = false): Promise<{ stored: string[]; rejected: Array<{ result_id: string; reason: string }> }> {
     const stored: string[] = [];
     const rejected: Array<{ result_id: string; reason: string }> = [];
     if (results.length === 0) return { stored, rejected };
@@ -158,26 +238,42 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     const node_placements = placements.of(node_id);
     const node_series = series_ids.of(node_id);
     const held_placed = new Map(ids.map((id) => [id, node_placements.get(id)]));
-    const rows = await ingestMonitors(tx, node_id, ids, ids.map((id) => held.get(id)?.revision ?? -1), PLACEMENT_HISTORY_MS,
-      ids.map((id) => node_series.get(id) ?? null), ids.map((id) => held_placed.get(id)?.placement_version ?? -1));
-    if (committed) for (const row of rows) if (row.series_id !== null) series_ids.set(node_id, row.id, row.series_id);
-    const monitors = new Map(rows.map((row): [string, Read] => {
+    const view = (rows: IngestMonitorRow[]) => new Map(rows.map((row): [string, Read] => {
       const fixed = fixedOf(row, held.get(row.id));
       const { placed, placed_spans } = placedOf(node_id, row, held_placed.get(row.id), committed, now);
       return [row.id, { row, fixed, placed, history: { id: row.id, created_ms: row.created_ms, placed_spans, schedule_spans: fixed.schedule_spans } }];
     }));
-
     // Accepted results with the interval their round had.
-    const accepted: Array<[MonitorResultEnvelope, number]> = [];
-    for (const r of results) {
-      const verdict = judge(r, monitors.get(r.monitor_id), now);
-      if ('reason' in verdict) rejected.push({ result_id: r.result_id, reason: verdict.reason });
-      else accepted.push([r, verdict.interval_s]);
+    const judgeAll = (monitors: Map<string, Read>) => {
+      const accepted: Array<[MonitorResultEnvelope, number]> = [];
+      const refused: Array<{ result_id: string; reason: string }> = [];
+      for (const r of results) {
+        const verdict = judge(r, monitors.get(r.monitor_id), now);
+        if ('reason' in verdict) refused.push({ result_id: r.result_id, reason: verdict.reason });
+        else accepted.push([r, verdict.interval_s]);
+      }
+      return { accepted, refused };
+    };
+
+    // The remembered view, when it covers the batch and refuses nothing (a refusal is read again:
+    // the view may be what is out of date).
+    const mine = committed && !read ? remembered(node_id, ids, held, held_placed, node_series) : null;
+    let monitors = mine && view(mine);
+    let judged = monitors && judgeAll(monitors);
+    const guarded = judged !== null && judged.refused.length === 0;
+    if (!guarded) {
+      const rows = await ingestMonitors(tx, node_id, ids, ids.map((id) => held.get(id)?.revision ?? -1), PLACEMENT_HISTORY_MS,
+        ids.map((id) => node_series.get(id) ?? null), ids.map((id) => held_placed.get(id)?.placement_version ?? -1));
+      if (committed) for (const row of rows) if (row.series_id !== null) series_ids.set(node_id, row.id, row.series_id);
+      monitors = view(rows);
+      judged = judgeAll(monitors);
     }
+    const { accepted } = judged!;
+    rejected.push(...judged!.refused);
     if (accepted.length === 0) return { stored, rejected };
 
     const series = new Map<string, number>();
-    for (const { row } of monitors.values()) if (row.series_id !== null) series.set(row.id, row.series_id);
+    for (const { row } of monitors!.values()) if (row.series_id !== null) series.set(row.id, row.series_id);
     const missing = [...new Set(accepted.map(([r]) => r.monitor_id))].filter((id) => !series.has(id));
     if (missing.length > 0) for (const [id, s] of await createSeries(tx, node_id, missing)) series.set(id, s);
 
@@ -188,7 +284,7 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     const seen = new Map<number, Set<number>>();
     for (const [r, interval_s] of accepted) {
       stored.push(r.result_id);
-      const { fixed, placed } = monitors.get(r.monitor_id)!;
+      const { fixed, placed, row } = monitors!.get(r.monitor_id)!;
       const series_id = series.get(r.monitor_id)!;
       const scheduled = Date.parse(r.scheduled_at);
       let rounds = seen.get(series_id);
@@ -204,12 +300,26 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
         assertions: r.assertions.length > 0 ? JSON.stringify(r.assertions) : null,
         output_z: output === null ? null : encodeOutput(output),
         monitor_id: r.monitor_id, deadline_offset_ms: fixed.deadline_ms, interval_s, expected: placed,
+        judged_at: guarded ? { revision: row.revision, placement_version: row.placement_version } : null,
       });
     }
-    const { judgeable } = await storeNodeChecks(tx, inserts, Math.floor(now / HOUR_MS) * HOUR_MS);
-    // Committed already unless `tx` is a transaction (its commit is not ours to see: the poll judges those rounds).
-    if (judgeable && !('savepoint' in tx)) deps.wake?.wake();
-    return { stored, rejected };
+    const hour_ms = Math.floor(now / HOUR_MS) * HOUR_MS;
+    if (!committed) {
+      // Inside the caller's transaction: its own statement, and no wake (the commit is not ours
+      // to see: the poll judges those rounds).
+      await storeNodeChecks(tx, inserts, hour_ms);
+      return { stored, rejected };
+    }
+    // Committed when it returns (the statement is atomic on its own).
+    const written = await writerOf(tx)({ rows: inserts, hour_ms });
+    if (written.judgeable) deps.wake?.wake();
+    const stale = new Set(written.stale);
+    if (!guarded || !inserts.some((r) => stale.has(r.monitor_id))) return { stored, rejected };
+    // Monitors that moved since they were remembered: their results read and judged again.
+    const again = results.filter((r) => stale.has(r.monitor_id));
+    const redo = new Set(again.map((r) => r.result_id));
+    const o = await store(tx, node_id, again, true);
+    return { stored: [...stored.filter((id) => !redo.has(id)), ...o.stored], rejected: [...rejected, ...o.rejected] };
   }
 
   return { store };
