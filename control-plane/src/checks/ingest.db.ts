@@ -211,10 +211,13 @@ export interface NodeCheckInsert extends Omit<CheckInsert, 'scheduled_at' | 'out
  *
  * `judgeable`: a round that got checks now can be judged once this statement commits, by the
  * conditions the verdict job claims rounds on (decide.db.ts claimMonitors) that cost no read of
- * the checks: past its deadline, judged before (dirty again now), or new and complete with this
- * batch's checks alone (a monitor placed on one node). A round of several nodes completed before
- * its deadline is not seen here (counting the other nodes' checks of the round made every batch
- * cost Postgres about 8 times as much, docs/benchmarks.md "Alert path"): the poll judges it.
+ * the checks, taken from the round rows the statement wrote (RETURNING): past its deadline,
+ * judged before (dirty again now), or new and complete with this statement's checks alone (a
+ * monitor placed on one node). A round that waits and got one more report is not written and
+ * needs no wake: the verdict job locks a round before it counts its checks, so the pass that
+ * judges it counts this one. A round of several nodes completed before its deadline is not seen
+ * here (counting the other nodes' checks of the round made every batch cost Postgres about 8
+ * times as much, docs/benchmarks.md "Alert path"): the poll judges it.
  *
  * `stale`: the monitors of rows carrying `judged_at` whose revision or placement version moved
  * since (or that are gone): none of their rows was stored; the caller reads them and judges again.
@@ -256,18 +259,14 @@ export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[], 
       ORDER BY monitor_id, at
       ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true, late = r.late OR r.deadline_at < now()
         WHERE NOT r.dirty OR (NOT r.late AND r.deadline_at < now())
+      RETURNING r.verdict IS NOT NULL OR r.deadline_at <= now() OR r.reported >= r.expected AS judgeable
     ),
     hours AS (
       INSERT INTO check_rollup_dirty (hour)
       SELECT DISTINCT 'epoch'::timestamptz + (at_ms - at_ms % 3600000) * interval '1 millisecond' FROM added WHERE at_ms < ${hour_ms}::int8
       ON CONFLICT (hour) DO NOTHING
     )
-    SELECT (SELECT count(*)::int FROM added) AS inserted, EXISTS (
-      SELECT 1 FROM (SELECT monitor_id, at, min(deadline_at) AS deadline_at, max(expected) AS expected, count(*) AS n FROM added GROUP BY monitor_id, at) a
-      LEFT JOIN LATERAL (SELECT x.monitor_id, x.expected, x.verdict, x.deadline_at FROM check_rounds x
-        WHERE x.monitor_id = a.monitor_id AND x.scheduled_at = a.at) r ON true
-      WHERE coalesce(r.deadline_at, a.deadline_at) <= now() OR r.verdict IS NOT NULL
-        OR (r.monitor_id IS NULL AND a.n >= a.expected)) AS judgeable,
+    SELECT (SELECT count(*)::int FROM added) AS inserted, EXISTS (SELECT 1 FROM rounds WHERE judgeable) AS judgeable,
       ARRAY(SELECT DISTINCT monitor_id FROM input WHERE NOT fresh) AS stale`;
   return out!;
 }
