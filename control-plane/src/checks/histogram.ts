@@ -19,11 +19,20 @@ export const HISTOGRAM_MIN_MS = 0.01;
 export const HISTOGRAM_MAX_INDEX = 511;
 const GAMMA = (1 + HISTOGRAM_ALPHA) / (1 - HISTOGRAM_ALPHA);
 const LN_GAMMA = Math.log(GAMMA);
-const COUNT_BITS = 22;
-const COUNT_MAX = 2 ** COUNT_BITS - 1;
+/** A packed entry is `index * INDEX_UNIT + count` (index << 22 | count). */
+const INDEX_UNIT = 2 ** 22;
+const COUNT_MAX = INDEX_UNIT - 1;
 
-/** Bucket counts by index. */
-export type Histogram = Map<number, number>;
+/**
+ * Bucket counts, dense over the range of buckets added to: `counts[k]` samples in bucket
+ * `lo + k` (some may be 0); `total` samples in all. A new histogram holds no array, and merging
+ * or reading one touches only its range. Change it only through the functions below.
+ */
+export class Histogram {
+  lo = 0;
+  counts: number[] = [];
+  total = 0;
+}
 
 /** The bucket a response time (ms) falls in. */
 export function bucketIndex(ms: number): number {
@@ -31,23 +40,63 @@ export function bucketIndex(ms: number): number {
   return Math.min(HISTOGRAM_MAX_INDEX, Math.ceil(Math.log(ms / HISTOGRAM_MIN_MS) / LN_GAMMA));
 }
 
+const valueOf = (index: number) => (HISTOGRAM_MIN_MS * 2 * GAMMA ** index) / (GAMMA + 1);
+const BUCKET_VALUES = Array.from({ length: HISTOGRAM_MAX_INDEX + 1 }, (_, i) => valueOf(i));
+
 /**
  * The value (ms) a bucket stands for: the point within ALPHA of both of its bounds (DDSketch's
  * 2 * GAMMA^i / (GAMMA + 1)); bucket 0 stands for MIN_MS.
  */
 export function bucketValue(index: number): number {
   if (index <= 0) return HISTOGRAM_MIN_MS;
-  return (HISTOGRAM_MIN_MS * 2 * GAMMA ** index) / (GAMMA + 1);
+  return BUCKET_VALUES[index] ?? valueOf(index);
+}
+
+/** Widen `h`'s range to hold buckets `from` to `to` (indices, from <= to), counts kept. */
+function cover(h: Histogram, from: number, to: number): void {
+  const n = h.counts.length;
+  if (n > 0) {
+    if (from >= h.lo && to < h.lo + n) return;
+    from = Math.min(from, h.lo);
+    to = Math.max(to, h.lo + n - 1);
+  }
+  const counts = new Array<number>(to - from + 1).fill(0);
+  for (let k = 0; k < n; k++) counts[h.lo - from + k] = h.counts[k]!;
+  h.lo = from;
+  h.counts = counts;
 }
 
 /** Add `count` samples of bucket `index` to `h`. */
 export function addToHistogram(h: Histogram, index: number, count = 1): void {
-  h.set(index, (h.get(index) ?? 0) + count);
+  cover(h, index, index);
+  h.counts[index - h.lo]! += count;
+  h.total += count;
+}
+
+/** Add `counts[k]` samples of bucket `indices[k]` to `h`, for every k (parallel arrays). */
+export function addCountsToHistogram(h: Histogram, indices: readonly number[], counts: readonly number[]): void {
+  if (indices.length === 0) return;
+  let from = indices[0]!;
+  let to = from;
+  for (const i of indices) {
+    if (i < from) from = i;
+    else if (i > to) to = i;
+  }
+  cover(h, from, to);
+  for (let k = 0; k < indices.length; k++) {
+    h.counts[indices[k]! - h.lo]! += counts[k]!;
+    h.total += counts[k]!;
+  }
 }
 
 /** Add every count of `from` to `into`. */
 export function mergeHistogram(into: Histogram, from: Histogram): void {
-  for (const [i, n] of from) addToHistogram(into, i, n);
+  const n = from.counts.length;
+  if (n === 0) return;
+  cover(into, from.lo, from.lo + n - 1);
+  const at = from.lo - into.lo;
+  for (let k = 0; k < n; k++) into.counts[at + k]! += from.counts[k]!;
+  into.total += from.total;
 }
 
 /**
@@ -57,28 +106,22 @@ export function mergeHistogram(into: Histogram, from: Histogram): void {
  */
 export function packHistogram(h: Histogram): number[] {
   const out: number[] = [];
-  for (const i of [...h.keys()].sort((a, b) => a - b)) {
-    let n = h.get(i)!;
-    while (n > 0) {
-      const part = Math.min(n, COUNT_MAX);
-      out.push(i * 2 ** COUNT_BITS + part);
-      n -= part;
-    }
-  }
+  h.counts.forEach((c, k) => {
+    for (let n = c; n > 0; n -= COUNT_MAX) out.push((h.lo + k) * INDEX_UNIT + Math.min(n, COUNT_MAX));
+  });
   return out;
 }
 
 /** Add the packed entries `packed` (see packHistogram) to `into` (a new histogram when not given). */
-export function unpackHistogram(packed: readonly number[], into: Histogram = new Map()): Histogram {
-  for (const v of packed) addToHistogram(into, Math.floor(v / 2 ** COUNT_BITS), v % 2 ** COUNT_BITS);
+export function unpackHistogram(packed: readonly number[], into = new Histogram()): Histogram {
+  const indices: number[] = [];
+  const counts: number[] = [];
+  for (const v of packed) {
+    indices.push(Math.floor(v / INDEX_UNIT));
+    counts.push(v % INDEX_UNIT);
+  }
+  addCountsToHistogram(into, indices, counts);
   return into;
-}
-
-/** Number of samples in `h`. */
-export function histogramCount(h: Histogram): number {
-  let n = 0;
-  for (const c of h.values()) n += c;
-  return n;
 }
 
 /**
@@ -96,20 +139,18 @@ export function histogramQuantile(h: Histogram, q: number, min_ms?: number | nul
  * @returns one value per quantile, ms; all null for an empty histogram
  */
 export function histogramQuantiles(h: Histogram, qs: readonly number[], min_ms?: number | null, max_ms?: number | null): Array<number | null> {
-  const n = histogramCount(h);
+  const n = h.total;
   if (n === 0) return qs.map(() => null);
   const ranks = qs.map((q) => Math.max(1, Math.ceil(q * n)));
   const out: number[] = qs.map(() => 0);
-  const indices = [...h.keys()].sort((a, b) => a - b);
   let seen = 0;
   let left = qs.length;
-  for (let k = 0; k < indices.length && left > 0; k++) {
-    const i = indices[k]!;
+  for (let k = 0; k < h.counts.length && left > 0; k++) {
     const before = seen;
-    seen += h.get(i)!;
+    seen += h.counts[k]!;
     for (let j = 0; j < ranks.length; j++) {
       if (ranks[j]! > before && ranks[j]! <= seen) {
-        out[j] = bucketValue(i);
+        out[j] = bucketValue(h.lo + k);
         left--;
       }
     }

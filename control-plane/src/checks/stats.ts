@@ -1,6 +1,6 @@
 import { STATS_BUCKET_STEPS_S, type Stats, type StatsBucket, type StatsSummary } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
-import { addToHistogram, bucketIndex, histogramQuantiles, mergeHistogram, unpackHistogram, type Histogram } from './histogram.js';
+import { addCountsToHistogram, addToHistogram, bucketIndex, Histogram, histogramQuantiles, mergeHistogram, unpackHistogram } from './histogram.js';
 import type { SeriesRow } from './history.db.js';
 import type { RollupMarks } from './jobs.db.js';
 import { decodeBlock } from './pack-codec.js';
@@ -28,7 +28,7 @@ class Acc {
   rt_sum = 0;
   rt_min: number | null = null;
   rt_max: number | null = null;
-  hist: Histogram = new Map();
+  hist = new Histogram();
 
   add(checks: number, failures: number, rt_count: number, sum: number, min: number | null, max: number | null): void {
     this.checks += checks;
@@ -144,11 +144,14 @@ export function statsOfCells(
     const acc = cell(grid, c.series_id, c.b!);
     acc.add(c.checks, c.failures, c.rt_count, c.rt_sum_ms, c.rt_min_ms, c.rt_max_ms);
     if (c.rt_hist) unpackHistogram(c.rt_hist, acc.hist);
-    else c.hist_idx?.forEach((idx, i) => addToHistogram(acc.hist, idx, c.hist_n![i]!));
+    else if (c.hist_idx) addCountsToHistogram(acc.hist, c.hist_idx, c.hist_n!);
   }
 
   const first_b = Math.floor(from.getTime() / 1000 / bucket_s);
   const last_b = Math.ceil(to.getTime() / 1000 / bucket_s) - 1;
+  // Every group has the same buckets: their start times are formatted once.
+  const starts: string[] = [];
+  for (let b = first_b; b <= last_b; b++) starts.push(new Date(b * bucket_s * 1000).toISOString());
   const series_of = (key: (s: SeriesRow) => string) => {
     const groups = new Map<string, SeriesRow[]>();
     for (const s of series) groups.set(key(s), [...(groups.get(key(s)) ?? []), s]);
@@ -179,7 +182,7 @@ export function statsOfCells(
       }
       acc ??= empty;
       total.merge(acc);
-      buckets.push({ start: new Date(b * bucket_s * 1000).toISOString(), ...acc.summary() });
+      buckets.push({ start: starts[b - first_b]!, ...acc.summary() });
     }
     return { overall: total.summary(), buckets };
   };
