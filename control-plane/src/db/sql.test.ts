@@ -47,3 +47,14 @@ t.test('the pick client runs generic plans only; the main client leaves the choi
   const [other] = await main<{ mode: string }[]>`SELECT current_setting('plan_cache_mode') AS mode`;
   t.equal(other!.mode, 'auto');
 });
+
+t.test('every client runs with JIT compilation off, whatever the server\'s default', async (t) => {
+  const log = pino({ level: 'silent' });
+  const pick = genericPlanClient(TEST_DATABASE_URL, log);
+  const main = connect(TEST_DATABASE_URL, 1, log);
+  t.teardown(() => Promise.all([pick.end({ timeout: 5 }), main.end({ timeout: 5 })]));
+  for (const [name, sql] of [['main', main], ['pick', pick]] as const) {
+    const [row] = await sql<{ jit: string }[]>`SELECT current_setting('jit') AS jit`;
+    t.equal(row!.jit, 'off', `${name} client`);
+  }
+});

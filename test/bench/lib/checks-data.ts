@@ -16,15 +16,16 @@ const HOUR_MS = 3_600_000;
 
 /**
  * `count` ping monitors of one account, each placed on 3 of `node_ids` (round robin), created and
- * placed a day ago (so the rounds the benchmark reports lie within their life). @returns their ids
+ * placed `age_s` ago (default a day: the rounds the benchmark reports must lie within their life).
+ * @returns their ids
  */
-export async function bulkMonitors(sql: Sql, user_id: string, node_ids: string[], count: number, interval_s = 60): Promise<string[]> {
+export async function bulkMonitors(sql: Sql, user_id: string, node_ids: string[], count: number, interval_s = 60, age_s = 86_400): Promise<string[]> {
   const ids = Array.from({ length: count }, () => newId('monitor'));
   for (let i = 0; i < ids.length; i += 5000) {
     const chunk = ids.slice(i, i + 5000);
     await sql`
       INSERT INTO monitors (id, user_id, name, type, target, config, interval_s, node_count, created_at)
-      SELECT id, ${user_id}, 'ping ' || id, 'ping', '198.18.0.1', '{"count": 4, "interval_ms": 1000, "timeout_ms": 5000}', ${interval_s}, 3, now() - interval '1 day'
+      SELECT id, ${user_id}, 'ping ' || id, 'ping', '198.18.0.1', '{"count": 4, "interval_ms": 1000, "timeout_ms": 5000}', ${interval_s}, 3, now() - make_interval(secs => ${age_s})
       FROM unnest(${chunk}::text[]) AS id`;
     const pm: string[] = [];
     const pn: string[] = [];
@@ -35,7 +36,7 @@ export async function bulkMonitors(sql: Sql, user_id: string, node_ids: string[]
       }
     });
     await sql`INSERT INTO monitor_placements (monitor_id, node_id, revision, placed_at)
-      SELECT *, now() - interval '1 day' FROM unnest(${pm}::text[], ${pn}::text[], ${pm.map(() => 1)}::bigint[])`;
+      SELECT *, now() - make_interval(secs => ${age_s}) FROM unnest(${pm}::text[], ${pn}::text[], ${pm.map(() => 1)}::bigint[])`;
   }
   await sql`DELETE FROM placement_queue`;
   return ids;
