@@ -38,7 +38,7 @@ export interface ClaimedMonitor {
  * row takes FOR NO KEY UPDATE anyway; a delete of the monitor still conflicts with it.
  * A round's checks are counted by key, series by series (the LATERAL, kept apart by OFFSET 0):
  * joined plainly, a day partition whose statistics lagged was scanned whole for every dirty
- * round (one claim took 233 ms with a few hundred rounds waiting).
+ * round (one claim of the steady-state benchmark took 233 ms, docs/benchmarks.md "Check ingest").
  */
 export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<ClaimedMonitor[]> {
   return tx<ClaimedMonitor[]>`
