@@ -127,9 +127,9 @@ export function agreeingOutcome(r: { success: boolean; error: string | null; err
  * ({@link agreeingOutcome}): the shared result schema does not tie them together.
  *
  * With `wake`, a batch stored outside a transaction (committed when its write statement returns)
- * that leaves a round judgeable (ingest.db.ts
- * storeNodeChecks) wakes the verdict job of this process (verdict-wake.ts). A batch stored inside
- * a caller's transaction wakes nothing (its commit comes later): the job's poll judges it.
+ * that leaves a round judgeable (ingest.db.ts storeNodeChecks) wakes the verdict job of this
+ * process (verdict-wake.ts). A batch stored inside a caller's transaction wakes nothing (its
+ * commit comes later): the job's poll judges it.
  */
 export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_retention_days' | 'checks_rounds_retention_days' | 'checks_rollup_retention_days' | 'checks_round_grace_ms' | 'placement_grace_ms'>; wake?: VerdictWake }): MonitorResultStore {
   const retention_ms = checkRetention(deps.config).rounds_days * DAY_MS;
