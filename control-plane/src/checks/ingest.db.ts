@@ -181,8 +181,8 @@ export async function addToRounds(tx: SqlExecutor, adds: RoundAdd[]): Promise<vo
 export interface NodeCheckInsert extends Omit<CheckInsert, 'scheduled_at' | 'output' | 'output_z'> {
   /** The round's start (the check's scheduled_at), epoch ms. */
   scheduled_ms: number;
-  /** The output as stored (checks/output-codec.ts encodeOutput), or null. */
-  output_z: Uint8Array | null;
+  /** The output's stored bytes as base64 (checks/output-codec.ts encodeOutputBase64), or null. */
+  output_b64: string | null;
   monitor_id: string;
   /** The round's deadline, ms after its start. */
   deadline_offset_ms: number;
@@ -226,7 +226,6 @@ export interface NodeCheckInsert extends Omit<CheckInsert, 'scheduled_at' | 'out
 export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[], hour_ms: number): Promise<{ inserted: number; judgeable: boolean; stale: string[] }> {
   if (rows.length === 0) return { inserted: 0, judgeable: false, stale: [] };
   const col = <K extends keyof NodeCheckInsert>(k: K) => rows.map((r) => r[k] ?? null);
-  const outputs = rows.map((r) => (r.output_z === null ? null : Buffer.from(r.output_z.buffer, r.output_z.byteOffset, r.output_z.byteLength).toString('base64')));
   const [out] = await tx<{ inserted: number; judgeable: boolean; stale: string[] }[]>`
     WITH input AS MATERIALIZED (
       SELECT u.*, 'epoch'::timestamptz + u.at_ms * interval '1 millisecond' AS at,
@@ -235,7 +234,7 @@ export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[], 
           AND m.placement_version = u.placement_version) AS fresh
       FROM unnest(${col('scheduled_ms')}::int8[], ${col('series_id')}::int[], ${col('start_offset_ms')}::int[],
         ${col('duration_ms')}::int[], ${col('response_ms')}::real[], ${bools(rows.map((r) => r.success))}::text[]::boolean[],
-        ${col('error_class')}::text[], ${col('error')}::text[], ${col('assertions')}::text[]::jsonb[], ${outputs}::text[],
+        ${col('error_class')}::text[], ${col('error')}::text[], ${col('assertions')}::text[]::jsonb[], ${col('output_b64')}::text[],
         ${col('monitor_id')}::text[], ${col('deadline_offset_ms')}::int[], ${col('interval_s')}::int[], ${col('expected')}::int[],
         ${rows.map((r) => r.judged_at?.revision ?? null)}::int8[], ${rows.map((r) => r.judged_at?.placement_version ?? null)}::int8[])
         WITH ORDINALITY AS u(at_ms, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output_b64,

@@ -217,7 +217,7 @@ t.test('one write for several batches: a round sent twice is written once, from 
   const series_b = await createSeries(sql, b, [m.monitor_id]);
   const row = (series_id: number, response_ms: number, expected: number): NodeCheckInsert => ({
     series_id, scheduled_ms: Date.parse(at), start_offset_ms: 1, duration_ms: response_ms, response_ms, success: true, error: null,
-    error_class: null, assertions: null, output_z: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected,
+    error_class: null, assertions: null, output_b64: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected,
   });
   const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
   const out = await writeBatches(sql, [
@@ -240,7 +240,7 @@ t.test('a check judged by a remembered view the monitor no longer has is not sto
   const [v] = await sql<{ revision: string; placement_version: string }[]>`SELECT revision, placement_version FROM monitors WHERE id = ${m.monitor_id}`;
   const row = (k: number, revision: number): NodeCheckInsert => ({
     series_id: series.get(m.monitor_id)!, scheduled_ms: Date.parse(roundAt(m, k)), start_offset_ms: 1, duration_ms: 5, response_ms: 5, success: true,
-    error: null, error_class: null, assertions: null, output_z: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 1,
+    error: null, error_class: null, assertions: null, output_b64: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 1,
     judged_at: { revision, placement_version: Number(v!.placement_version) },
   });
   const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;

@@ -5,7 +5,7 @@ import { batchCalls } from '../db/batch.js';
 import { PLACEMENT_HISTORY_MS } from '../monitors/placement-job.js';
 import { createSeries, ingestMonitors, storeNodeChecks, type IngestMonitorRow, type NodeCheckInsert } from './ingest.db.js';
 import { ROUND_CLOCK_TOLERANCE_MS, roundOf, type RoundHistory } from './ingest-rounds.js';
-import { encodeOutput } from './output-codec.js';
+import { encodeOutputBase64 } from './output-codec.js';
 import { checkRetention } from './retention.js';
 import { NodeMonitorMap } from './node-monitor-map.js';
 import { CHECK_TRAITS, roundDeadlineMs } from './traits.js';
@@ -298,7 +298,7 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
         duration_ms: Date.parse(r.finished_at) - started, response_ms: CHECK_TRAITS[r.type].responseMs(output),
         success: r.success, ...agreeingOutcome(r),
         assertions: r.assertions.length > 0 ? JSON.stringify(r.assertions) : null,
-        output_z: output === null ? null : encodeOutput(output),
+        output_b64: output === null ? null : encodeOutputBase64(output),
         monitor_id: r.monitor_id, deadline_offset_ms: fixed.deadline_ms, interval_s, expected: placed,
         judged_at: guarded ? { revision: row.revision, placement_version: row.placement_version } : null,
       });

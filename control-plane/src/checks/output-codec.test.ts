@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { decodeOutput, encodeOutput, OUTPUT_DICTIONARY_V1, OUTPUT_DICTIONARY_V2 } from './output-codec.js';
+import { decodeOutput, encodeOutput, encodeOutputBase64, OUTPUT_DICTIONARY_V1, OUTPUT_DICTIONARY_V2 } from './output-codec.js';
 import { httpResult, pingResult } from './test-support.js';
 
 t.test('the dictionaries never change: stored outputs depend on their exact bytes', async (t) => {
@@ -43,4 +43,25 @@ t.test('stored format 1 and 2 rows still read (pinned bytes); long outputs compr
   const big = encodeOutput(huge);
   t.equal(big[0], 2, 'format 2');
   t.same(decodeOutput(big), huge, 'an output of more than 256 kB (past the decoding buffer) reads back whole');
+});
+
+t.test('the base64 encoder sends the bytes encodeOutput stores, whatever the size', async (t) => {
+  const ping = pingResult('m_x', new Date().toISOString(), 31.257).output;
+  // The bytes written for the pinned ping output of the test above (level 4, greedy, 6-byte
+  // matches, no content size, checksum or dictionary id): a change of parameters shows here.
+  t.equal(encodeOutput(decodeOutput(Buffer.from('020000ad0100834103f6ef287eca2c31a7ec36645e080ffc486838d29a00080a845cbc32415e8a2d91f832c1f647b3a47b85bc2f2213e3bb374602', 'hex'))).toString('hex'),
+    '020000e50100c30104f69d5bc781854fd9da9c25e694d9900511fc486838d29a00080a845c967f7149748fab4948737c0d48a55e3771f65af755b331c015fe878925', 'a ping output is written with the parameters of its format (pinned bytes)');
+  const outputs: Array<[string, unknown]> = [
+    ['ping', ping], ['format 0', { a: 1 }], ['non-ASCII', { 'ключ': 'значение ✓'.repeat(3000) }],
+    ['past the reused buffer', { body: randomBytes(100 * 1024).toString('base64') }], ['null', null],
+  ];
+  for (const [name, o] of outputs) {
+    const b64 = encodeOutputBase64(o);
+    t.equal(b64, encodeOutput(o).toString('base64'), name);
+    t.same(decodeOutput(Buffer.from(b64, 'base64')), o, `${name}: reads back`);
+  }
+  // Each call's answer is its own: the next call reuses the buffers, not the text already made.
+  const a = encodeOutputBase64(ping);
+  encodeOutputBase64({ other: 'x'.repeat(500) });
+  t.equal(a, encodeOutput(ping).toString('base64'), 'an earlier answer is unchanged by a later call');
 });
