@@ -8,6 +8,7 @@
  */
 import t from 'tap';
 import { detectBrowser } from './capability.js';
+import { BrowserCrashedError } from './pool.js';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -62,6 +63,28 @@ t.test('browser pool', { skip: SKIP_WITHOUT_CHROMIUM }, async (t) => {
     t.equal(r.error_class, 'timeout');
     const next = await check(pool, pages.url('/ok'));
     t.equal(next.success, true, next.error ?? '');
+  });
+
+  t.test('a check whose calls do not settle after its deadline ends: the pool kills the browser after the grace', async (t) => {
+    // A newPage() in flight as its context closed once never settled (Playwright): no call is
+    // trusted to end with the context. Here a page call that never settles, and nothing closes
+    // the context: only the pool's grace can end the check.
+    const pool = testPool({ abort_grace_ms: 1000 });
+    t.teardown(() => pool.close());
+    t.equal((await check(pool, pages.url('/ok'))).success, true, 'the browser runs');
+    const pid = pool.pid();
+    const signal = AbortSignal.timeout(1500);
+    const started = Date.now();
+    const ended = await pool.use({}, signal, async (ctx) => {
+      const page = await ctx.newPage();
+      return page.evaluate(() => new Promise<never>(() => undefined));
+    }).then(() => 'settled', (err: Error) => err);
+    t.type(ended, BrowserCrashedError, 'the check fails with the browser killed under it');
+    t.ok(Date.now() - started < 30_000, `it ended ${Date.now() - started} ms after it started (deadline 1.5 s, grace 1 s)`);
+    t.not(pool.pid(), pid, 'that browser is gone');
+    const next = await check(pool, pages.url('/ok'));
+    t.equal(next.success, true, next.error ?? '');
+    t.equal(pool.launches, 2, 'relaunched for the next check');
   });
 
   t.test('a deadline that passes while the browser launches ends the check at once; the launch goes on', async (t) => {

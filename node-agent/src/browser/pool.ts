@@ -23,6 +23,11 @@ export interface BrowserPoolOptions {
   launch_timeout_ms?: number;
   /** How long a context may take to close before the browser is deemed hung and killed, ms (default 5 s). */
   close_timeout_ms?: number;
+  /**
+   * How long a check may go on after its signal aborts before the browser is deemed hung and
+   * killed (every pending call of the check then fails), ms (default 3 s).
+   */
+  abort_grace_ms?: number;
   log: Logger;
 }
 
@@ -91,6 +96,7 @@ export class BrowserPool {
       js_heap_max_mb: options.js_heap_max_mb ?? 256,
       launch_timeout_ms: options.launch_timeout_ms ?? 30_000,
       close_timeout_ms: options.close_timeout_ms ?? 5000,
+      abort_grace_ms: options.abort_grace_ms ?? 3000,
     };
   }
 
@@ -120,17 +126,33 @@ export class BrowserPool {
   async use<T>(context: BrowserContextOptions, signal: AbortSignal, fn: (ctx: BrowserContext) => Promise<T>): Promise<T> {
     await this.acquire(signal);
     let inst: Instance | null = null;
+    let watchdog: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     try {
       // A launch (a first check, or after a crash) takes seconds, more on a loaded machine: the
       // check's deadline holds meanwhile; the launch goes on for the checks after it.
       inst = await abortable(this.instance(), signal);
       inst.active++;
+      // From here the check has abort_grace_ms after its deadline to end. Playwright calls need
+      // not settle when the browser stalls or when the context closes under them (a newPage()
+      // in flight as its context closed never settled); killing the browser fails them all.
+      const used = inst;
+      onAbort = () => {
+        watchdog = setTimeout(() => {
+          this.log.warn({ pid: used.pid, grace_ms: this.opts.abort_grace_ms }, 'browser check did not end after its deadline: killing the browser');
+          this.kill(used);
+        }, this.opts.abort_grace_ms);
+        watchdog.unref();
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
       const session = await inst.proxy.openSession();
       let ctx: BrowserContext;
       try {
         ctx = await inst.browser.newContext({ ...context, proxy: { server: session.server, bypass: '<-loopback>' } });
       } catch (err) {
         await inst.proxy.closeSession(session);
+        if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError((err as Error).message.split('\n')[0] ?? 'closed');
         throw err;
       }
       bindProxySession(ctx, session);
@@ -150,15 +172,12 @@ export class BrowserPool {
       if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError('the browser exited');
       return result;
     } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      clearTimeout(watchdog);
       if (inst) this.release(inst);
       this.running--;
       this.waiting.shift()?.();
     }
-  }
-
-  /** Kill the browser at once (a check that outlived its deadline calls this: the browser is hung). */
-  killCurrent(): void {
-    if (this.current) this.kill(this.current);
   }
 
   /** Close the browser; later `use` calls reject. */

@@ -33,8 +33,6 @@ export interface BrowserCheckContext {
 
 /** Bound on each step after the navigation (evaluations, screenshot), ms. */
 const STEP_TIMEOUT_MS = 10_000;
-/** How long a context may take to close after an abort before the browser is deemed hung, ms. */
-const ABORT_GRACE_MS = 3000;
 
 const emptyOutput = (): BrowserCheckOutput => ({
   assertion_results: [], console_errors: [], dom_content_loaded_ms: null, first_paint_ms: null, load_ms: null,
@@ -78,12 +76,9 @@ export async function runBrowserCheck(pool: BrowserPool, target: string, config:
     try {
       outcome = await pool.use(context_options, ctx.signal, async (context) => {
         const refused = await guardRequests(context, ctx.policy);
-        // Closing the context ends every pending call; a browser that cannot even do that is hung.
-        const onAbort = () => {
-          const t = setTimeout(() => pool.killCurrent(), ABORT_GRACE_MS);
-          t.unref();
-          void context.close().catch(() => undefined).finally(() => clearTimeout(t));
-        };
+        // Closing the context ends the pending calls as a rule; the pool kills the browser when
+        // the check still has not ended after its grace (pool.ts abort_grace_ms).
+        const onAbort = () => { void context.close().catch(() => undefined); };
         if (ctx.signal.aborted) throw ctx.signal.reason;
         ctx.signal.addEventListener('abort', onAbort, { once: true });
         try {
@@ -93,8 +88,9 @@ export async function runBrowserCheck(pool: BrowserPool, target: string, config:
         }
       });
     } catch (err) {
-      if (err instanceof BrowserCrashedError) return fail(err.message, 'internal');
+      // Past its deadline a check timed out, even when the pool killed a hung browser to end it.
       if (ctx.signal.aborted) return fail(firstLine(ctx.signal.reason), 'timeout');
+      if (err instanceof BrowserCrashedError) return fail(err.message, 'internal');
       ctx.log.warn({ err, target }, 'browser check failed');
       return fail(`browser error: ${firstLine(err)}`, 'internal');
     }
