@@ -115,8 +115,8 @@ export function encodeOutput(output: unknown): Buffer {
 
 /**
  * The bytes {@link encodeOutput} stores for `output`, as base64 text: what the ingest statement
- * sends (checks/ingest.db.ts storeNodeChecks), made without a buffer per output (about 1 µs less a
- * ping output than encodeOutput and a base64 of its buffer).
+ * sends (checks/ingest.db.ts storeNodeChecks), made without a buffer per output (a ping output
+ * took 5.6 µs against 6.5 before: docs/benchmarks.md "Check ingest", twelfth round).
  */
 export function encodeOutputBase64(output: unknown): string {
   return withStored(output, (stored) => stored.toString('base64'));
