@@ -135,42 +135,25 @@ export class BrowserPool {
       inst.active++;
       // From here the check has abort_grace_ms after its deadline to end. Playwright calls need
       // not settle when the browser stalls or when the context closes under them (a newPage()
-      // in flight as its context closed never settled); killing the browser fails them all.
+      // in flight as its context closed never settled), nor always when the browser is killed
+      // under them (seen once: no browser process left, the call still pending): so the check
+      // ends here, with the browser killed, whatever its calls do; what they do later is ignored.
       const used = inst;
+      let hung: (err: Error) => void = () => undefined;
+      const killed = new Promise<never>((_, reject) => { hung = reject; });
       onAbort = () => {
         watchdog = setTimeout(() => {
           this.log.warn({ pid: used.pid, grace_ms: this.opts.abort_grace_ms }, 'browser check did not end after its deadline: killing the browser');
           this.kill(used);
+          hung(new BrowserCrashedError(`the check had not ended ${this.opts.abort_grace_ms} ms after its deadline: the browser was killed`));
         }, this.opts.abort_grace_ms);
         watchdog.unref();
       };
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
-      const session = await inst.proxy.openSession();
-      let ctx: BrowserContext;
-      try {
-        ctx = await inst.browser.newContext({ ...context, proxy: { server: session.server, bypass: '<-loopback>' } });
-      } catch (err) {
-        await inst.proxy.closeSession(session);
-        if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError((err as Error).message.split('\n')[0] ?? 'closed');
-        throw err;
-      }
-      bindProxySession(ctx, session);
-      let result: T;
-      try {
-        result = await fn(ctx);
-      } catch (err) {
-        if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError((err as Error).message.split('\n')[0] ?? 'closed');
-        throw err;
-      } finally {
-        if (!inst.dead && await withTimeout(ctx.close().catch(() => undefined), this.opts.close_timeout_ms) === 'timeout') {
-          this.log.warn({ pid: inst.pid }, 'browser context did not close: killing the browser');
-          this.kill(inst);
-        }
-        await inst.proxy.closeSession(session);
-      }
-      if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError('the browser exited');
-      return result;
+      const work = this.check(used, context, fn);
+      work.catch(() => undefined);
+      return await Promise.race([work, killed]);
     } finally {
       if (onAbort) signal.removeEventListener('abort', onAbort);
       clearTimeout(watchdog);
@@ -178,6 +161,35 @@ export class BrowserPool {
       this.running--;
       this.waiting.shift()?.();
     }
+  }
+
+  /** One check on `inst`: a context of its own through a proxy session of its own, closed afterwards with its session ({@link use}). */
+  private async check<T>(inst: Instance, context: BrowserContextOptions, fn: (ctx: BrowserContext) => Promise<T>): Promise<T> {
+    const session = await inst.proxy.openSession();
+    let ctx: BrowserContext;
+    try {
+      ctx = await inst.browser.newContext({ ...context, proxy: { server: session.server, bypass: '<-loopback>' } });
+    } catch (err) {
+      await inst.proxy.closeSession(session);
+      if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError((err as Error).message.split('\n')[0] ?? 'closed');
+      throw err;
+    }
+    bindProxySession(ctx, session);
+    let result: T;
+    try {
+      result = await fn(ctx);
+    } catch (err) {
+      if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError((err as Error).message.split('\n')[0] ?? 'closed');
+      throw err;
+    } finally {
+      if (!inst.dead && await withTimeout(ctx.close().catch(() => undefined), this.opts.close_timeout_ms) === 'timeout') {
+        this.log.warn({ pid: inst.pid }, 'browser context did not close: killing the browser');
+        this.kill(inst);
+      }
+      await inst.proxy.closeSession(session);
+    }
+    if (inst.dead || !inst.browser.isConnected()) throw new BrowserCrashedError('the browser exited');
+    return result;
   }
 
   /** Close the browser; later `use` calls reject. */
