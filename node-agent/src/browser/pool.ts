@@ -120,8 +120,9 @@ export class BrowserPool {
    * Run `fn` with a fresh browser context (options `context`; its `proxy` is always the browser's
    * target proxy, through a session of its own: proxySessionOf(ctx)), closed afterwards with its
    * session. Waits for a slot and for the browser's launch; rejects with `signal`'s reason if
-   * aborted while waiting for either, with
-   * BrowserCrashedError when the browser died under the check, or with the launch error.
+   * aborted while waiting for either; with BrowserCrashedError when the browser died under the
+   * check, or when the check had not ended `abort_grace_ms` after `signal` aborted (the browser is
+   * then killed and whatever the check's calls do later is ignored); or with the launch error.
    */
   async use<T>(context: BrowserContextOptions, signal: AbortSignal, fn: (ctx: BrowserContext) => Promise<T>): Promise<T> {
     await this.acquire(signal);
