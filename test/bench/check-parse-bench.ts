@@ -3,7 +3,9 @@
  * that needs no database, on the results checks-bench.ts sends: the frame's `JSON.parse`, the
  * hub's `resultEnvelopeSchema` (validation and sanitising; `envelope_cleared_parse_us`: the
  * schema the hub uses for a frame whose text cannot hold what sanitising replaces, without the
- * walk, and `frame_check_us`: that check of the frame's bytes, shared-protocol
+ * walk; `envelope_zod_parse_us`: zod's own parse of the monitor result schema alone, which that
+ * schema ran for every result before shared-protocol zod-accept.ts took most of them as they are;
+ * and `frame_check_us`: that check of the frame's bytes, shared-protocol
  * jsonMayHoldUnstorable, per result of a 100-result frame), the result sink's sanitising of the
  * parsed result (`sink_sanitise_us`: a second walk, as the sink did for every result before;
  * `sink_sanitised_once_us`: what it does now, probes/sink.ts sanitizedOnce on the hub's batch of
@@ -14,7 +16,7 @@
  *   npx tsx test/bench/check-parse-bench.ts [--results 5000] [--runs 7]
  */
 import { parseArgs } from 'node:util';
-import { clearedResultEnvelopeSchema, jsonMayHoldUnstorable, newId, parseBatchResults, resultEnvelopeSchema, sanitizedOnce, sanitizeStrings } from '@vantage/shared-protocol';
+import { clearedResultEnvelopeSchema, jsonMayHoldUnstorable, monitorResultEnvelopeSchema, newId, parseBatchResults, resultEnvelopeSchema, sanitizedOnce, sanitizeStrings } from '@vantage/shared-protocol';
 import { pingResult } from '../../control-plane/src/checks/test-support.js';
 import { encodeOutput } from '../../control-plane/src/checks/output-codec.js';
 import { median } from './lib/stats.js';
@@ -51,6 +53,7 @@ console.log(JSON.stringify({
   json_parse_us: cpuUsPerResult((i) => JSON.parse(texts[i]!)),
   envelope_parse_us: cpuUsPerResult((i) => resultEnvelopeSchema.parse(objects[i])),
   envelope_cleared_parse_us: cpuUsPerResult((i) => clearedResultEnvelopeSchema.parse(objects[i])),
+  envelope_zod_parse_us: cpuUsPerResult((i) => monitorResultEnvelopeSchema.parse(objects[i])),
   frame_check_us: cpuUsPerResult((i) => (i % 100 === 0 ? jsonMayHoldUnstorable(frames[i / 100]!) : false)),
   sink_sanitise_us: cpuUsPerResult((i) => sanitizeStrings(parsed[i])),
   sink_sanitised_once_us: cpuUsPerResult((i) => (i % 100 === 0 ? sanitizedOnce(batches[i / 100]!) : null)),

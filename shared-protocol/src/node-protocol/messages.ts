@@ -8,6 +8,7 @@ import { jsonMayHoldUnstorable, markSanitized, sanitizeStrings } from '../probe/
 import { checkResultFields } from '../checks/result.js';
 import { assignmentsDeltaMessageSchema, assignmentsFullMessageSchema } from './assignments.js';
 import { NODE_CAPABILITIES, type NodeCheckType } from '../checks/types.js';
+import { compileAccept } from '../zod-accept.js';
 
 /*
  * The WebSocket protocol between the control plane and a node. JSON text frames, discriminated on
@@ -120,6 +121,7 @@ export const taskAckMessageSchema = z.object({
 export const EARLIEST_RESULT_AT = '2024-01-01T00:00:00.000Z';
 /** How far ahead of the receiver's clock a result may claim to have finished (clock skew allowed), ms. */
 export const RESULT_FUTURE_SKEW_MS = 24 * 3600_000;
+const EARLIEST_RESULT_MS = Date.parse(EARLIEST_RESULT_AT);
 /** The longest a single check can last from start to finish, ms (every check is bounded well below). */
 export const RESULT_DURATION_MAX_MS = 3600_000;
 
@@ -193,22 +195,34 @@ export function resultEnvelopeSchemaFor(text: string | Buffer): typeof resultEnv
   return jsonMayHoldUnstorable(text) ? resultEnvelopeSchema : clearedResultEnvelopeSchema;
 }
 
-/** The checks of {@link resultEnvelopeSchema} on an already sanitised value. */
+// The two result schemas' fast yes (zod-accept.ts): most results are exactly what the schema
+// would return, and are used as they are, without zod's per-field garbage.
+const acceptTaskResult = compileAccept(taskResultEnvelopeSchema);
+const acceptMonitorResult = compileAccept(monitorResultEnvelopeSchema);
+
+/**
+ * The checks of {@link resultEnvelopeSchema} on an already sanitised value. A value the schema
+ * would return unchanged is returned itself (not a copy).
+ */
 function checkedEnvelope(value: unknown, ctx: z.RefinementCtx): TaskResultEnvelope | MonitorResultEnvelope {
   const task = hasValue(value, 'task_id');
   if (task === hasValue(value, 'monitor_id')) {
     ctx.addIssue({ code: 'custom', path: ['task_id'], message: 'exactly one of task_id and monitor_id must be set' });
     return z.NEVER;
   }
-  const parsed = (task ? taskResultEnvelopeSchema : monitorResultEnvelopeSchema).safeParse(value);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
-    return z.NEVER;
+  let r: TaskResultEnvelope | MonitorResultEnvelope;
+  if ((task ? acceptTaskResult : acceptMonitorResult)(value)) r = value as TaskResultEnvelope | MonitorResultEnvelope;
+  else {
+    const parsed = (task ? taskResultEnvelopeSchema : monitorResultEnvelopeSchema).safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
+      return z.NEVER;
+    }
+    r = parsed.data;
   }
-  const r = parsed.data;
   const started = Date.parse(r.started_at);
   const finished = Date.parse(r.finished_at);
-  if (started < Date.parse(EARLIEST_RESULT_AT)) ctx.addIssue({ code: 'custom', path: ['started_at'], message: `must not be before ${EARLIEST_RESULT_AT} (is the node's clock set?)` });
+  if (started < EARLIEST_RESULT_MS) ctx.addIssue({ code: 'custom', path: ['started_at'], message: `must not be before ${EARLIEST_RESULT_AT} (is the node's clock set?)` });
   if (finished > Date.now() + RESULT_FUTURE_SKEW_MS) ctx.addIssue({ code: 'custom', path: ['finished_at'], message: 'lies more than a day in the future (is the node\'s clock set?)' });
   if (finished < started || finished - started > RESULT_DURATION_MAX_MS) {
     ctx.addIssue({ code: 'custom', path: ['finished_at'], message: `must be 0 to ${RESULT_DURATION_MAX_MS} ms after started_at` });

@@ -1,0 +1,179 @@
+import type { z } from 'zod';
+
+/**
+ * A fast yes of a zod schema for values parsed from JSON: `accept(v)` is true only when
+ * `schema.safeParse(v)` succeeds AND returns a value deep-equal to `v` itself (nothing stripped,
+ * filled, coerced or rewritten), so the caller can use `v` as the parse's output. False means
+ * "ask zod": the value may still be valid (an unknown key zod would strip, a wrapper this walk does
+ * not know), and only zod's parse gives the output and the issues.
+ *
+ * Why: zod 4 builds a new payload object and issues array for every field it visits (about 10 kB
+ * of garbage for one ping result) and a new output object for every object; on the node hub's
+ * result path that was a third of the control plane's CPU per result (docs/benchmarks.md "Check
+ * ingest"). This walk allocates nothing for an accepted value.
+ *
+ * How it stays exactly zod's rule: every leaf (string, number, literal, enum, …) is still run
+ * through zod's own `_zod.run` with its checks (formats, lengths, ranges, refinements) on one
+ * reused payload, and every check of an object or array is zod's own check object; the walk only
+ * decides the shapes (plain object with exactly the known keys, array, null, absent optional key)
+ * by zod's documented rules. Any schema kind it does not know (defaults, transforms, pipes, lazy,
+ * non-discriminated unions, coercion, catch) compiles to "ask zod". Object keys may come in any
+ * order (JSON objects are unordered). shared-protocol's zod-accept.test.ts checks the promise on
+ * every result type and on thousands of mutated values.
+ */
+export type Accept = (value: unknown) => boolean;
+
+type Schema = z.core.$ZodType;
+type Check = z.core.$ZodCheck;
+interface Payload { value: unknown; issues: unknown[] }
+
+const never: Accept = () => false;
+const always: Accept = () => true;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** Compile `schema` into an {@link Accept} (once per schema: the walk is built here, not per call). */
+export function compileAccept(schema: Schema): Accept {
+  const ctx = { async: false } as z.core.ParseContext<z.core.$ZodIssue>;
+  let scratch: Payload = { value: undefined, issues: [] };
+  /** A failed leaf or check may have left fields on the payload: start over with a new one. */
+  const fail = () => {
+    scratch = { value: undefined, issues: [] };
+    return false;
+  };
+
+  /** zod's own parse of a leaf, on the reused payload: valid and its output the value itself. */
+  const leaf = (s: Schema): Accept => {
+    const zod = s._zod;
+    const run = zod.run;
+    return (v) => {
+      scratch.value = v;
+      const out = run.call(zod, scratch as z.core.ParsePayload, ctx);
+      if (out !== scratch || scratch.issues.length > 0 || scratch.value !== v) return fail();
+      return true;
+    };
+  };
+
+  /** The own checks of an object, array or union (zod runs them after the shape), as zod's runChecks does on a clean payload. */
+  const checked = (checks: Check[], shape: Accept): Accept => {
+    if (checks.length === 0) return shape;
+    return (v) => {
+      if (!shape(v)) return false;
+      scratch.value = v;
+      for (const ch of checks) {
+        const when = ch._zod.def.when;
+        if (when && !when(scratch as z.core.ParsePayload)) continue;
+        const r = ch._zod.check(scratch as z.core.ParsePayload<never>);
+        if (r !== undefined || scratch.issues.length > 0 || scratch.value !== v) return fail();
+      }
+      return true;
+    };
+  };
+
+  const compile = (s: Schema): Accept => {
+    const def = s._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+    const checks = (def.checks ?? []) as Check[];
+    // A composite that is also a check of itself (zod runs that first) is not walked here.
+    const composite = !['string', 'number', 'boolean', 'null', 'literal', 'enum'].includes(def.type);
+    if (composite && s._zod.traits.has('$ZodCheck')) return never;
+    switch (def.type) {
+      case 'string': case 'number': case 'boolean': case 'null': case 'literal': case 'enum':
+        return def.coerce ? never : leaf(s);
+      case 'unknown': case 'any':
+        return checks.length === 0 ? always : never;
+      case 'optional': {
+        if (checks.length > 0) return never;
+        const inner = compile(def.innerType as Schema);
+        return (v) => v === undefined || inner(v);
+      }
+      case 'nullable': {
+        if (checks.length > 0) return never;
+        const inner = compile(def.innerType as Schema);
+        return (v) => v === null || inner(v);
+      }
+      case 'array': {
+        const element = compile(def.element as Schema);
+        return checked(checks, (v) => {
+          if (!Array.isArray(v)) return false;
+          for (let i = 0; i < v.length; i++) if (!element(v[i])) return false;
+          return true;
+        });
+      }
+      case 'object':
+        return checked(checks, objectOf(def));
+      case 'record':
+        return checked(checks, recordOf(def));
+      case 'union':
+        return checked(checks, unionOf(def));
+      default:
+        return never;
+    }
+  };
+
+  /** Exactly the shape's keys (an absent key only where the schema is optional): zod strips unknown keys or refuses them. */
+  const objectOf = (def: Record<string, unknown>): Accept => {
+    // A strict object's catchall refuses every unknown key: the same rule as stripping here.
+    const catchall = def.catchall as Schema | undefined;
+    if (catchall !== undefined && (catchall._zod.def as { type: string }).type !== 'never') return never;
+    const shape = def.shape as Record<string, Schema>;
+    const keys = Object.keys(shape);
+    const fields = keys.map((k) => compile(shape[k]!));
+    const optional = keys.map((k) => (shape[k]!._zod.def as { type: string }).type === 'optional');
+    return (v) => {
+      if (!isObject(v)) return false;
+      let present = 0;
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        if (hasOwn.call(v, k)) {
+          present++;
+          if (!fields[i]!(v[k])) return false;
+        } else if (!optional[i]) return false;
+      }
+      let own = 0;
+      for (const k in v) if (hasOwn.call(v, k)) own++;
+      return own === present;
+    };
+  };
+
+  /** String keys (zod's record leaves `__proto__` out of its output: such a value asks zod). */
+  const recordOf = (def: Record<string, unknown>): Accept => {
+    const keyType = def.keyType as Schema;
+    if ((keyType._zod.def as { type: string }).type !== 'string') return never;
+    const key = leaf(keyType);
+    const value = compile(def.valueType as Schema);
+    return (v) => {
+      if (!isObject(v)) return false;
+      for (const k in v) {
+        if (!hasOwn.call(v, k)) continue;
+        if (k === '__proto__' || !key(k) || !value(v[k])) return false;
+      }
+      return true;
+    };
+  };
+
+  /** A discriminated union: the option whose literal discriminator the value carries. */
+  const unionOf = (def: Record<string, unknown>): Accept => {
+    const discriminator = def.discriminator as string | undefined;
+    if (typeof discriminator !== 'string') return never;
+    const options = new Map<unknown, Accept>();
+    for (const option of def.options as Schema[]) {
+      const o = option._zod.def as { type: string; shape?: Record<string, Schema> };
+      const tag = o.type === 'object' ? o.shape?.[discriminator] : undefined;
+      const tagDef = tag?._zod.def as { type: string; values?: unknown[] } | undefined;
+      const values = tagDef?.type === 'literal' ? tagDef.values : undefined;
+      if (!values) return never;
+      const accept = compile(option);
+      for (const x of values) {
+        if (options.has(x)) return never;
+        options.set(x, accept);
+      }
+    }
+    return (v) => {
+      if (!isObject(v)) return false;
+      const accept = options.get(v[discriminator]);
+      return accept !== undefined && accept(v);
+    };
+  };
+
+  return compile(schema);
+}
