@@ -8,7 +8,7 @@ import { jsonMayHoldUnstorable, markSanitized, sanitizeStrings } from '../probe/
 import { checkResultFields } from '../checks/result.js';
 import { assignmentsDeltaMessageSchema, assignmentsFullMessageSchema } from './assignments.js';
 import { NODE_CAPABILITIES, type NodeCheckType } from '../checks/types.js';
-import { compileAccept } from '../zod-accept.js';
+import { compileAccept, type Accept } from '../zod-accept.js';
 
 /*
  * The WebSocket protocol between the control plane and a node. JSON text frames, discriminated on
@@ -195,10 +195,11 @@ export function resultEnvelopeSchemaFor(text: string | Buffer): typeof resultEnv
   return jsonMayHoldUnstorable(text) ? resultEnvelopeSchema : clearedResultEnvelopeSchema;
 }
 
-// The two result schemas' fast yes (zod-accept.ts): most results are exactly what the schema
-// would return, and are used as they are, without zod's per-field garbage.
-const acceptTaskResult = compileAccept(taskResultEnvelopeSchema);
-const acceptMonitorResult = compileAccept(monitorResultEnvelopeSchema);
+// The two result schemas' fast yes (zod-accept.ts), compiled on first use (nothing runs when the
+// module loads): most results are exactly what the schema would return, and are used as they are,
+// without zod's per-field garbage.
+let acceptTaskResult: Accept | undefined;
+let acceptMonitorResult: Accept | undefined;
 
 /**
  * The checks of {@link resultEnvelopeSchema} on an already sanitised value. A value the schema
@@ -211,7 +212,8 @@ function checkedEnvelope(value: unknown, ctx: z.RefinementCtx): TaskResultEnvelo
     return z.NEVER;
   }
   let r: TaskResultEnvelope | MonitorResultEnvelope;
-  if ((task ? acceptTaskResult : acceptMonitorResult)(value)) r = value as TaskResultEnvelope | MonitorResultEnvelope;
+  const accept = task ? (acceptTaskResult ??= compileAccept(taskResultEnvelopeSchema)) : (acceptMonitorResult ??= compileAccept(monitorResultEnvelopeSchema));
+  if (accept(value)) r = value as TaskResultEnvelope | MonitorResultEnvelope;
   else {
     const parsed = (task ? taskResultEnvelopeSchema : monitorResultEnvelopeSchema).safeParse(value);
     if (!parsed.success) {
