@@ -69,6 +69,21 @@ t.test('compileAccept: what it does not know asks zod', async (t) => {
   t.equal(compileAccept(z.strictObject({ a: z.number() }))({ a: 1 }), true, 'a strict object with its keys only');
 });
 
+t.test('compileAccept: a schema that holds itself is walked to any depth', async (t) => {
+  const node = z.object({
+    name: z.string().max(8),
+    get children() {
+      return z.array(node).max(3);
+    },
+  });
+  const accept = compileAccept(node);
+  const tree = { name: 'a', children: [{ name: 'b', children: [{ name: 'c', children: [] }] }, { name: 'd', children: [] }] };
+  t.equal(accept(tree), true, 'a valid tree');
+  t.ok(kept(node, tree), 'zod returns it unchanged');
+  t.equal(accept({ name: 'a', children: [{ name: 'b', children: [{ name: 'far too long', children: [] }] }] }), false, 'a bad leaf three levels down');
+  t.equal(accept({ name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }] }), false, 'a missing key three levels down');
+});
+
 // ─────────────── the result schemas: generated valid values and their mutants ───────────────
 
 /** A tiny seeded PRNG (mulberry32), so a failure names a seed that reproduces it. */

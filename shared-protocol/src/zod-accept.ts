@@ -10,16 +10,18 @@ import type { z } from 'zod';
  * Why: zod 4 builds a new payload object and issues array for every field it visits (about 10 kB
  * of garbage for one ping result) and a new output object for every object; on the node hub's
  * result path that was a third of the control plane's CPU per result (docs/benchmarks.md "Check
- * ingest"). This walk allocates nothing for an accepted value.
+ * ingest"). This walk allocates nothing of its own for an accepted value (a refinement, zod's
+ * `.refine`, still sets up an `addIssue` closure when it runs: about 0.7 kB a ping result).
  *
- * How it stays exactly zod's rule: every leaf (string, number, literal, enum, …) is still run
- * through zod's own `_zod.run` with its checks (formats, lengths, ranges, refinements) on one
- * reused payload, and every check of an object or array is zod's own check object; the walk only
- * decides the shapes (plain object with exactly the known keys, array, null, absent optional key)
- * by zod's documented rules. Any schema kind it does not know (defaults, transforms, pipes, lazy,
- * non-discriminated unions, coercion, catch) compiles to "ask zod". Object keys may come in any
- * order (JSON objects are unordered). shared-protocol's zod-accept.test.ts checks the promise on
- * every result type and on thousands of mutated values.
+ * How it stays exactly zod's rule: every leaf (string, number, literal, enum, …) still runs zod's
+ * own type parse and then zod's own checks (formats, lengths, ranges, refinements), in the order
+ * zod's $ZodType runs them, on one reused payload, and every check of an object or array is zod's
+ * own check object; the walk only decides the shapes (plain object with exactly the known keys,
+ * array, null, absent optional key) by zod's documented rules. Any schema kind it does not know
+ * (defaults, transforms, pipes, lazy, non-discriminated unions, coercion, catch) compiles to "ask
+ * zod". Object keys may come in any order (JSON objects are unordered). A schema that holds itself
+ * (an object's getter shape) is walked through the one it is compiling. shared-protocol's
+ * zod-accept.test.ts checks the promise on every result type and on thousands of mutated values.
  */
 export type Accept = (value: unknown) => boolean;
 
@@ -42,35 +44,60 @@ export function compileAccept(schema: Schema): Accept {
     return false;
   };
 
-  /** zod's own parse of a leaf, on the reused payload: valid and its output the value itself. */
+  /**
+   * `checks` run on the payload holding `v` as zod's runChecks runs them on a clean one (a check
+   * with a `when` only where it says so): all pass and none rewrote the value.
+   */
+  const passes = (checks: Check[], v: unknown): boolean => {
+    scratch.value = v;
+    for (let i = 0; i < checks.length; i++) {
+      const ch = checks[i]!;
+      const when = ch._zod.def.when;
+      if (when && !when(scratch as z.core.ParsePayload)) continue;
+      const r = ch._zod.check(scratch as z.core.ParsePayload<never>);
+      if (r !== undefined || scratch.issues.length > 0 || scratch.value !== v) return fail();
+    }
+    return true;
+  };
+
+  /**
+   * A leaf as zod's run does it, on the reused payload: the type's own parse, then its checks, a
+   * schema that is also a check (a string format) first, as zod's $ZodType sets them up. Run here
+   * rather than through zod's run, whose loop allocated about 80 bytes a call.
+   */
   const leaf = (s: Schema): Accept => {
     const zod = s._zod;
-    const run = zod.run;
+    const parse = zod.parse;
+    const own = (zod.def.checks ?? []) as Check[];
+    const checks = zod.traits.has('$ZodCheck') ? [s as unknown as Check, ...own] : [...own];
     return (v) => {
       scratch.value = v;
-      const out = run.call(zod, scratch as z.core.ParsePayload, ctx);
+      const out = parse.call(zod, scratch as z.core.ParsePayload, ctx);
       if (out !== scratch || scratch.issues.length > 0 || scratch.value !== v) return fail();
-      return true;
+      return checks.length === 0 || passes(checks, v);
     };
   };
 
-  /** The own checks of an object, array or union (zod runs them after the shape), as zod's runChecks does on a clean payload. */
+  /** The own checks of an object, array or union (zod runs them after the shape). */
   const checked = (checks: Check[], shape: Accept): Accept => {
     if (checks.length === 0) return shape;
-    return (v) => {
-      if (!shape(v)) return false;
-      scratch.value = v;
-      for (const ch of checks) {
-        const when = ch._zod.def.when;
-        if (when && !when(scratch as z.core.ParsePayload)) continue;
-        const r = ch._zod.check(scratch as z.core.ParsePayload<never>);
-        if (r !== undefined || scratch.issues.length > 0 || scratch.value !== v) return fail();
-      }
-      return true;
-    };
+    return (v) => shape(v) && passes(checks, v);
   };
 
+  // Each schema compiled once; one met again while it is being compiled (a recursive shape) is
+  // called through its entry, which holds the finished walk by the time anything calls it.
+  const compiled = new Map<Schema, Accept>();
   const compile = (s: Schema): Accept => {
+    const known = compiled.get(s);
+    if (known) return known;
+    let walk: Accept = never;
+    compiled.set(s, (v) => walk(v));
+    walk = build(s);
+    compiled.set(s, walk);
+    return walk;
+  };
+
+  const build = (s: Schema): Accept => {
     const def = s._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
     const checks = (def.checks ?? []) as Check[];
     // A composite that is also a check of itself (zod runs that first) is not walked here.
