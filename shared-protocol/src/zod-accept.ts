@@ -33,6 +33,8 @@ const never: Accept = () => false;
 const always: Accept = () => true;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hasOwn = Object.prototype.hasOwnProperty;
+/** Schema kinds zod parses by a type test and its checks alone: walked by {@link compileAccept}'s leaf. */
+const LEAF_TYPES = new Set(['string', 'number', 'boolean', 'null', 'literal', 'enum']);
 
 /** Compile `schema` into an {@link Accept} (once per schema: the walk is built here, not per call). */
 export function compileAccept(schema: Schema): Accept {
@@ -100,12 +102,10 @@ export function compileAccept(schema: Schema): Accept {
   const build = (s: Schema): Accept => {
     const def = s._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
     const checks = (def.checks ?? []) as Check[];
+    if (LEAF_TYPES.has(def.type)) return def.coerce ? never : leaf(s);
     // A composite that is also a check of itself (zod runs that first) is not walked here.
-    const composite = !['string', 'number', 'boolean', 'null', 'literal', 'enum'].includes(def.type);
-    if (composite && s._zod.traits.has('$ZodCheck')) return never;
+    if (s._zod.traits.has('$ZodCheck')) return never;
     switch (def.type) {
-      case 'string': case 'number': case 'boolean': case 'null': case 'literal': case 'enum':
-        return def.coerce ? never : leaf(s);
       case 'unknown': case 'any':
         return checks.length === 0 ? always : never;
       case 'optional': {

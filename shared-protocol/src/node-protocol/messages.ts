@@ -119,9 +119,9 @@ export const taskAckMessageSchema = z.object({
 
 /** Results older than this are refused: no node measured anything before Vantage existed (a node whose clock says 1970 has not set it). */
 export const EARLIEST_RESULT_AT = '2024-01-01T00:00:00.000Z';
+const EARLIEST_RESULT_MS = Date.parse(EARLIEST_RESULT_AT);
 /** How far ahead of the receiver's clock a result may claim to have finished (clock skew allowed), ms. */
 export const RESULT_FUTURE_SKEW_MS = 24 * 3600_000;
-const EARLIEST_RESULT_MS = Date.parse(EARLIEST_RESULT_AT);
 /** The longest a single check can last from start to finish, ms (every check is bounded well below). */
 export const RESULT_DURATION_MAX_MS = 3600_000;
 
@@ -211,11 +211,12 @@ function checkedEnvelope(value: unknown, ctx: z.RefinementCtx): TaskResultEnvelo
     ctx.addIssue({ code: 'custom', path: ['task_id'], message: 'exactly one of task_id and monitor_id must be set' });
     return z.NEVER;
   }
+  const schema = task ? taskResultEnvelopeSchema : monitorResultEnvelopeSchema;
+  const accept = task ? (acceptTaskResult ??= compileAccept(schema)) : (acceptMonitorResult ??= compileAccept(schema));
   let r: TaskResultEnvelope | MonitorResultEnvelope;
-  const accept = task ? (acceptTaskResult ??= compileAccept(taskResultEnvelopeSchema)) : (acceptMonitorResult ??= compileAccept(monitorResultEnvelopeSchema));
   if (accept(value)) r = value as TaskResultEnvelope | MonitorResultEnvelope;
   else {
-    const parsed = (task ? taskResultEnvelopeSchema : monitorResultEnvelopeSchema).safeParse(value);
+    const parsed = schema.safeParse(value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
       return z.NEVER;
