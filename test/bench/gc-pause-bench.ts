@@ -1,0 +1,65 @@
+/**
+ * Benchmark (not a test): the pause of this process's young-generation collections (V8's
+ * scavenges) before and after the control plane's code is loaded, with the same work running.
+ *
+ *   npx tsx test/bench/gc-pause-bench.ts [--queries 30000]
+ *
+ * One process, the same loop twice: `queries` statements `SELECT 1` one after the other on the
+ * Postgres at TEST_DATABASE_URL (a scratch database), first with only the test database's helper
+ * loaded, then after importing control-plane/src/app.ts (the whole route graph and its libraries;
+ * nothing of it runs). Prints JSON: per phase the heap in use, the scavenges over the loop
+ * (count, median and p99 pause in ms, from perf_hooks' `gc` entries of kind minor) and the
+ * statements per second.
+ *
+ * Why: read routes' p99 latencies include the scavenges that fall in a request, and a scavenge in
+ * the control plane costs a few milliseconds even when almost nothing survives it, against well
+ * under one in a small process doing the same work (docs/benchmarks.md "Garbage collection
+ * pauses"). This script keeps that figure measurable as the code and Node.js change.
+ */
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { testDatabase } from '../../control-plane/src/test-support/db.js';
+import { quantile } from './lib/stats.js';
+
+const { values } = parseArgs({ options: { queries: { type: 'string', default: '30000' } } });
+const QUERIES = Number(values.queries);
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+const teardowns: Array<() => unknown> = [];
+const { sql } = await testDatabase({ teardown: (fn) => void teardowns.unshift(fn) });
+
+const pauses: number[] = [];
+const observer = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) pauses.push(e.duration);
+  }
+});
+observer.observe({ entryTypes: ['gc'] });
+
+/** The loop, timed, with the scavenges that fell in it. */
+async function phase(): Promise<Record<string, number>> {
+  for (let i = 0; i < 1000; i++) await sql`SELECT 1 AS x`; // warm-up: code compiled, young generation sized
+  await new Promise((r) => setImmediate(r)); // gc entries are delivered asynchronously
+  pauses.length = 0;
+  const t0 = performance.now();
+  for (let i = 0; i < QUERIES; i++) await sql`SELECT 1 AS x`;
+  const wall_s = (performance.now() - t0) / 1000;
+  await new Promise((r) => setImmediate(r));
+  return {
+    heap_used_mb: round(process.memoryUsage().heapUsed / 1e6, 1),
+    scavenges: pauses.length,
+    scavenge_p50_ms: round(quantile(pauses, 0.5)),
+    scavenge_p99_ms: round(quantile(pauses, 0.99)),
+    statements_per_s: Math.round(QUERIES / wall_s),
+  };
+}
+
+try {
+  const bare = await phase();
+  await import('../../control-plane/src/app.js');
+  const loaded = await phase();
+  process.stdout.write(`${JSON.stringify({ queries: QUERIES, node: process.version, bare, control_plane_loaded: loaded }, null, 2)}\n`);
+} finally {
+  observer.disconnect();
+  for (const fn of teardowns) await fn();
+}
