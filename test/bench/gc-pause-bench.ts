@@ -4,10 +4,12 @@
  *
  *   npx tsx test/bench/gc-pause-bench.ts [--queries 30000]
  *
- * One process, the same loop twice: `queries` statements `SELECT 1` one after the other on the
- * Postgres at TEST_DATABASE_URL (a scratch database), first with only the test database's helper
- * loaded, then after importing control-plane/src/app.ts (the whole route graph and its libraries;
- * nothing of it runs). Prints JSON: per phase the heap in use, the scavenges over the loop
+ * One process, the same loop three times: `queries` statements `SELECT 1` one after the other on
+ * the Postgres at TEST_DATABASE_URL (a scratch database), first with only the test database's
+ * helper loaded, then after importing control-plane/src/app.ts (the whole route graph and its
+ * libraries; nothing of it runs), then after one password strength check (what a control plane
+ * holds once anyone has registered or changed a password). Prints JSON: per phase the heap in use
+ * (old generation, large objects and code: what a scavenge walks), the scavenges over the loop
  * (count, median and p99 pause in ms, from perf_hooks' `gc` entries of kind minor) and the
  * statements per second.
  *
@@ -17,6 +19,7 @@
  * pauses"). This script keeps that figure measurable as the code and Node.js change.
  */
 import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { parseArgs } from 'node:util';
 import { testDatabase } from '../../control-plane/src/test-support/db.js';
 import { quantile } from './lib/stats.js';
@@ -47,6 +50,8 @@ async function phase(): Promise<Record<string, number>> {
   await new Promise((r) => setImmediate(r));
   return {
     heap_used_mb: round(process.memoryUsage().heapUsed / 1e6, 1),
+    old_generation_mb: round(getHeapSpaceStatistics().filter((x) => ['old_space', 'large_object_space', 'code_space'].includes(x.space_name))
+      .reduce((a, x) => a + x.space_size, 0) / 1e6, 1),
     scavenges: pauses.length,
     scavenge_p50_ms: round(quantile(pauses, 0.5)),
     scavenge_p99_ms: round(quantile(pauses, 0.99)),
@@ -58,7 +63,10 @@ try {
   const bare = await phase();
   await import('../../control-plane/src/app.js');
   const loaded = await phase();
-  process.stdout.write(`${JSON.stringify({ queries: QUERIES, node: process.version, bare, control_plane_loaded: loaded }, null, 2)}\n`);
+  const { passwordStrength } = await import('../../control-plane/src/accounts/password-strength.js');
+  await passwordStrength('correct horse battery staple', []);
+  const after_password_check = await phase();
+  process.stdout.write(`${JSON.stringify({ queries: QUERIES, node: process.version, bare, control_plane_loaded: loaded, after_password_check }, null, 2)}\n`);
 } finally {
   observer.disconnect();
   for (const fn of teardowns) await fn();

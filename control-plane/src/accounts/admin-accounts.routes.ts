@@ -15,7 +15,7 @@ import { sendVerificationEmail } from './email-verification.js';
 import { toInvite } from './invites.js';
 import { deleteUnusedInvite, insertInvite, listInvites } from './invites.db.js';
 import { hashPassword } from './passwords.js';
-import { assertStrongPassword } from './password-strength.js';
+import { assertStrongPassword, STRENGTH_UNAVAILABLE } from './password-strength.js';
 import { createAccount } from './registration.js';
 import { hashSecret } from './secrets.js';
 import { revokeAllCredentials } from './account-status.db.js';
@@ -53,11 +53,11 @@ export function adminAccountsRouter(deps: AppDeps) {
   r.openapi(createRoute({
     tags: ['admin'], security: BEARER, middleware: guard, method: 'post', path: '/accounts', summary: 'Create an account, whatever VANTAGE_REGISTRATION says; a password is generated when omitted',
     request: { body: jsonBody(adminCreateAccountRequestSchema) },
-    responses: { 201: jsonOk(adminCreatedAccountSchema, 'the account; `password` only when generated (shown once)'), 400: jsonError('validation failed; AUTH_PASSWORD_WEAK for a given password'), ...ADMIN_ERRORS, 409: jsonError('ACCOUNT_EMAIL_TAKEN') },
+    responses: { 201: jsonOk(adminCreatedAccountSchema, 'the account; `password` only when generated (shown once)'), 400: jsonError('validation failed; AUTH_PASSWORD_WEAK for a given password'), ...ADMIN_ERRORS, 409: jsonError('ACCOUNT_EMAIL_TAKEN'), 503: jsonError(STRENGTH_UNAVAILABLE) },
   }), async (c) => {
     const body = c.req.valid('json');
     const generated = body.password === undefined ? randomBytes(18).toString('base64url') : null;
-    if (body.password !== undefined) assertStrongPassword(deps.config, body.password, { email: body.email });
+    if (body.password !== undefined) await assertStrongPassword(deps.config, body.password, { email: body.email });
     const user = await createAccount(deps, { id: newId('user'), email: body.email, password_hash: await hashPassword(body.password ?? generated!), is_admin: body.is_admin });
     if (!user) throw new ApiError('ACCOUNT_EMAIL_TAKEN', 'email already registered');
     await auditAdmin(c, deps, 'account.create', user.id, { email: user.email, is_admin: user.is_admin, password_generated: generated !== null });

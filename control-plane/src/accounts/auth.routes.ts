@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { hashPassword } from './passwords.js';
 import { verifyLoginPassword } from './password-login.js';
-import { assertStrongPassword } from './password-strength.js';
+import { assertStrongPassword, STRENGTH_UNAVAILABLE } from './password-strength.js';
 import { openSession, refreshSession } from './session-tokens.js';
 import { sendVerificationEmail } from './email-verification.js';
 import { checkLoginSecondFactor } from './recovery-codes.js';
@@ -26,6 +26,7 @@ const register = createRoute({
     400: jsonError('validation failed; AUTH_PASSWORD_WEAK (`details {score, min_score, warning, suggestions}`)'),
     403: jsonError('FORBIDDEN: registration closed, or an invite token required / unknown, used, expired or for another address (`details.setting` VANTAGE_REGISTRATION, `details.reason`)'),
     409: jsonError('ACCOUNT_EMAIL_TAKEN'),
+    503: jsonError(STRENGTH_UNAVAILABLE),
   },
 });
 const login = createRoute({
@@ -60,7 +61,7 @@ export function authRouter(deps: AppDeps) {
     const cookie = cookieMode(c);
     // A refusal known before the hashing work costs none of it.
     await precheckRegistration(deps, body.invite_token);
-    assertStrongPassword(deps.config, body.password, { email: body.email });
+    await assertStrongPassword(deps.config, body.password, { email: body.email });
     const user = await registerAccount(deps, { id: newId('user'), email: body.email, password_hash: await hashPassword(body.password), ...(body.invite_token ? { invite_token: body.invite_token } : {}) });
     // The verification e-mail is queued (or logged without SMTP); a failure costs only the e-mail: the user can ask again.
     const verification = await sendVerificationEmail(deps, user.id).catch((err: unknown) => {

@@ -8,6 +8,7 @@ import { createRouter } from '../http/router.js';
 import { requireAuth } from '../middleware/auth.js';
 import { findUserById } from './accounts.db.js';
 import { setNewPassword } from './password-set.js';
+import { STRENGTH_UNAVAILABLE } from './password-strength.js';
 import { sessionAgeS } from './password-store.db.js';
 import { verifyPassword } from './passwords.js';
 
@@ -22,6 +23,7 @@ const change = createRoute({
     403: jsonError('FORBIDDEN: not a session (API keys and tokens cannot change a password), or (account without a password) a session older than VANTAGE_PASSWORD_SET_SESSION_MAX_AGE_S'),
     404: jsonError('ACCOUNT_NOT_FOUND'),
     429: AUTH_ERRORS[429],
+    503: jsonError(STRENGTH_UNAVAILABLE),
   },
 });
 

@@ -9,6 +9,7 @@ import { findUserById } from './accounts.db.js';
 import { refuseResetToken, requestPasswordReset } from './password-reset.js';
 import { findResetToken } from './password-reset.db.js';
 import { setNewPassword } from './password-set.js';
+import { STRENGTH_UNAVAILABLE } from './password-strength.js';
 import { hashSecret } from './secrets.js';
 import { openSession } from './session-tokens.js';
 import { checkTotp } from './totp.js';
@@ -35,6 +36,7 @@ const reset = createRoute({
     401: jsonError('AUTH_2FA_REQUIRED, AUTH_2FA_INVALID (account with two-factor authentication: `otp`)'),
     403: jsonError('AUTH_ACCOUNT_DISABLED'),
     429: jsonError('RATE_LIMIT_EXCEEDED'),
+    503: jsonError(STRENGTH_UNAVAILABLE),
   },
 });
 

@@ -38,7 +38,7 @@ export async function assertNotReused(deps: Pick<AppDeps, 'config' | 'sql'>, use
  *   `details.reason: token_used` when the reset token was used meanwhile; 404 ACCOUNT_NOT_FOUND
  */
 export async function setNewPassword(deps: Deps, user: UserRow, password: string, opts: { keep_session_id: string | null; reset_token_hash?: string }): Promise<{ sessions_ended: number }> {
-  assertStrongPassword(deps.config, password, { email: user.email, name: user.display_name }, 'new_password');
+  await assertStrongPassword(deps.config, password, { email: user.email, name: user.display_name }, 'new_password');
   await assertNotReused(deps, user.id, password);
   const password_hash = await hashPassword(password);
   const reset = opts.reset_token_hash !== undefined;
