@@ -8,15 +8,16 @@
  * the Postgres at TEST_DATABASE_URL (a scratch database), first with only the test database's
  * helper loaded, then after importing control-plane/src/app.ts (the whole route graph and its
  * libraries; nothing of it runs), then after one password strength check (what a control plane
- * holds once anyone has registered or changed a password). Prints JSON: per phase the heap in use
- * (old generation, large objects and code: what a scavenge walks), the scavenges over the loop
+ * holds once anyone has registered or changed a password). Prints JSON: per phase the heap in use,
+ * the old generation's size (old space, large objects and code), the scavenges over the loop
  * (count, median and p99 pause in ms, from perf_hooks' `gc` entries of kind minor) and the
  * statements per second.
  *
  * Why: read routes' p99 latencies include the scavenges that fall in a request, and a scavenge in
  * the control plane costs a few milliseconds even when almost nothing survives it, against well
- * under one in a small process doing the same work (docs/benchmarks.md "Garbage collection
- * pauses"). This script keeps that figure measurable as the code and Node.js change.
+ * under one in a small process doing the same work (docs/benchmarks.md "Monitor list, uptime and
+ * stats latency", tenth round). This script keeps that figure measurable as the code and Node.js
+ * change.
  */
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
