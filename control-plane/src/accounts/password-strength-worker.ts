@@ -1,12 +1,14 @@
 /*
- * The password strength worker's program (run by password-strength.ts). Plain CommonJS evaluated
- * as a string, so it loads the same way under tsx and from the build: zxcvbn-ts and its two
+ * The password strength worker's program (run by password-strength.ts in the agent's worker pool,
+ * node-agent/src/checks/assertions/worker-pool.ts). Plain CommonJS evaluated as a string, so it
+ * loads the same way under tsx and from the build: zxcvbn-ts and its two
  * dictionaries are required by the paths the main thread resolved (the control plane's own
  * dependencies). The estimator is built on the first check (about 230 ms) and kept.
  *
  * workerData: `{ core, common, en }` (module paths), `max_length`, `l33t_max_substitutions`.
  * Messages in: `{ id, password, inputs }` (password already NFC-normalized).
- * Messages out: `{ id, score, warning, suggestions }`, or `{ id, error }` when the estimator threw.
+ * Messages out: `{ ready: true }` once loaded; per job `{ id, done: { score, warning, suggestions } }`,
+ * or `{ id, done: { error } }` when the estimator threw.
  */
 export const STRENGTH_WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -25,9 +27,10 @@ parentPort.on('message', (m) => {
       l33tMaxSubstitutions: workerData.l33t_max_substitutions,
     });
     const r = estimator.check(m.password, m.inputs);
-    parentPort.postMessage({ id: m.id, score: r.score, warning: r.feedback.warning ?? '', suggestions: r.feedback.suggestions });
+    parentPort.postMessage({ id: m.id, done: { score: r.score, warning: r.feedback.warning ?? '', suggestions: r.feedback.suggestions } });
   } catch (err) {
-    parentPort.postMessage({ id: m.id, error: String((err && err.message) || err).slice(0, 300) });
+    parentPort.postMessage({ id: m.id, done: { error: String((err && err.message) || err).slice(0, 300) } });
   }
 });
+parentPort.postMessage({ ready: true });
 `;

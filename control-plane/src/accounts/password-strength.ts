@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import type { PasswordWeakDetails } from '@vantage/shared-protocol';
+import { createWorkerPool, type WorkerPool } from '../../../node-agent/src/checks/assertions/worker-pool.js';
 import type { Config } from '../config/index.js';
 import { ApiError } from '../errors.js';
 import { STRENGTH_WORKER_SOURCE } from './password-strength-worker.js';
@@ -13,74 +13,37 @@ import { STRENGTH_WORKER_SOURCE } from './password-strength-worker.js';
  */
 const MAX_LENGTH = 100;
 const L33T_MAX_SUBSTITUTIONS = 8;
-/** Longest a check may take before the worker is taken for stuck, ms (the worst measured is ~75 ms, plus the estimator's first build). */
-const CHECK_TIMEOUT_MS = 15_000;
-/** The worker ends after this long without a check, ms (its heap is given back; the next check builds the estimator again). */
-const IDLE_MS = 300_000;
-
-/*
- * The estimator runs in a worker thread of its own, not on the event loop: a check holds its thread
- * 3-15 ms, a crafted long password 50-75 ms, and on the event loop every other request waited
- * that long (docs/benchmarks.md "Password checks off the event loop"); its dictionaries and the
- * built estimator (about 25 MB of long-lived heap) stay out of the main thread's heap too. One
- * worker per process, started by the first check, ended after IDLE_MS without one; it keeps the
- * process alive only while a check is pending.
- */
-let worker: Worker | null = null;
-let idle: NodeJS.Timeout | null = null;
-let next_id = 1;
-const pending = new Map<number, { resolve: (s: Strength) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>();
+/** Longest a check may run before the worker is taken for stuck and replaced, ms (the worst measured is ~75 ms, plus the estimator's first build). */
+const CHECK_DEADLINE_MS = 15_000;
+/** The worker's old-generation heap limit, MB (the dictionaries and the built estimator: about 60 MB). */
+const HEAP_MAX_MB = 256;
 
 type Strength = Omit<PasswordWeakDetails, 'min_score'>;
 
 /** The 503 a route that judges a new password may answer (its OpenAPI response's description). */
 export const STRENGTH_UNAVAILABLE = 'UNAVAILABLE: the password strength check failed or did not answer within 15 s (nothing changed; retry)';
-type Answer = { id: number; error: string } | ({ id: number } & Strength);
 
-/** Settle every pending check with `err` and forget worker `w` (it failed, stopped or was stuck). */
-function fail(w: Worker, err: Error): void {
-  if (worker !== w) return;
-  worker = null;
-  void w.terminate();
-  for (const p of pending.values()) {
-    clearTimeout(p.timer);
-    p.reject(err);
-  }
-  pending.clear();
-}
+/*
+ * The estimator runs in a worker thread of its own (the agent's worker pool: one thread, jobs in
+ * order, a deadline per job, a heap limit, replaced when it fails), not on the event loop: a check
+ * holds its thread 3-15 ms, a crafted long password 50-75 ms, and on the event loop every other
+ * request waited that long (docs/benchmarks.md "Password checks off the event loop"); its
+ * dictionaries and the built estimator (about 25 MB of long-lived heap) stay out of the main
+ * thread's heap too. Started by the first check; it keeps the process alive only while a check
+ * is pending.
+ */
+let pool: WorkerPool | null = null;
 
-function spawn(): Worker {
+function strengthPool(): WorkerPool {
   const require = createRequire(import.meta.url);
-  const w = new Worker(STRENGTH_WORKER_SOURCE, {
-    // Plain CommonJS: none of the process's loaders (tsx, a test runner's hooks) is needed.
-    eval: true, execArgv: [],
-    workerData: {
+  pool ??= createWorkerPool({
+    source: STRENGTH_WORKER_SOURCE, name: 'the password strength worker', deadline_ms: CHECK_DEADLINE_MS, heap_max_mb: HEAP_MAX_MB,
+    worker_data: {
       core: require.resolve('@zxcvbn-ts/core'), common: require.resolve('@zxcvbn-ts/language-common'), en: require.resolve('@zxcvbn-ts/language-en'),
       max_length: MAX_LENGTH, l33t_max_substitutions: L33T_MAX_SUBSTITUTIONS,
     },
   });
-  const unavailable = (why: string) => new ApiError('UNAVAILABLE', `the password strength check is unavailable (${why}); retry`);
-  w.on('message', (m: Answer) => {
-    const p = pending.get(m.id);
-    if (!p) return;
-    pending.delete(m.id);
-    clearTimeout(p.timer);
-    if ('error' in m) p.reject(unavailable(m.error));
-    else p.resolve({ score: m.score, warning: m.warning, suggestions: m.suggestions });
-    if (pending.size === 0) {
-      w.unref();
-      idle = setTimeout(() => {
-        if (worker === w && pending.size === 0) {
-          worker = null;
-          void w.terminate();
-        }
-      }, IDLE_MS);
-      idle.unref();
-    }
-  });
-  w.on('error', (err) => fail(w, unavailable(err.message.slice(0, 200))));
-  w.on('exit', (code) => fail(w, unavailable(`the worker stopped with code ${code}`)));
-  return w;
+  return pool;
 }
 
 /**
@@ -105,30 +68,24 @@ export function userInputs(email: string, name?: string | null): string[] {
  * Score `password` with zxcvbn-ts (0-4; Wheeler, USENIX Security 2016), with `inputs`
  * ({@link userInputs}) as known words, in the strength worker: 3-15 ms of its thread usually, about
  * 75 ms at worst, about 230 ms more for the first check of a worker (the estimator is built).
- * @throws ApiError 503 UNAVAILABLE when the worker fails or does not answer within CHECK_TIMEOUT_MS
- *   (it is replaced: the next check starts a new one)
+ * @throws ApiError 503 UNAVAILABLE when the worker fails or a check runs past CHECK_DEADLINE_MS
+ *   (the worker is replaced: the checks queued behind it run on the new one)
  */
 export function passwordStrength(password: string, inputs: string[]): Promise<Strength> {
-  if (idle) clearTimeout(idle);
-  idle = null;
-  const w = (worker ??= spawn());
-  const id = next_id++;
-  return new Promise<Strength>((resolve, reject) => {
-    const timer = setTimeout(() => fail(w, new ApiError('UNAVAILABLE', `the password strength check did not answer within ${CHECK_TIMEOUT_MS} ms; retry`)), CHECK_TIMEOUT_MS);
-    timer.unref();
-    pending.set(id, { resolve, reject, timer });
-    // Held while it has checks to answer (a pending check keeps the process alive), let go when idle.
-    w.ref();
-    try {
-      w.postMessage({ id, password: password.normalize('NFC'), inputs });
-    } catch (err) {
-      // Not cloneable (inputs are strings, so not expected): this check fails alone.
-      pending.delete(id);
-      clearTimeout(timer);
-      if (pending.size === 0) w.unref();
-      reject(err instanceof Error ? err : new Error(String(err)));
-    }
-  });
+  const unavailable = (why: string) => new ApiError('UNAVAILABLE', `the password strength check is unavailable (${why}); retry`);
+  return new Promise<Strength>((resolve, reject) => strengthPool().run({
+    job: { password: password.normalize('NFC'), inputs },
+    step() {},
+    done(m) {
+      const answer = m as Strength | { error: string };
+      if ('error' in answer) reject(unavailable(answer.error));
+      else resolve({ score: answer.score, warning: answer.warning, suggestions: answer.suggestions });
+    },
+    fail(error) {
+      reject(unavailable(error));
+      return null;
+    },
+  }));
 }
 
 /**

@@ -3,6 +3,7 @@ import { jsonPathFault, REGEX_PROGRAM_MAX } from '@vantage/shared-protocol';
 import { query } from 'jsonpath-rfc9535';
 import parseJsonPath from 'jsonpath-rfc9535/parser';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
+import { WORKER_SOURCE } from './worker-source.js';
 
 /*
  * Runs user-supplied patterns (RE2 regular expressions, RFC 9535 JSONPath) on response text
@@ -158,7 +159,8 @@ export function createPatternSandbox(options: SandboxOptions = {}): PatternSandb
   const jsonInlineMax = options.inline_json_max_chars ?? INLINE_JSON_MAX_CHARS;
   const paths = workerPaths();
   const pool = paths && createWorkerPool({
-    deadline_ms, heap_max_mb,
+    source: WORKER_SOURCE, name: 'the pattern worker', deadline_ms, heap_max_mb,
+    hints: { deadline: 'simplify the pattern or reduce the body', memory: 'narrow the pattern or reduce the body' },
     worker_data: {
       ...paths, regex_program_max: REGEX_PROGRAM_MAX, regex_locate_budget: REGEX_LOCATE_BUDGET, match_text_max_chars: MATCH_TEXT_MAX_CHARS,
       values_max: JSON_SELECTED_VALUES_MAX, selection_max_chars: JSON_SELECTION_MAX_CHARS,

@@ -1,9 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import { WORKER_SOURCE } from './worker-source.js';
 
 /*
- * The pattern worker: one thread that runs the jobs of the pattern sandbox one at a time, in
- * order, under a deadline and a heap limit. Past either the thread is terminated and replaced;
+ * A worker pool: one thread that runs jobs one at a time, in order, under a deadline and a heap
+ * limit (the agent's pattern sandbox, the control plane's password strength check). Past either the thread is terminated and replaced;
  * only the task that was running learns why, and the tasks queued behind it run on the fresh
  * thread. The event loop never waits for a job.
  */
@@ -26,6 +25,16 @@ export interface WorkerTask {
 }
 
 export interface WorkerPoolOptions {
+  /**
+   * The worker's program: plain CommonJS evaluated as a string (it loads without the TypeScript
+   * loader, from the sources and from a build alike). It posts `{ ready: true }` once loaded, then
+   * answers each job `{ id, ... }` with `{ id, step }` messages and one `{ id, done }`.
+   */
+  source: string;
+  /** How failures name the worker, e.g. `the pattern worker`. */
+  name: string;
+  /** Advice appended in parentheses to a job's deadline and memory failures, when given. */
+  hints?: { deadline?: string; memory?: string };
   /** Longest a job (or one step of it) may run, ms, counted from when it starts running. */
   deadline_ms: number;
   /** Old-generation heap limit of the worker, MB (Worker resourceLimits.maxOldGenerationSizeMb). */
@@ -56,7 +65,8 @@ type Message = { ready: true } | { id: number; step: unknown } | { id: number; d
 
 /** Create the pool; the thread starts with the first task and does not keep the process alive when idle. */
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
-  const { deadline_ms, heap_max_mb } = options;
+  const { deadline_ms, heap_max_mb, name, hints = {} } = options;
+  const advice = (hint: string | undefined) => (hint ? ` (${hint})` : '');
   const queue: Entry[] = [];
   let worker: Worker | null = null;
   /** The current worker has loaded its libraries (its start-up is not counted against a job). */
@@ -77,11 +87,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const send = (e: Entry) => worker!.postMessage({ ...e.job, id: e.id });
 
   const describe = (err: Error & { code?: string }) => (err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-    ? `used more than ${heap_max_mb} MB of memory, stopped (narrow the pattern or reduce the body)`
-    : `the pattern worker failed: ${err.message.slice(0, 200)}`);
+    ? `used more than ${heap_max_mb} MB of memory, stopped${advice(hints.memory)}`
+    : `${name} failed: ${err.message.slice(0, 200)}`);
 
   const spawn = (): Worker => {
-    const w = new Worker(WORKER_SOURCE, {
+    const w = new Worker(options.source, {
       eval: true, workerData: options.worker_data,
       resourceLimits: { maxOldGenerationSizeMb: heap_max_mb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
@@ -111,7 +121,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       if (worker === w) restart(describe(err));
     });
     w.on('exit', (code) => {
-      if (worker === w) restart(`the pattern worker stopped (exit code ${code})`);
+      if (worker === w) restart(`${name} stopped (exit code ${code})`);
     });
     return w;
   };
@@ -142,7 +152,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 
   function onDeadline() {
     timer = null;
-    restart(`took longer than ${deadline_ms} ms, stopped (simplify the pattern or reduce the body)`);
+    restart(`took longer than ${deadline_ms} ms, stopped${advice(hints.deadline)}`);
   }
 
   return {
