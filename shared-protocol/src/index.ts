@@ -31,6 +31,7 @@ export * from './account.js';
 export * from './account-passkeys.js';
 export * from './account-lifecycle.js';
 export * from './host-port.js';
+export * from './deadline-signal.js';
 export * from './http-headers.js';
 export * from './events.js';
 export * from './webhooks.js';

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { WEBHOOK_LIMITS } from '@vantage/shared-protocol';
+import { deadlineSignal, WEBHOOK_LIMITS } from '@vantage/shared-protocol';
 import { explainFailure, refusalOf, type OutboundConnector } from './connector.js';
 
 /** Response bytes read before the connection is dropped instead of drained (keeps it reusable for small answers). */
@@ -42,9 +42,11 @@ export function createOutboundHttp(connector: OutboundConnector): OutboundHttp {
   async function post(url: string, body: string, headers: Record<string, string>, opts: { timeout_ms: number; signal?: AbortSignal; method?: 'POST' | 'PUT' | 'GET' }): Promise<HttpResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    // Not AbortSignal.any/timeout: their WeakRefs kept each delivery's request and response
+    // through young-generation collections (shared-protocol deadline-signal.ts).
+    const deadline = deadlineSignal(opts.signal, opts.timeout_ms);
+    const signal = deadline.signal;
     try {
-      const deadline = AbortSignal.timeout(opts.timeout_ms);
-      const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
       const res = await request(url, {
         dispatcher: connector.dispatcher, method: opts.method ?? 'POST', body: opts.method === 'GET' ? null : body, headers, signal,
         headersTimeout: opts.timeout_ms, bodyTimeout: opts.timeout_ms,
@@ -65,6 +67,8 @@ export function createOutboundHttp(connector: OutboundConnector): OutboundHttp {
       const refused = refusalOf(err);
       if (refused) return { kind: 'error', error: refused.message, refused: true, latency_ms: elapsed() };
       return { kind: 'error', error: storable(describe(err, opts.timeout_ms)), refused: false, latency_ms: elapsed() };
+    } finally {
+      deadline.dispose();
     }
   }
 

@@ -1,6 +1,6 @@
 import net, { isIP } from 'node:net';
 import tls from 'node:tls';
-import { canonicalHost, splitSslTarget, type SslExpiryCheckOutput } from '@vantage/shared-protocol';
+import { canonicalHost, deadlineSignal, splitSslTarget, type SslExpiryCheckOutput } from '@vantage/shared-protocol';
 import { certificateFacts } from '../probes/http/certificate.js';
 import { secureContextWithCa } from '../probes/http/tls-context.js';
 import { ProbeInputError } from '../probes/input-error.js';
@@ -61,49 +61,66 @@ export function createSslExpiryCheck(options: { ca?: string | string[] } = {}): 
       const resolved = await resolveTarget(host, config.ip_version, ctx.policy);
       if (!resolved.ok) return failed(output, resolved.error, resolved.error_class);
       output.resolved_address = resolved.address;
-      const deadline = AbortSignal.any([ctx.signal, AbortSignal.timeout(config.timeout_ms)]);
-      const where = `${resolved.family === 6 ? `[${resolved.address}]` : resolved.address}:${port}`;
-      const socket = net.connect({ host: resolved.address, port });
-      const connected = await new Promise<{ ok: boolean; code: string | null }>((resolve) => {
-        const onAbort = () => resolve({ ok: false, code: 'timeout' });
-        deadline.addEventListener('abort', onAbort, { once: true });
-        socket.once('connect', () => { deadline.removeEventListener('abort', onAbort); resolve({ ok: true, code: null }); });
-        socket.on('error', (err: NodeJS.ErrnoException) => { deadline.removeEventListener('abort', onAbort); resolve({ ok: false, code: err.code ?? err.message }); });
-      });
-      if (!connected.ok) {
-        socket.destroy();
-        const cls = connected.code === 'timeout' ? 'timeout' : connected.code === 'ECONNREFUSED' ? 'refused' : connected.code === 'EHOSTUNREACH' || connected.code === 'ENETUNREACH' ? 'unreachable' : 'target';
-        return failed(output, connected.code === 'timeout' ? `no TCP answer from ${where} within ${config.timeout_ms} ms` : `cannot connect to ${where} (${connected.code})`, cls);
-      }
-      const hs = await handshake(socket, servername, secureContextWithCa(options.ca), deadline);
-      if (!hs.ok) {
-        socket.destroy();
-        return failed(output, `${hs.error} with ${where}`, deadline.aborted ? 'timeout' : 'target');
-      }
+      // Not AbortSignal.any/timeout: their WeakRefs kept each check's socket through young-generation
+      // collections (shared-protocol deadline-signal.ts).
+      const deadline = deadlineSignal(ctx.signal, config.timeout_ms);
       try {
-        const t = hs.socket;
-        output.handshake_ms = hs.handshake_ms;
-        output.tls_version = t.getProtocol() ?? null;
-        output.cipher = t.getCipher()?.name ?? null;
-        const peer = t.getPeerCertificate(false);
-        if (!peer || Object.keys(peer).length === 0) return failed(output, `${where} sent no certificate`, 'target');
-        const facts = certificateFacts(peer);
-        Object.assign(output, { subject: facts.subject, issuer: facts.issuer, not_before: facts.not_before, not_after: facts.not_after, days_until_expiry: facts.days_left, san: facts.san });
-        output.fingerprint_sha256 = peer.fingerprint256 ?? null;
-        output.chain_valid = t.authorized;
-        output.chain_error = t.authorized ? null : String(t.authorizationError ?? 'UNKNOWN');
-        output.hostname_match = tls.checkServerIdentity(servername ?? resolved.address, peer) === undefined;
-        if (facts.days_left < 0 || Date.parse(facts.not_after) < Date.now()) return failed(output, `certificate expired on ${facts.not_after}`, 'target');
-        if (!output.chain_valid) return failed(output, `certificate chain invalid: ${output.chain_error}`, 'target');
-        if (!output.hostname_match) return failed(output, `certificate is not valid for ${servername ?? resolved.address} (${facts.san.join(', ') || facts.subject})`, 'target');
-        const floor_days = Math.max(config.min_days_remaining, config.critical_days);
-        if (facts.days_left < floor_days) {
-          return failed(output, `certificate expires in ${facts.days_left} days (${facts.not_after}), fewer than min_days_remaining ${floor_days}`, 'assertion');
-        }
-        return passed(output);
+        return await connectAndJudge(resolved, port, servername, output, config, options.ca, deadline.signal);
       } finally {
-        hs.socket.destroy();
+        deadline.dispose();
       }
     },
   };
+}
+
+/**
+ * Connect to the resolved address, shake hands and judge the certificate (the rest of
+ * {@link createSslExpiryCheck}'s run): `deadline` bounds the connect and the handshake.
+ */
+async function connectAndJudge(
+  resolved: { address: string; family: number }, port: number, servername: string | null, output: SslExpiryCheckOutput,
+  config: Parameters<Check<'ssl_expiry'>['run']>[1], ca: string | string[] | undefined, deadline: AbortSignal,
+): ReturnType<Check<'ssl_expiry'>['run']> {
+  const where = `${resolved.family === 6 ? `[${resolved.address}]` : resolved.address}:${port}`;
+  const socket = net.connect({ host: resolved.address, port });
+  const connected = await new Promise<{ ok: boolean; code: string | null }>((resolve) => {
+    const onAbort = () => resolve({ ok: false, code: 'timeout' });
+    deadline.addEventListener('abort', onAbort, { once: true });
+    socket.once('connect', () => { deadline.removeEventListener('abort', onAbort); resolve({ ok: true, code: null }); });
+    socket.on('error', (err: NodeJS.ErrnoException) => { deadline.removeEventListener('abort', onAbort); resolve({ ok: false, code: err.code ?? err.message }); });
+  });
+  if (!connected.ok) {
+    socket.destroy();
+    const cls = connected.code === 'timeout' ? 'timeout' : connected.code === 'ECONNREFUSED' ? 'refused' : connected.code === 'EHOSTUNREACH' || connected.code === 'ENETUNREACH' ? 'unreachable' : 'target';
+    return failed(output, connected.code === 'timeout' ? `no TCP answer from ${where} within ${config.timeout_ms} ms` : `cannot connect to ${where} (${connected.code})`, cls);
+  }
+  const hs = await handshake(socket, servername, secureContextWithCa(ca), deadline);
+  if (!hs.ok) {
+    socket.destroy();
+    return failed(output, `${hs.error} with ${where}`, deadline.aborted ? 'timeout' : 'target');
+  }
+  try {
+    const t = hs.socket;
+    output.handshake_ms = hs.handshake_ms;
+    output.tls_version = t.getProtocol() ?? null;
+    output.cipher = t.getCipher()?.name ?? null;
+    const peer = t.getPeerCertificate(false);
+    if (!peer || Object.keys(peer).length === 0) return failed(output, `${where} sent no certificate`, 'target');
+    const facts = certificateFacts(peer);
+    Object.assign(output, { subject: facts.subject, issuer: facts.issuer, not_before: facts.not_before, not_after: facts.not_after, days_until_expiry: facts.days_left, san: facts.san });
+    output.fingerprint_sha256 = peer.fingerprint256 ?? null;
+    output.chain_valid = t.authorized;
+    output.chain_error = t.authorized ? null : String(t.authorizationError ?? 'UNKNOWN');
+    output.hostname_match = tls.checkServerIdentity(servername ?? resolved.address, peer) === undefined;
+    if (facts.days_left < 0 || Date.parse(facts.not_after) < Date.now()) return failed(output, `certificate expired on ${facts.not_after}`, 'target');
+    if (!output.chain_valid) return failed(output, `certificate chain invalid: ${output.chain_error}`, 'target');
+    if (!output.hostname_match) return failed(output, `certificate is not valid for ${servername ?? resolved.address} (${facts.san.join(', ') || facts.subject})`, 'target');
+    const floor_days = Math.max(config.min_days_remaining, config.critical_days);
+    if (facts.days_left < floor_days) {
+      return failed(output, `certificate expires in ${facts.days_left} days (${facts.not_after}), fewer than min_days_remaining ${floor_days}`, 'assertion');
+    }
+    return passed(output);
+  } finally {
+    hs.socket.destroy();
+  }
 }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
-import { splitHostPort, type SmtpOutput } from '@vantage/shared-protocol';
+import { deadlineSignal, splitHostPort, type SmtpOutput } from '@vantage/shared-protocol';
 import { classifyNetError } from './http/classify.js';
 import { ProbeInputError } from './input-error.js';
 import { resolveTarget } from './resolve.js';
@@ -42,19 +42,22 @@ export const smtpProbe: Probe<'smtp'> = {
     if (!resolved.ok) return { success: false, error: resolved.error, error_class: resolved.error_class, output };
     output.resolved_address = resolved.address;
 
-    const deadline = AbortSignal.timeout(params.timeout_ms);
-    const signal = AbortSignal.any([ctx.signal, deadline]);
+    // Not AbortSignal.any/timeout: their WeakRefs kept each session's socket through
+    // young-generation collections (shared-protocol deadline-signal.ts).
+    const deadline = deadlineSignal(ctx.signal, params.timeout_ms);
     const envelope = params.mail_from && params.rcpt_to ? { mail_from: params.mail_from, rcpt_to: params.rcpt_to } : null;
     try {
       await runSession({
         address: resolved.address, port, servername: isIP(hp.host) ? undefined : hp.host, implicit_tls,
-        starttls: params.starttls, helo_name: params.helo_name ?? defaultHeloName(), envelope, signal,
+        starttls: params.starttls, helo_name: params.helo_name ?? defaultHeloName(), envelope, signal: deadline.signal,
       }, output);
       return { success: true, error: null, error_class: null, output };
     } catch (err) {
       if (err instanceof SmtpRefusal) return { success: false, error: err.message, error_class: 'target', output };
-      const failure = classifyNetError(err, deadline.aborted || ctx.signal.aborted, params.timeout_ms);
+      const failure = classifyNetError(err, deadline.signal.aborted, params.timeout_ms);
       return { success: false, ...failure, output };
+    } finally {
+      deadline.dispose();
     }
   },
 };

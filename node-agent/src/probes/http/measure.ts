@@ -1,4 +1,4 @@
-import type { HttpParams } from '@vantage/shared-protocol';
+import { deadlineSignal, type HttpParams } from '@vantage/shared-protocol';
 import type { TargetPolicy } from '../target-policy.js';
 import type { Failure } from './classify.js';
 import { exchange, type HopMeasure, type Phases } from './exchange.js';
@@ -50,38 +50,44 @@ export async function measureHttp(
     m.failure = { error: `not an http(s) URL: ${target.slice(0, 200)}`, error_class: 'rejected' };
     return m;
   }
-  const deadline = AbortSignal.timeout(params.timeout_ms);
-  const both = AbortSignal.any([signal, deadline]);
-  const timedOut = () => deadline.aborted && !signal.aborted;
+  // Not AbortSignal.any/timeout: their WeakRefs kept each check's sockets and buffers through
+  // young-generation collections (shared-protocol deadline-signal.ts).
+  const deadline = deadlineSignal(signal, params.timeout_ms);
+  const both = deadline.signal;
+  const timedOut = deadline.timedOut;
   let req: HopRequest | null = { url, method: params.method, headers: { ...params.headers }, body: params.body };
   const sum: Phases = { dns_ms: 0, tcp_ms: 0, tls_ms: 0, ttfb_ms: 0, download_ms: 0 };
-  while (req) {
-    m.final_url = req.url.href;
-    const hop = await exchange(req, {
-      ip_version: params.ip_version, policy, signal: both, timedOut, timeout_ms: params.timeout_ms,
-      body_cap_bytes: opts.body_cap_bytes ?? DEFAULT_BODY_CAP_BYTES, ca: opts.ca,
-      keep_body: opts.keep_body, accept_invalid_certificate: opts.accept_invalid_certificate,
-    });
-    m.last = hop;
-    m.total_ms += hop.total_ms;
-    for (const k of Object.keys(sum) as (keyof Phases)[]) sum[k] += hop.phases[k];
-    if (hop.resolved_address !== null) m.phases = sum;
-    if (hop.failure) {
-      m.failure = hop.failure;
-      break;
+  try {
+    while (req) {
+      m.final_url = req.url.href;
+      const hop = await exchange(req, {
+        ip_version: params.ip_version, policy, signal: both, timedOut, timeout_ms: params.timeout_ms,
+        body_cap_bytes: opts.body_cap_bytes ?? DEFAULT_BODY_CAP_BYTES, ca: opts.ca,
+        keep_body: opts.keep_body, accept_invalid_certificate: opts.accept_invalid_certificate,
+      });
+      m.last = hop;
+      m.total_ms += hop.total_ms;
+      for (const k of Object.keys(sum) as (keyof Phases)[]) sum[k] += hop.phases[k];
+      if (hop.resolved_address !== null) m.phases = sum;
+      if (hop.failure) {
+        m.failure = hop.failure;
+        break;
+      }
+      const status = hop.status_code!;
+      const location = hop.headers.location;
+      if (!params.follow_redirects || !isRedirect(status) || location === undefined) break;
+      m.redirects.push({ url: req.url.href, status_code: status, location });
+      if (m.redirects.length > MAX_REDIRECTS) {
+        m.failure = { error: `more than ${MAX_REDIRECTS} redirects`, error_class: 'target' };
+        break;
+      }
+      req = nextHop(req, status, location);
+      if (!req) {
+        m.failure = { error: `redirect to an unusable location: ${location.slice(0, 200)}`, error_class: 'target' };
+      }
     }
-    const status = hop.status_code!;
-    const location = hop.headers.location;
-    if (!params.follow_redirects || !isRedirect(status) || location === undefined) break;
-    m.redirects.push({ url: req.url.href, status_code: status, location });
-    if (m.redirects.length > MAX_REDIRECTS) {
-      m.failure = { error: `more than ${MAX_REDIRECTS} redirects`, error_class: 'target' };
-      break;
-    }
-    req = nextHop(req, status, location);
-    if (!req) {
-      m.failure = { error: `redirect to an unusable location: ${location.slice(0, 200)}`, error_class: 'target' };
-    }
+  } finally {
+    deadline.dispose();
   }
   const status = m.last?.status_code ?? null;
   if (!m.failure && status !== null && status >= 400) m.failure = { error: `HTTP status ${status}`, error_class: 'target' };
