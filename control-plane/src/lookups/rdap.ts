@@ -1,4 +1,5 @@
 import { interceptors, request } from 'undici';
+import { deadlineSignal } from '@vantage/shared-protocol';
 import { explainFailure, type OutboundConnector } from '../delivery/connector.js';
 
 /*
@@ -82,11 +83,14 @@ export async function rdapFetch(connector: OutboundConnector, base: string, path
   const url = new URL(path, base.endsWith('/') ? base : `${base}/`);
   let status: number;
   let text: string;
+  // Not AbortSignal.any/timeout: their WeakRefs kept each request through young-generation
+  // collections (shared-protocol deadline-signal.ts).
+  const deadline = deadlineSignal(signal, timeout_ms);
   try {
     const res = await request(url, {
       dispatcher: connector.dispatcher.compose(interceptors.redirect({ maxRedirections: RDAP_MAX_REDIRECTS })),
       headers: { accept: 'application/rdap+json, application/json' },
-      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(timeout_ms)]) : AbortSignal.timeout(timeout_ms),
+      signal: deadline.signal,
       headersTimeout: timeout_ms, bodyTimeout: timeout_ms,
     });
     status = res.statusCode;
@@ -104,6 +108,8 @@ export async function rdapFetch(connector: OutboundConnector, base: string, path
   } catch (err) {
     if (err instanceof Error && err.message.startsWith('RDAP: ')) throw err;
     throw failure(err, base, timeout_ms);
+  } finally {
+    deadline.dispose();
   }
   const what = decodeURIComponent(path.slice(path.indexOf('/') + 1));
   if (status === 404) throw registryError(`RDAP: ${what} not found at ${base}`, 'not_found');

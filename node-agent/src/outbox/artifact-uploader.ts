@@ -1,4 +1,4 @@
-import { NODE_ARTIFACT_PATH } from '@vantage/shared-protocol';
+import { deadlineSignal, NODE_ARTIFACT_PATH } from '@vantage/shared-protocol';
 import type { Logger } from 'pino';
 import type { Secret } from '../secret.js';
 import type { ArtifactSpool } from './artifact-spool.js';
@@ -143,18 +143,26 @@ export class ArtifactUploader {
     if (!bytes) return { kind: 'refused', status: 0, code: 'SPOOL_FILE_MISSING' };
     const url = new URL(`${target.control_plane_url.replace(/\/+$/, '')}${NODE_ARTIFACT_PATH}/${a.sha256}`);
     url.search = new URLSearchParams({ monitor_id: a.monitor_id, scheduled_at: a.scheduled_at, kind: a.kind }).toString();
+    // The bound covers the answer's body too; not AbortSignal.any/timeout, whose WeakRefs kept
+    // each upload's request through young-generation collections (shared-protocol deadline-signal.ts).
+    const deadline = deadlineSignal(this.#abort.signal, this.#o.timeout_ms);
     let res: Response;
+    let text: string;
     try {
-      res = await fetch(url, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${target.credential.reveal()}`, 'content-type': 'application/octet-stream' },
-        body: bytes,
-        signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#o.timeout_ms)]),
-      });
-    } catch (err) {
-      return { kind: 'retry', why: String((err as Error)?.cause ?? (err as Error)?.message ?? err) };
+      try {
+        res = await fetch(url, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${target.credential.reveal()}`, 'content-type': 'application/octet-stream' },
+          body: bytes,
+          signal: deadline.signal,
+        });
+      } catch (err) {
+        return { kind: 'retry', why: String((err as Error)?.cause ?? (err as Error)?.message ?? err) };
+      }
+      text = await res.text().catch(() => '');
+    } finally {
+      deadline.dispose();
     }
-    const text = await res.text().catch(() => '');
     if (res.ok) return { kind: 'stored' };
     let code = '';
     try { code = String((JSON.parse(text) as { error?: { code?: string } }).error?.code ?? ''); } catch { /* not the envelope */ }
