@@ -53,15 +53,13 @@ export async function measureHttp(
   // Not AbortSignal.any/timeout: their WeakRefs kept each check's sockets and buffers through
   // young-generation collections (shared-protocol deadline-signal.ts).
   const deadline = deadlineSignal(signal, params.timeout_ms);
-  const both = deadline.signal;
-  const timedOut = deadline.timedOut;
   let req: HopRequest | null = { url, method: params.method, headers: { ...params.headers }, body: params.body };
   const sum: Phases = { dns_ms: 0, tcp_ms: 0, tls_ms: 0, ttfb_ms: 0, download_ms: 0 };
   try {
     while (req) {
       m.final_url = req.url.href;
       const hop = await exchange(req, {
-        ip_version: params.ip_version, policy, signal: both, timedOut, timeout_ms: params.timeout_ms,
+        ip_version: params.ip_version, policy, signal: deadline.signal, timedOut: deadline.timedOut, timeout_ms: params.timeout_ms,
         body_cap_bytes: opts.body_cap_bytes ?? DEFAULT_BODY_CAP_BYTES, ca: opts.ca,
         keep_body: opts.keep_body, accept_invalid_certificate: opts.accept_invalid_certificate,
       });
