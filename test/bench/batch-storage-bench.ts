@@ -8,6 +8,7 @@
  *   npx tsx test/bench/batch-storage-bench.ts [--monitors 1000] [--rounds 60] [--batch 100]
  *       [--concurrency 8] [--reads 200] [--level 4] [--toast-target 2032]
  *       [--dir bytes|arrays]
+ *       [--backlog-rounds 10]
  *
  * Data: `monitors` ping monitors on the same 3 nodes, `rounds` rounds of 60 s each, one ping
  * check per node and round (4 echo replies around a round trip of 10-40 ms drawn per check), sent
@@ -47,7 +48,10 @@
  * check, and p50/p99 ms of three reads from rows and from batches, alternated: a monitor's last
  * 100 checks with their outputs (the checks list's first page: 3 series), each series' check of
  * one round with its success (what the verdict job counts), and one series' last hour as
- * statistics read it (scheduled_at, success, response time). The load is printed with the
+ * statistics read it (scheduled_at, success, response time); then a node's backlog of
+ * `backlog-rounds` rounds stored into rows and into batches (`hwm` with its second statement),
+ * as the outbox releases it and newest round first: checks per second and the share of checks the
+ * second statement took, each check checked to be stored once. The load is printed with the
  * figures: quote medians of pairs on a quiet machine.
  */
 import { createRequire } from 'node:module';
@@ -73,11 +77,12 @@ const { OUTPUT_DICTIONARY_V2 } = await import('../../control-plane/src/checks/ou
 const { values } = parseArgs({ options: {
   monitors: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '60' }, batch: { type: 'string', default: '100' },
   concurrency: { type: 'string', default: '8' }, reads: { type: 'string', default: '200' }, level: { type: 'string', default: '4' },
-  'toast-target': { type: 'string', default: '2032' }, dir: { type: 'string', default: 'bytes' },
+  'toast-target': { type: 'string', default: '2032' }, dir: { type: 'string', default: 'bytes' }, 'backlog-rounds': { type: 'string', default: '10' },
 } });
 const DIR = values.dir;
 if (DIR !== 'bytes' && DIR !== 'arrays') throw new Error(`--dir: bytes or arrays, not ${DIR}`);
 const TOAST_TARGET = Number(values['toast-target']);
+const BACKLOG = Number(values['backlog-rounds']);
 const MONITORS = Number(values.monitors);
 const ROUNDS = Number(values.rounds);
 const BATCH = Number(values.batch);
@@ -251,7 +256,7 @@ try {
   const markedStore = async (v: 'hwm' | 'counted', b: Check[]) => {
     const r = batchRow(b);
     const t = (name: string) => sql(`bench_${v}_${name}`);
-    const [out] = await sql<{ maybe_stored: number[] }[]>`
+    const [out] = await sql<{ id: string; maybe_stored: number[] | null }[]>`
       WITH input AS MATERIALIZED (${input(b)}),
       old AS MATERIALIZED (SELECT s.id, s.last_at FROM ${t('series')} s WHERE s.id = ANY(${r.series}::int4[]) ORDER BY s.id FOR UPDATE),
       moved AS (UPDATE ${t('series')} s SET last_at = i.at FROM (SELECT series_id, max(at) AS at FROM input GROUP BY series_id) i
@@ -266,9 +271,56 @@ try {
           : sql`dirty = true WHERE NOT r.dirty`}),
       maybe AS (SELECT array_agg(ord::int4 ORDER BY ord) AS ords FROM input i WHERE NOT EXISTS (SELECT 1 FROM added a WHERE a.ord = i.ord))
       INSERT INTO ${t('batches')} (first_at, last_at, series, dir, at_ms, response_ms, success, data, maybe_stored)
-      SELECT ${batchValues(r)}, (SELECT ords FROM maybe) WHERE EXISTS (SELECT 1 FROM added)
-      RETURNING maybe_stored`;
-    return out?.maybe_stored ?? null;
+      SELECT ${batchValues(r)}, (SELECT ords FROM maybe)
+      RETURNING id, maybe_stored`;
+    return { id: out!.id, maybe: out!.maybe_stored };
+  };
+  /**
+   * The second statement for the checks of batch row `id` (`b`) that were not after their
+   * series' mark (`maybe`, 1-based positions): in one transaction holding their series' rows, the
+   * batches that may hold them are read and their directories decoded; those found there (and not
+   * themselves left unresolved) are duplicates and stay marked in this row (the whole row is
+   * deleted when all are), the rest go to their rounds and are unmarked.
+   * @returns how many were found stored before
+   */
+  const resolveMaybe = async (v: 'hwm' | 'counted', id: string, b: Check[], maybe: number[]): Promise<number> => sql.begin(async (tx) => {
+    const t = (name: string) => sql(`bench_${v}_${name}`);
+    const cand = maybe.map((o) => b[o - 1]!);
+    const ids = [...new Set(cand.map((c) => c.series_id))].sort((x, y) => x - y);
+    await tx`SELECT id FROM ${t('series')} WHERE id = ANY(${ids}::int4[]) ORDER BY id FOR UPDATE`;
+    const from = new Date(Math.min(...cand.map((c) => c.scheduled_ms)));
+    const to = new Date(Math.max(...cand.map((c) => c.scheduled_ms)));
+    const rows = await tx<{ first_at: Date; series: number[]; dir: Buffer; maybe_stored: number[] | null }[]>`
+      SELECT first_at, series, dir, maybe_stored FROM ${t('batches')}
+      WHERE series && ${ids}::int4[] AND last_at >= ${from} AND first_at <= ${to} AND id <> ${id}`;
+    const wanted = new Set(ids);
+    const stored = new Set<string>();
+    for (const r of rows) {
+      const { at } = readDir(r.first_at.getTime(), r.series.length, r.dir);
+      const dead = new Set(r.maybe_stored ?? []);
+      r.series.forEach((s, j) => { if (wanted.has(s) && !dead.has(j + 1)) stored.add(`${s}/${at[j]}`); });
+    }
+    const dups = maybe.filter((o) => stored.has(`${b[o - 1]!.series_id}/${b[o - 1]!.scheduled_ms}`));
+    const fresh = maybe.filter((o) => !dups.includes(o)).map((o) => b[o - 1]!);
+    if (fresh.length > 0) {
+      await tx`
+        WITH input AS (${input(fresh)})
+        INSERT INTO ${t('rounds')} AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
+        SELECT at, at + interval '90 seconds', monitor_id, 60, 3, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, false
+        FROM input GROUP BY monitor_id, at ORDER BY monitor_id, at
+        ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET ${v === 'counted'
+          ? sql`reported = r.reported + excluded.reported, failed = r.failed + excluded.failed, dirty = true`
+          : sql`dirty = true, late = true`}`;
+    }
+    if (dups.length === b.length) await tx`DELETE FROM ${t('batches')} WHERE id = ${id}`;
+    else await tx`UPDATE ${t('batches')} SET maybe_stored = ${dups.length > 0 ? dups : null}::int4[] WHERE id = ${id}`;
+    return dups.length;
+  });
+  /** A batch through the `hwm` statement, and the second statement when it leaves checks to it. @returns how many went to the second */
+  const storeMarked = async (v: 'hwm' | 'counted', b: Check[]): Promise<number> => {
+    const { id, maybe } = await markedStore(v, b);
+    if (maybe !== null) await resolveMaybe(v, id, b, maybe);
+    return maybe?.length ?? 0;
   };
   const variants: Record<string, (b: Check[]) => Promise<unknown>> = {
     rows,
@@ -289,10 +341,10 @@ try {
         INSERT INTO bench_reports_batches (first_at, last_at, series, dir, at_ms, response_ms, success, data) SELECT ${batchValues(r)} WHERE EXISTS (SELECT 1 FROM rounds)`;
     },
     hwm: async (b) => {
-      if (await markedStore('hwm', b) !== null) throw new Error('the benchmark sends every check once, in order');
+      if (await storeMarked('hwm', b) > 0) throw new Error('the benchmark sends every check once, in order');
     },
     counted: async (b) => {
-      if (await markedStore('counted', b) !== null) throw new Error('the benchmark sends every check once, in order');
+      if (await storeMarked('counted', b) > 0) throw new Error('the benchmark sends every check once, in order');
     },
   };
   const spent = new Map(Object.keys(variants).map((v) => [v, { wall_s: 0, cpu_us: 0 }]));
@@ -317,7 +369,7 @@ try {
   const count = async () => (await sql<{ n: number; r: number }[]>`
     SELECT (SELECT count(*) FROM bench_hwm_batches)::int AS n, (SELECT sum(reported)::int FROM bench_hwm_rounds) AS r`)[0]!;
   const before_resend = await count();
-  if (await markedStore('hwm', batches[0]!) !== null || JSON.stringify(await count()) !== JSON.stringify(before_resend)) {
+  if (await storeMarked('hwm', batches[0]!) !== batches[0]!.length || JSON.stringify(await count()) !== JSON.stringify(before_resend)) {
     throw new Error('a batch sent again was stored again');
   }
   log(`checks/s: ${[...spent.keys()].map((v) => `${v} ${figures[`${v}_checks_per_s`]}`).join(', ')}`);
@@ -447,6 +499,52 @@ try {
     figures[`${name}_p50_ms`] = round(quantile(xs, 0.5), 2);
     figures[`${name}_p99_ms`] = round(quantile(xs, 0.99), 2);
   }
+  // 4. A node's backlog after an outage, `BACKLOG` rounds of its checks, into rows and into
+  // batches (`hwm`, with its second statement): as the outbox releases it (oldest first, 8
+  // batches in flight) and, the worst case for the marks, newest round first (every later round
+  // is behind its series' mark). Then each stored check is counted once.
+  const backlog = (first: number) => {
+    const out: Check[][] = [];
+    for (let k = first; k < first + BACKLOG; k++) {
+      for (let i = 0; i < monitors.length; i += BATCH) {
+        out.push(monitors.slice(i, i + BATCH).map((m) => pingCheck(series.get(nodes[0]!)!.get(m)!, m, start + k * 60_000)));
+      }
+    }
+    return out;
+  };
+  const release = backlog(ROUNDS);
+  const reverse = backlog(ROUNDS + BACKLOG).reverse();
+  for (const [name, list] of [['release', release], ['reverse', reverse]] as const) {
+    const n = list.reduce((x, b) => x + b.length, 0);
+    const rows_s = await inFlight(list, rows);
+    let slow = 0;
+    const hwm_s = await inFlight(list, async (b) => {
+      const n_second = await storeMarked('hwm', b); // read before adding: `slow += await …` would add to a stale sum
+      slow += n_second;
+    });
+    figures[`${name}_rows_checks_per_s`] = Math.round(n / rows_s);
+    figures[`${name}_hwm_checks_per_s`] = Math.round(n / hwm_s);
+    figures[`${name}_hwm_second_statement_share`] = round(slow / n, 3);
+  }
+  const ids0 = monitors.map((m) => series.get(nodes[0]!)!.get(m)!);
+  const visible = await sql<{ first_at: Date; series: number[]; dir: Buffer; maybe_stored: number[] | null }[]>`
+    SELECT first_at, series, dir, maybe_stored FROM bench_hwm_batches WHERE series && ${ids0}::int4[] AND last_at >= ${new Date(start + ROUNDS * 60_000)}`;
+  const seen = new Set<string>();
+  let copies = 0;
+  for (const r of visible) {
+    const { at } = readDir(r.first_at.getTime(), r.series.length, r.dir);
+    const dead = new Set(r.maybe_stored ?? []);
+    r.series.forEach((s, j) => {
+      if (dead.has(j + 1) || at[j]! < start + ROUNDS * 60_000) return;
+      copies++;
+      seen.add(`${s}/${at[j]}`);
+    });
+  }
+  if (seen.size !== 2 * BACKLOG * monitors.length || copies !== seen.size) {
+    throw new Error(`backlog: ${seen.size} checks visible in ${copies} copies, not ${2 * BACKLOG * monitors.length} once each`);
+  }
+  log(`backlog: ${JSON.stringify(Object.fromEntries(Object.entries(figures).filter(([k]) => /^(release|reverse)_/.test(k))))}`);
+
   figures.load = { start: load_start.map((x) => round(x, 2)), end: loadavg().map((x) => round(x, 2)) };
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } finally {
