@@ -57,7 +57,7 @@
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { decodeOutput, encodeOutputBase64 } from '../../control-plane/src/checks/output-codec.js';
+import { OUTPUT_DICTIONARY_V2, decodeOutput, encodeOutputBase64 } from '../../control-plane/src/checks/output-codec.js';
 import { createSeries, storeNodeChecks, type NodeCheckInsert } from '../../control-plane/src/checks/ingest.db.js';
 import { ensurePartitions } from '../../control-plane/src/checks/partitions.js';
 import { seedNodes, seedUser } from '../../control-plane/src/checks/test-support.js';
@@ -72,7 +72,6 @@ const zstd = createRequire(new URL('../../control-plane/package.json', import.me
   DCtx: new () => ZstdContext & { decompress(out: Buffer, input: Buffer): number };
   CParameter: Record<'compressionLevel' | 'contentSizeFlag' | 'checksumFlag' | 'dictIDFlag', number>;
 };
-const { OUTPUT_DICTIONARY_V2 } = await import('../../control-plane/src/checks/output-codec.js');
 
 const { values } = parseArgs({ options: {
   monitors: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '60' }, batch: { type: 'string', default: '100' },
