@@ -6,7 +6,7 @@
  * ingest and in reads, before the readers are moved to it.
  *
  *   npx tsx test/bench/batch-storage-bench.ts [--monitors 1000] [--rounds 60] [--batch 100]
- *       [--concurrency 8] [--reads 200] [--level 4] [--toast-target 2032]
+ *       [--concurrency 8] [--reads 200] [--toast-target 2032]
  *       [--dir bytes|arrays]
  *       [--backlog-rounds 10]
  *
@@ -17,16 +17,16 @@
  * - rows: today's statement (checks/ingest.db.ts storeNodeChecks: a row per check into `checks`,
  *   conflict-checked on (series, scheduled_at), the rounds upserted; the output compressed alone
  *   with the output dictionary, checks/output-codec.ts).
- * - batches: a row per batch: `series` int4[] (the directory, GIN-indexed: a series' batches),
- *   `dir` (per check: scheduled_at as a varint of ms after the row's `first_at`, response_ms as
- *   a float32, then a bitmap of success: what statistics read without decompressing; with
- *   `--dir arrays`, three arrays instead, at_ms int4[], response_ms real[] and success bool[],
- *   which SQL reads with unnest: the verdict, stats and rollup statements could keep their
- *   shape, where `dir` must be decoded by the client) and `data`,
- *   the checks' other fields and outputs as JSON lines compressed together in one Zstandard
- *   frame with the output dictionary (level `level`), not compressed again and moved out of the
- *   row (TOAST) past `toast-target` bytes (toast_tuple_target; 2032 is Postgres's default: kept
- *   in line up to a page, the rows of ~5 kB left most of each page empty); a btree on `last_at`.
+ * - batches: a row per batch, its columns made by checks/batch-codec.ts: `series` int4[] (GIN-
+ *   indexed: a series' batches), `dir` (per check: scheduled_at as a varint of ms after the row's
+ *   `first_at`, response_ms as a float32, then a bitmap of success: what statistics read without
+ *   decompressing; with `--dir arrays`, three arrays instead, at_ms int4[], response_ms real[] and
+ *   success bool[], which SQL reads with unnest: the verdict, stats and rollup statements could
+ *   keep their shape, where `dir` must be decoded by the client) and `data`, the checks' other
+ *   fields and outputs as JSON lines compressed together in one Zstandard frame with the output
+ *   dictionary, not compressed again and moved out of the row (TOAST) past `toast-target` bytes
+ *   (toast_tuple_target; 2032 is Postgres's default: kept in line up to a page, the rows of ~5 kB
+ *   left most of each page empty); a btree on `last_at`.
  *   A check has no key of its own, so three ways to store a check sent twice once are measured,
  *   each on its own copies of the tables, in turns with today's (round by round, the order
  *   rotated), so all see the same database around them:
@@ -54,10 +54,10 @@
  * second statement took, each check checked to be stored once. The load is printed with the
  * figures: quote medians of pairs on a quiet machine.
  */
-import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { OUTPUT_DICTIONARY_V2, decodeOutput, encodeOutputBase64 } from '../../control-plane/src/checks/output-codec.js';
+import { decodeDetails, decodeDirectory, encodeBatch, type BatchCheck } from '../../control-plane/src/checks/batch-codec.js';
+import { decodeOutput, encodeOutputBase64 } from '../../control-plane/src/checks/output-codec.js';
 import { createSeries, storeNodeChecks, type NodeCheckInsert } from '../../control-plane/src/checks/ingest.db.js';
 import { ensurePartitions } from '../../control-plane/src/checks/partitions.js';
 import { seedNodes, seedUser } from '../../control-plane/src/checks/test-support.js';
@@ -65,17 +65,9 @@ import { testDatabase } from '../../control-plane/src/test-support/db.js';
 import { bulkMonitors } from './lib/checks-data.js';
 import { quantile } from './lib/stats.js';
 
-// zstd-napi is the control plane's dependency (checks/output-codec.ts): resolved from there.
-interface ZstdContext { setParameter(p: number, v: number): void; loadDictionary(d: Buffer): void }
-const zstd = createRequire(new URL('../../control-plane/package.json', import.meta.url))('zstd-napi/binding.js') as {
-  CCtx: new () => ZstdContext & { compress2(out: Buffer, input: Buffer): number };
-  DCtx: new () => ZstdContext & { decompress(out: Buffer, input: Buffer): number };
-  CParameter: Record<'compressionLevel' | 'contentSizeFlag' | 'checksumFlag' | 'dictIDFlag', number>;
-};
-
 const { values } = parseArgs({ options: {
   monitors: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '60' }, batch: { type: 'string', default: '100' },
-  concurrency: { type: 'string', default: '8' }, reads: { type: 'string', default: '200' }, level: { type: 'string', default: '4' },
+  concurrency: { type: 'string', default: '8' }, reads: { type: 'string', default: '200' },
   'toast-target': { type: 'string', default: '2032' }, dir: { type: 'string', default: 'bytes' }, 'backlog-rounds': { type: 'string', default: '10' },
 } });
 const DIR = values.dir;
@@ -87,27 +79,17 @@ const ROUNDS = Number(values.rounds);
 const BATCH = Number(values.batch);
 const CONCURRENCY = Number(values.concurrency);
 const READS = Number(values.reads);
-const LEVEL = Number(values.level);
 const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
-
-const cctx = new zstd.CCtx();
-for (const [p, v] of [[zstd.CParameter.compressionLevel, LEVEL], [zstd.CParameter.contentSizeFlag, 0], [zstd.CParameter.checksumFlag, 0],
-  [zstd.CParameter.dictIDFlag, 0]] as const) cctx.setParameter(p, v);
-cctx.loadDictionary(OUTPUT_DICTIONARY_V2);
-const dctx = new zstd.DCtx();
-dctx.loadDictionary(OUTPUT_DICTIONARY_V2);
-const frameOut = Buffer.allocUnsafe(4 << 20);
-const frameIn = Buffer.allocUnsafe(4 << 20);
 
 let seed = 11;
 const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** One check as a node reports it (what both layouts store). */
-interface Check {
-  series_id: number; monitor_id: string; scheduled_ms: number; start_offset_ms: number; duration_ms: number;
-  response_ms: number; success: boolean; output: Record<string, unknown>;
+/** One check as a node reports it (what both layouts store), with the monitor whose round it fills. */
+interface Check extends BatchCheck {
+  monitor_id: string;
+  response_ms: number;
 }
 
 function pingCheck(series_id: number, monitor_id: string, scheduled_ms: number): Check {
@@ -119,65 +101,33 @@ function pingCheck(series_id: number, monitor_id: string, scheduled_ms: number):
     rtt_max_ms: Math.max(...rtts), rtt_stddev_ms: r3(Math.sqrt(rtts.reduce((a, b) => a + (b - avg) ** 2, 0) / 4)),
     packets: rtts.map((rtt, seq) => ({ seq, rtt_ms: rtt, ttl: 57 })),
   };
-  return { series_id, monitor_id, scheduled_ms, start_offset_ms: Math.floor(rnd() * 5), duration_ms: 3000 + Math.floor(base), response_ms: Math.fround(r3(avg)), success: true, output };
-}
-
-/** The row of a batch (see the header): directory columns and the compressed JSON lines. */
-function batchRow(checks: Check[]) {
-  const first = Math.min(...checks.map((c) => c.scheduled_ms));
-  const text = checks.map((c) => JSON.stringify([c.start_offset_ms, c.duration_ms, null, null, [], c.output])).join('\n');
-  const length = cctx.compress2(frameOut, Buffer.from(text, 'utf8'));
-  const dir = Buffer.alloc(checks.length * 8 + Math.ceil(checks.length / 8));
-  let o = 0;
-  for (const c of checks) {
-    for (let v = c.scheduled_ms - first; ; v = Math.floor(v / 128)) {
-      if (v < 128) { dir[o++] = v; break; }
-      dir[o++] = (v % 128) | 128;
-    }
-    o = dir.writeFloatLE(c.response_ms, o);
-  }
-  checks.forEach((c, i) => { if (c.success) dir[o + (i >> 3)] = dir[o + (i >> 3)]! | (1 << (i & 7)); });
-  o += Math.ceil(checks.length / 8);
   return {
-    first_ms: first, last_ms: Math.max(...checks.map((c) => c.scheduled_ms)), series: checks.map((c) => c.series_id),
-    dir: DIR === 'bytes' ? dir.toString('base64', 0, o) : null, at_ms: DIR === 'arrays' ? checks.map((c) => c.scheduled_ms - first) : null,
-    response_ms: DIR === 'arrays' ? checks.map((c) => c.response_ms) : null, success: DIR === 'arrays' ? checks.map((c) => String(c.success)) : null,
-    data: frameOut.toString('base64', 0, length),
+    series_id, monitor_id, scheduled_ms, start_offset_ms: Math.floor(rnd() * 5), duration_ms: 3000 + Math.floor(base), response_ms: Math.fround(r3(avg)),
+    success: true, error_class: null, error: null, assertions: [], output,
   };
 }
 
-/** A batch row's directory read back: each check's scheduled_at (epoch ms), response_ms and success. */
-function readDir(first_ms: number, n: number, dir: Buffer): { at: number[]; response: number[]; success: boolean[] } {
-  const at: number[] = [];
-  const response: number[] = [];
-  let o = 0;
-  for (let i = 0; i < n; i++) {
-    let v = 0;
-    for (let m = 1; ; m *= 128) {
-      const b = dir[o++]!;
-      v += (b & 127) * m;
-      if (b < 128) break;
-    }
-    at.push(first_ms + v);
-    response.push(dir.readFloatLE(o));
-    o += 4;
-  }
-  return { at, response, success: Array.from({ length: n }, (_, i) => (dir[o + (i >> 3)]! & (1 << (i & 7))) !== 0) };
+/** The row of a batch (see the header): the codec's columns, as base64 for the statement, or the directory as arrays (`--dir arrays`). */
+function batchRow(checks: Check[]) {
+  // The checks as they are (a copy of each made here cost more than encoding them).
+  const b = encodeBatch(checks);
+  return {
+    first_ms: b.first_ms, last_ms: b.last_ms, series: b.series,
+    dir: DIR === 'bytes' ? b.dir.toString('base64') : null, at_ms: DIR === 'arrays' ? checks.map((c) => c.scheduled_ms - b.first_ms) : null,
+    response_ms: DIR === 'arrays' ? checks.map((c) => c.response_ms) : null, success: DIR === 'arrays' ? checks.map((c) => String(c.success)) : null,
+    data: b.data.toString('base64'),
+  };
 }
 
-/** The JSON lines of a batch row's data, parsed only at `lines` (ascending indexes into the directory). */
-function batchLines(data: Buffer, lines: number[]): unknown[] {
-  data.copy(frameIn, 0);
-  const n = dctx.decompress(frameOut, frameIn.subarray(0, data.length));
-  const out: unknown[] = [];
-  let line = 0;
-  let from = 0;
-  for (const want of lines) {
-    for (; line < want; line++) from = frameOut.indexOf(10, from) + 1;
-    const end = frameOut.indexOf(10, from);
-    out.push(JSON.parse(frameOut.toString('utf8', from, end < 0 || end > n ? n : end)));
-  }
-  return out;
+/** A batch row's directory read back (checks/batch-codec.ts): each check's scheduled_at (epoch ms), response_ms and success. */
+function readDir(first_ms: number, n: number, dir: Buffer): { at: number[]; response: Array<number | null>; success: boolean[] } {
+  const d = decodeDirectory(first_ms, n, dir);
+  return { at: d.scheduled_ms, response: d.response_ms, success: d.success };
+}
+
+/** Each check's scheduled_at (epoch ms) of a batch row read with `dir` and `at_ms` (whichever `--dir` stored). */
+function scheduledOf(r: { first_at: Date; series: number[]; dir: Buffer | null; at_ms: number[] | null }): number[] {
+  return r.dir !== null ? readDir(r.first_at.getTime(), r.series.length, r.dir).at : r.at_ms!.map((x) => r.first_at.getTime() + x);
 }
 
 async function inFlight<T>(items: T[], fn: (x: T) => Promise<unknown>): Promise<number> {
@@ -230,7 +180,7 @@ try {
   const total = batches.reduce((n, b) => n + b.length, 0);
   log(`${total} checks in ${batches.length} batches of ${BATCH}, ${MONITORS} monitors x 3 nodes x ${ROUNDS} rounds`);
   const hour_ms = Math.floor(now / 3_600_000) * 3_600_000;
-  const figures: Record<string, unknown> = { monitors: MONITORS, rounds: ROUNDS, batch: BATCH, concurrency: CONCURRENCY, level: LEVEL, toast_target: TOAST_TARGET, dir: DIR, checks: total };
+  const figures: Record<string, unknown> = { monitors: MONITORS, rounds: ROUNDS, batch: BATCH, concurrency: CONCURRENCY, toast_target: TOAST_TARGET, dir: DIR, checks: total };
 
   // 1. Ingest: today's statement and the candidates', over the same checks, round by round in
   // turns (each round's batches into each layout, the order rotated every round), so that all
@@ -289,13 +239,13 @@ try {
     await tx`SELECT id FROM ${t('series')} WHERE id = ANY(${ids}::int4[]) ORDER BY id FOR UPDATE`;
     const from = new Date(Math.min(...cand.map((c) => c.scheduled_ms)));
     const to = new Date(Math.max(...cand.map((c) => c.scheduled_ms)));
-    const rows = await tx<{ first_at: Date; series: number[]; dir: Buffer; maybe_stored: number[] | null }[]>`
-      SELECT first_at, series, dir, maybe_stored FROM ${t('batches')}
+    const rows = await tx<{ first_at: Date; series: number[]; dir: Buffer | null; at_ms: number[] | null; maybe_stored: number[] | null }[]>`
+      SELECT first_at, series, dir, at_ms, maybe_stored FROM ${t('batches')}
       WHERE series && ${ids}::int4[] AND last_at >= ${from} AND first_at <= ${to} AND id <> ${id}`;
     const wanted = new Set(ids);
     const stored = new Set<string>();
     for (const r of rows) {
-      const { at } = readDir(r.first_at.getTime(), r.series.length, r.dir);
+      const at = scheduledOf(r);
       const dead = new Set(r.maybe_stored ?? []);
       r.series.forEach((s, j) => { if (wanted.has(s) && !dead.has(j + 1)) stored.add(`${s}/${at[j]}`); });
     }
@@ -430,14 +380,14 @@ try {
       }],
       ['batches_page', async () => {
         if (DIR === 'arrays') {
-          const rows = await sql<{ data: Buffer; pos: number[]; series: number[]; at: Date[] }[]>`
-            SELECT b.data, x.pos, x.series, x.at FROM bench_hwm_batches b
+          const rows = await sql<{ data: Buffer; count: number; pos: number[]; series: number[]; at: Date[] }[]>`
+            SELECT b.data, cardinality(b.series) AS count, x.pos, x.series, x.at FROM bench_hwm_batches b
             CROSS JOIN LATERAL (SELECT array_agg(u.o::int4 - 1 ORDER BY u.o) AS pos, array_agg(u.s ORDER BY u.o) AS series,
                 array_agg(b.first_at + u.a * interval '1 millisecond' ORDER BY u.o) AS at
               FROM unnest(b.series, b.at_ms) WITH ORDINALITY AS u(s, a, o) WHERE u.s = ANY(${ids}::int4[]) AND b.first_at + u.a * interval '1 millisecond' < ${to}) x
             WHERE b.series && ${ids}::int4[] AND b.last_at >= ${page_from} AND b.first_at < ${to} AND x.pos IS NOT NULL`;
           const found: Array<{ at: number; series: number; line: unknown }> = [];
-          for (const r of rows) batchLines(r.data, r.pos).forEach((line, k) => found.push({ at: r.at[k]!.getTime(), series: r.series[k]!, line }));
+          for (const r of rows) decodeDetails(r.data, r.count, r.pos).forEach((line, k) => found.push({ at: r.at[k]!.getTime(), series: r.series[k]!, line }));
           return found.sort((a, b) => b.at - a.at || a.series - b.series).slice(0, 100).length;
         }
         const rows = await sql<{ first_at: Date; series: number[]; dir: Buffer; data: Buffer }[]>`
@@ -447,7 +397,7 @@ try {
         for (const r of rows) {
           const { at } = readDir(r.first_at.getTime(), r.series.length, r.dir);
           const wanted = r.series.flatMap((s, j) => (ids.includes(s) && at[j]! < to.getTime() ? [j] : []));
-          batchLines(r.data, wanted).forEach((line, k) => found.push({ at: at[wanted[k]!]!, series: r.series[wanted[k]!]!, line }));
+          decodeDetails(r.data, r.series.length, wanted).forEach((line, k) => found.push({ at: at[wanted[k]!]!, series: r.series[wanted[k]!]!, line }));
         }
         return found.sort((a, b) => b.at - a.at || a.series - b.series).slice(0, 100).length;
       }],
@@ -482,7 +432,7 @@ try {
         let n = 0;
         for (const r of rows) {
           const { at, success, response } = readDir(r.first_at.getTime(), r.series.length, r.dir);
-          r.series.forEach((s, j) => { if (s === ids[0] && at[j]! >= hour_from.getTime() && at[j]! < to.getTime() && success[j] && response[j]! >= 0) n++; });
+          r.series.forEach((s, j) => { if (s === ids[0] && at[j]! >= hour_from.getTime() && at[j]! < to.getTime() && success[j] && response[j] !== null) n++; });
         }
         return n;
       }],
@@ -526,12 +476,12 @@ try {
     figures[`${name}_hwm_second_statement_share`] = round(slow / n, 3);
   }
   const ids0 = monitors.map((m) => series.get(nodes[0]!)!.get(m)!);
-  const visible = await sql<{ first_at: Date; series: number[]; dir: Buffer; maybe_stored: number[] | null }[]>`
-    SELECT first_at, series, dir, maybe_stored FROM bench_hwm_batches WHERE series && ${ids0}::int4[] AND last_at >= ${new Date(start + ROUNDS * 60_000)}`;
+  const visible = await sql<{ first_at: Date; series: number[]; dir: Buffer | null; at_ms: number[] | null; maybe_stored: number[] | null }[]>`
+    SELECT first_at, series, dir, at_ms, maybe_stored FROM bench_hwm_batches WHERE series && ${ids0}::int4[] AND last_at >= ${new Date(start + ROUNDS * 60_000)}`;
   const seen = new Set<string>();
   let copies = 0;
   for (const r of visible) {
-    const { at } = readDir(r.first_at.getTime(), r.series.length, r.dir);
+    const at = scheduledOf(r);
     const dead = new Set(r.maybe_stored ?? []);
     r.series.forEach((s, j) => {
       if (dead.has(j + 1) || at[j]! < start + ROUNDS * 60_000) return;
