@@ -36,8 +36,9 @@
  *   - `hwm`: each series keeps the scheduled_at of its latest stored check (a copy of
  *     check_series with `last_at`, fillfactor 50 for HOT updates), locked and moved forward by
  *     the statement; a check not after it (a resend, or a late result sent after a later one)
- *     is kept out of the rounds and listed as maybe stored, for a second statement that looks
- *     it up in the series' batches (never taken here: every check is new and in order). Rounds
+ *     is kept out of the rounds and marked in the row (`maybe_stored`), for a second statement
+ *     that looks it up in the series' batches (resolveMaybe; the timed ingest sends every check
+ *     once and in order, so only the resend check and the reversed backlog below take it). Rounds
  *     are written as today's statement writes them;
  *   - `counted`: as `hwm`, and every report adds to its round's `reported`/`failed` (a copy of
  *     check_rounds at fillfactor 70): the counts are exact at ingest, so the verdict job would
