@@ -120,15 +120,9 @@ function batchRow(checks: Check[]) {
   };
 }
 
-/** A batch row's directory read back (checks/batch-codec.ts): each check's scheduled_at (epoch ms), response_ms and success. */
-function readDir(first_ms: number, n: number, dir: Buffer): { at: number[]; response: Array<number | null>; success: boolean[] } {
-  const d = decodeDirectory(first_ms, n, dir);
-  return { at: d.scheduled_ms, response: d.response_ms, success: d.success };
-}
-
 /** Each check's scheduled_at (epoch ms) of a batch row read with `dir` and `at_ms` (whichever `--dir` stored). */
 function scheduledOf(r: { first_at: Date; series: number[]; dir: Buffer | null; at_ms: number[] | null }): number[] {
-  return r.dir !== null ? readDir(r.first_at.getTime(), r.series.length, r.dir).at : r.at_ms!.map((x) => r.first_at.getTime() + x);
+  return r.dir !== null ? decodeDirectory(r.first_at.getTime(), r.series.length, r.dir).scheduled_ms : r.at_ms!.map((x) => r.first_at.getTime() + x);
 }
 
 async function inFlight<T>(items: T[], fn: (x: T) => Promise<unknown>): Promise<number> {
@@ -396,7 +390,7 @@ try {
           WHERE series && ${ids}::int4[] AND last_at >= ${page_from} AND first_at < ${to}`;
         const found: Array<{ at: number; series: number; line: unknown }> = [];
         for (const r of rows) {
-          const { at } = readDir(r.first_at.getTime(), r.series.length, r.dir);
+          const { scheduled_ms: at } = decodeDirectory(r.first_at.getTime(), r.series.length, r.dir);
           const wanted = r.series.flatMap((s, j) => (ids.includes(s) && at[j]! < to.getTime() ? [j] : []));
           decodeDetails(r.data, r.series.length, wanted).forEach((line, k) => found.push({ at: at[wanted[k]!]!, series: r.series[wanted[k]!]!, line }));
         }
@@ -414,7 +408,7 @@ try {
           SELECT first_at, series, dir FROM bench_hwm_batches WHERE series && ${ids}::int4[] AND last_at >= ${round_at} AND first_at <= ${round_at}`;
         let n = 0;
         for (const r of rows) {
-          const { at } = readDir(r.first_at.getTime(), r.series.length, r.dir);
+          const { scheduled_ms: at } = decodeDirectory(r.first_at.getTime(), r.series.length, r.dir);
           r.series.forEach((s, j) => { if (ids.includes(s) && at[j] === round_at.getTime()) n++; });
         }
         return n;
@@ -432,7 +426,7 @@ try {
           WHERE series @> ARRAY[${ids[0]!}::int4] AND last_at >= ${hour_from} AND first_at < ${to}`;
         let n = 0;
         for (const r of rows) {
-          const { at, success, response } = readDir(r.first_at.getTime(), r.series.length, r.dir);
+          const { scheduled_ms: at, success, response_ms: response } = decodeDirectory(r.first_at.getTime(), r.series.length, r.dir);
           r.series.forEach((s, j) => { if (s === ids[0] && at[j]! >= hour_from.getTime() && at[j]! < to.getTime() && success[j] && response[j] !== null) n++; });
         }
         return n;
