@@ -99,7 +99,7 @@ export async function dropExpiredReferences(tx: SqlExecutor, retention_before: D
   const expired = await tx`DELETE FROM check_artifacts WHERE scheduled_at < ${retention_before}`;
   const unclaimed = await tx`
     DELETE FROM check_artifacts a WHERE a.scheduled_at < ${unclaimed_before}
-      AND NOT EXISTS (SELECT 1 FROM check_series s JOIN checks c ON c.series_id = s.id AND c.scheduled_at = a.scheduled_at
+      AND NOT EXISTS (SELECT 1 FROM check_series s CROSS JOIN LATERAL check_entries(ARRAY[s.id], a.scheduled_at, a.scheduled_at + interval '1 millisecond') c
         WHERE s.monitor_id = a.monitor_id AND s.node_id = a.node_id)
       AND NOT EXISTS (SELECT 1 FROM check_series s JOIN check_blocks b ON b.series_id = s.id
         AND b.hour = date_bin('1 hour', a.scheduled_at, timestamptz '1970-01-01 00:00:00+00')

@@ -72,6 +72,26 @@ export async function deleteSeriesChecks(sql: Sql, cuts: SeriesCutoff[], limit: 
 }
 
 /**
+ * Hide at most `limit` checks of `cuts` (each series' [from_at, before)) that lie in batch rows
+ * (0101_check_batches.sql), in one statement: a batch holds several series' checks, so theirs
+ * are added to its `hidden` positions (every reader leaves those out) rather than deleted; their
+ * bytes go when the day is packed (packing writes the visible checks only) or its partition dropped.
+ * @returns how many were hidden (fewer than `limit`: none of `cuts` has any left)
+ */
+export async function hideSeriesChecks(sql: SqlExecutor, cuts: SeriesCutoff[], limit: number): Promise<number> {
+  const rows = await sql<{ n: number }[]>`
+    WITH t AS (SELECT * FROM unnest(${cuts.map((c) => c.series_id)}::int[], ${cuts.map((c) => c.from_at.toISOString())}::timestamptz[],
+                 ${cuts.map((c) => c.before.toISOString())}::timestamptz[]) AS t(series_id, from_at, before)),
+    v AS (SELECT e.batch_id, e.batch_first_at, e.pos FROM t CROSS JOIN LATERAL check_entries(ARRAY[t.series_id], t.from_at, t.before) e
+          WHERE e.batch_id IS NOT NULL LIMIT ${limit}),
+    g AS (SELECT batch_id, batch_first_at, array_agg(pos) AS ps FROM v GROUP BY 1, 2)
+    UPDATE check_batches b SET hidden = ARRAY(SELECT DISTINCT x FROM unnest(coalesce(b.hidden, '{}') || g.ps) AS x ORDER BY x)
+    FROM g WHERE b.id = g.batch_id AND b.first_at = g.batch_first_at
+    RETURNING cardinality(g.ps) AS n`;
+  return rows.reduce((n, r) => n + r.n, 0);
+}
+
+/**
  * Delete at most `limit` packed blocks of `cuts` (each series' hours in [from_at, before): cutoffs
  * are UTC day starts, so a block is wholly in or out) in one transaction of its own, serialised
  * with packing (pack.db.ts lockBlocks): a day packed while its raw checks were being deleted has

@@ -1,6 +1,6 @@
 import type { AccountRetention } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
-import { deleteSeriesBlocks, deleteSeriesChecks, markSeriesPruned, seriesPastRetention } from './account-retention.db.js';
+import { deleteSeriesBlocks, deleteSeriesChecks, hideSeriesChecks, markSeriesPruned, seriesPastRetention } from './account-retention.db.js';
 import { rollupMarks } from './jobs.db.js';
 
 const DAY_MS = 86_400_000;
@@ -66,6 +66,11 @@ export async function pruneAccountChecks(sql: Sql, days: Awaited<ReturnType<type
     let n: number;
     do {
       n = await deleteSeriesChecks(sql, cuts, ROWS_PER_DELETE);
+      out.rows += n;
+      if (n === ROWS_PER_DELETE && Date.now() > deadline) return { ...out, done: false };
+    } while (n === ROWS_PER_DELETE);
+    do {
+      n = await hideSeriesChecks(sql, cuts, ROWS_PER_DELETE);
       out.rows += n;
       if (n === ROWS_PER_DELETE && Date.now() > deadline) return { ...out, done: false };
     } while (n === ROWS_PER_DELETE);

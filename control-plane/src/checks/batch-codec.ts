@@ -5,16 +5,18 @@ import { OUTPUT_DICTIONARY_V2 } from './output-codec.js';
 /*
  * A node batch's checks packed into one row's columns: the layout measured for fresh check
  * history (docs/benchmarks.md "Check ingest", "Measured in Postgres (2026-12-01)": 57 bytes a
- * check on disk against about 187 for a row per check). Ingest does not write it yet; the benchmark
- * test/bench/batch-storage-bench.ts stores and reads it through these functions.
+ * check on disk against about 187 for a row per check). Ingest writes node checks so
+ * (ingest.db.ts storeNodeChecks); check-entries.ts reads them back.
  *
  * A batch of n checks becomes three values:
  * - `series`: each check's series id, in the batch's order (the column a GIN index finds a
  *   series' batches by);
- * - `dir`, the directory, read without decompressing anything: a format byte (1), then per check
- *   its scheduled_at as an unsigned LEB128 varint of ms after the batch's first (`first_ms`), and
- *   its response_ms as a little-endian float32 (NaN: none; the precision of the `real` column a
- *   row per check stores it in), then success as a bitmap (bit i of byte i >> 3);
+ * - `dir`, the directory, read without decompressing anything (by SQL too: 0101_check_batches.sql
+ *   check_batch_entry): a format byte (2), then per check its scheduled_at as 3 big-endian bytes of
+ *   ms after the batch's first (`first_ms`; a batch spans less than 2^24 ms), then per check its
+ *   response_ms as a big-endian float32 (NaN: none; the precision of the `real` column a row per
+ *   check stores it in), then success as a bitmap (bit i & 7 of byte i >> 3). Fixed widths: a
+ *   check is read without reading the others;
  * - `data`: a format byte (1), then one Zstandard frame (RFC 8878) compressed with the output
  *   dictionary (output-codec.ts OUTPUT_DICTIONARY_V2: the outputs are most of the bytes) of the
  *   checks' other fields as JSON lines, one per check in order:
@@ -22,7 +24,9 @@ import { OUTPUT_DICTIONARY_V2 } from './output-codec.js';
  *   holds a raw newline, so a line is a check).
  */
 
-const DIR_FORMAT = 1;
+const DIR_FORMAT = 2;
+/** A batch spans less than this many ms (its offsets are 3 bytes). */
+export const BATCH_SPAN_MS = 2 ** 24;
 const DATA_FORMAT = 1;
 /**
  * Level 4 (the library's defaults otherwise): 38.5 data bytes a ping check; encoding takes about
@@ -79,7 +83,6 @@ const MAX_TEXT_BYTES = 64 * 1024 * 1024;
 // V8's heap. Larger texts get buffers of their own.
 const SCRATCH_BYTES = 256 * 1024;
 const textScratch = Buffer.allocUnsafe(SCRATCH_BYTES);
-const dirScratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 const frameScratch = Buffer.allocUnsafe(1 + binding.compressBound(SCRATCH_BYTES));
 
 /**
@@ -98,27 +101,16 @@ export function encodeBatch(checks: BatchCheck[]): EncodedBatch {
     first_ms = Math.min(first_ms, c.scheduled_ms);
     last_ms = Math.max(last_ms, c.scheduled_ms);
   }
-  const bitmap = Math.ceil(checks.length / 8);
-  // At most 8 varint bytes for an offset below 2^53 ms, and 4 for the float.
-  const dir_bytes = 1 + checks.length * 12 + bitmap;
-  const dir = dir_bytes <= SCRATCH_BYTES ? dirScratch : Buffer.allocUnsafe(dir_bytes);
-  let o = 0;
-  dir[o++] = DIR_FORMAT;
-  for (const c of checks) {
-    for (let v = c.scheduled_ms - first_ms; ; v = Math.floor(v / 128)) {
-      if (v < 128) {
-        dir[o++] = v;
-        break;
-      }
-      dir[o++] = (v % 128) | 128;
-    }
-    o = dir.writeFloatLE(c.response_ms ?? NaN, o);
-  }
-  dir.fill(0, o, o + bitmap);
+  if (last_ms - first_ms >= BATCH_SPAN_MS) throw new RangeError(`a batch spans ${last_ms - first_ms} ms, not less than ${BATCH_SPAN_MS}`);
+  const n = checks.length;
+  const dir = Buffer.allocUnsafe(1 + 7 * n + Math.ceil(n / 8));
+  dir[0] = DIR_FORMAT;
+  dir.fill(0, 1 + 7 * n);
   checks.forEach((c, i) => {
-    if (c.success) dir[o + (i >> 3)] = dir[o + (i >> 3)]! | (1 << (i & 7));
+    dir.writeUIntBE(c.scheduled_ms - first_ms, 1 + 3 * i, 3);
+    dir.writeFloatBE(c.response_ms ?? NaN, 1 + 3 * n + 4 * i);
+    if (c.success) dir[1 + 7 * n + (i >> 3)] = dir[1 + 7 * n + (i >> 3)]! | (1 << (i & 7));
   });
-  o += bitmap;
   const lines = checks.map((c) => JSON.stringify([c.start_offset_ms, c.duration_ms, c.error_class, c.error, c.assertions ?? null, c.output ?? null]));
   const json = lines.join('\n');
   // At most 3 UTF-8 bytes a UTF-16 unit: a text this short surely fits (write() would cut it).
@@ -127,7 +119,7 @@ export function encodeBatch(checks: BatchCheck[]): EncodedBatch {
   const frame = small ? frameScratch : Buffer.allocUnsafe(1 + binding.compressBound(text.length));
   frame[0] = DATA_FORMAT;
   const length = cctx.compress2(frame.subarray(1), text);
-  return { first_ms, last_ms, series: checks.map((c) => c.series_id), dir: Buffer.from(dir.subarray(0, o)), data: Buffer.from(frame.subarray(0, 1 + length)) };
+  return { first_ms, last_ms, series: checks.map((c) => c.series_id), dir, data: Buffer.from(frame.subarray(0, 1 + length)) };
 }
 
 /**
@@ -137,24 +129,15 @@ export function encodeBatch(checks: BatchCheck[]): EncodedBatch {
 export function decodeDirectory(first_ms: number, count: number, dir: Uint8Array): BatchDirectory {
   if (dir[0] !== DIR_FORMAT) throw new Error(`unknown batch directory format ${dir[0]}`);
   const view = Buffer.from(dir.buffer, dir.byteOffset, dir.byteLength);
+  if (view.length !== 1 + 7 * count + Math.ceil(count / 8)) throw new Error(`damaged batch directory: ${view.length} bytes for ${count} checks`);
   const scheduled_ms: number[] = [];
   const response_ms: Array<number | null> = [];
-  let o = 1;
   for (let i = 0; i < count; i++) {
-    let v = 0;
-    for (let m = 1; ; m *= 128) {
-      if (o >= view.length || m > 2 ** 56) throw new Error('damaged batch directory: an offset runs past its end');
-      const b = view[o++]!;
-      v += (b & 127) * m;
-      if (b < 128) break;
-    }
-    scheduled_ms.push(first_ms + v);
-    if (o + 4 > view.length) throw new Error('damaged batch directory: a response time runs past its end');
-    const r = view.readFloatLE(o);
+    scheduled_ms.push(first_ms + view.readUIntBE(1 + 3 * i, 3));
+    const r = view.readFloatBE(1 + 3 * count + 4 * i);
     response_ms.push(Number.isNaN(r) ? null : r);
-    o += 4;
   }
-  if (view.length !== o + Math.ceil(count / 8)) throw new Error(`damaged batch directory: ${view.length} bytes for ${count} checks`);
+  const o = 1 + 7 * count;
   const success = Array.from({ length: count }, (_, i) => (view[o + (i >> 3)]! & (1 << (i & 7))) !== 0);
   return { scheduled_ms, response_ms, success };
 }
@@ -189,4 +172,47 @@ export function decodeDetails(data: Uint8Array, count: number, positions: number
       [number, number, string | null, string | null, unknown, unknown];
     return { start_offset_ms, duration_ms, error_class, error, assertions, output };
   });
+}
+
+/** The most checks one batch row holds: a read of one check decompresses its whole batch. */
+export const BATCH_MAX_CHECKS = 100;
+
+/**
+ * Cut `checks` into the batches they are stored as: each holds checks of one UTC day (a batch is
+ * packed and dropped with its day's partition) spanning less than {@link BATCH_SPAN_MS}, at most
+ * {@link BATCH_MAX_CHECKS}; checks keep their order within each (by scheduled_at where a day's
+ * checks had to be cut by span).
+ * @returns per batch, the indexes into `checks` of its checks, in their order in the batch
+ */
+export function splitBatches(checks: Array<Pick<BatchCheck, 'scheduled_ms'>>, max = BATCH_MAX_CHECKS): number[][] {
+  const days = new Map<number, number[]>();
+  checks.forEach((c, i) => {
+    const day = Math.floor(c.scheduled_ms / 86_400_000);
+    const list = days.get(day);
+    if (list) list.push(i);
+    else days.set(day, [i]);
+  });
+  const out: number[][] = [];
+  for (const idx of days.values()) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const i of idx) {
+      lo = Math.min(lo, checks[i]!.scheduled_ms);
+      hi = Math.max(hi, checks[i]!.scheduled_ms);
+    }
+    const sorted = hi - lo < BATCH_SPAN_MS ? idx : [...idx].sort((a, b) => checks[a]!.scheduled_ms - checks[b]!.scheduled_ms || a - b);
+    let cur: number[] = [];
+    let first = 0;
+    for (const i of sorted) {
+      const ms = checks[i]!.scheduled_ms;
+      if (cur.length > 0 && (cur.length >= max || Math.abs(ms - first) >= BATCH_SPAN_MS)) {
+        out.push(cur);
+        cur = [];
+      }
+      if (cur.length === 0) first = ms;
+      cur.push(i);
+    }
+    if (cur.length > 0) out.push(cur);
+  }
+  return out;
 }

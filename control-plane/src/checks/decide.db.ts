@@ -2,6 +2,7 @@ import type { FailingNode, MonitorState, MonitorType } from '@vantage/shared-pro
 import type { SqlExecutor } from '../contracts.js';
 import type { Verdict } from './verdict.js';
 import type { RoundRollupRow } from './history.db.js';
+import { decodeEntries, entriesWithDetails, type EntryRow } from './entries.db.js';
 
 
 // Boolean arrays travel as text ('true'/'false') cast to boolean[]: the client does not serialise JS boolean arrays.
@@ -36,9 +37,10 @@ export interface ClaimedMonitor {
  * check series), so a pass woken for the monitor's round skipped it and the round waited for the
  * next poll (`checks_decide_interval_ms`) with no wake left to come. The pass's own UPDATE of the
  * row takes FOR NO KEY UPDATE anyway; a delete of the monitor still conflicts with it.
- * A round's checks are counted by key, series by series (the LATERAL, kept apart by OFFSET 0):
- * joined plainly, a day partition whose statistics lagged was scanned whole for every dirty
- * round (one claim of the steady-state benchmark took 233 ms, docs/benchmarks.md "Check ingest").
+ * A round is complete when each of its expected series has reported it or a later round (its
+ * mark, check_series.last_at, is at or past it: a node reports in order, so no further report of
+ * that round is on its way; a check it sends late anyway makes the round dirty again), or, for the
+ * control plane's series (no mark: their checks are rows), has a row at it: no check is read.
  */
 export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<ClaimedMonitor[]> {
   return tx<ClaimedMonitor[]>`
@@ -49,9 +51,8 @@ export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<Cla
       CASE WHEN jsonb_typeof(m.config->'down_quorum') = 'number' THEN (m.config->>'down_quorum')::int END AS down_quorum
     FROM monitors m JOIN e ON e.monitor_id = m.id
     WHERE e.deadline_at <= now() OR e.verdict IS NOT NULL
-      OR (SELECT count(*) FROM check_series s
-          CROSS JOIN LATERAL (SELECT 1 FROM checks c WHERE c.series_id = s.id AND c.scheduled_at = e.scheduled_at OFFSET 0) c
-          WHERE s.monitor_id = e.monitor_id) >= e.expected
+      OR (SELECT count(*) FROM check_series s WHERE s.monitor_id = e.monitor_id AND (s.last_at >= e.scheduled_at
+            OR (s.node_id IS NULL AND EXISTS (SELECT 1 FROM checks c WHERE c.series_id = s.id AND c.scheduled_at = e.scheduled_at)))) >= e.expected
     ORDER BY m.id LIMIT ${limit}
     FOR NO KEY UPDATE OF m SKIP LOCKED`;
 }
@@ -178,7 +179,7 @@ export async function countReports(tx: SqlExecutor, rounds: Array<{ monitor_id: 
     SELECT s.monitor_id, c.scheduled_at, count(*)::int AS reported, count(*) FILTER (WHERE NOT c.success)::int AS failed
     FROM unnest(${rounds.map((r) => r.monitor_id)}::text[], ${rounds.map((r) => r.at.toISOString())}::timestamptz[]) AS u(m, at)
     JOIN check_series s ON s.monitor_id = u.m
-    JOIN checks c ON c.series_id = s.id AND c.scheduled_at = u.at
+    CROSS JOIN LATERAL check_entries(ARRAY[s.id], u.at, u.at + interval '1 millisecond') c
     GROUP BY s.monitor_id, c.scheduled_at`;
   for (const r of rows) out.set(`${r.monitor_id}/${r.scheduled_at.getTime()}`, { reported: r.reported, failed: r.failed });
   return out;
@@ -188,14 +189,13 @@ export async function countReports(tx: SqlExecutor, rounds: Array<{ monitor_id: 
 export async function failuresOf(tx: SqlExecutor, rounds: Array<{ monitor_id: string; at: Date }>): Promise<Map<string, FailingNode[]>> {
   const out = new Map<string, FailingNode[]>();
   if (rounds.length === 0) return out;
-  const rows = await tx<{ monitor_id: string; scheduled_at: Date; node_id: string | null; country: string | null; error: string | null }[]>`
-    SELECT s.monitor_id, c.scheduled_at, s.node_id, n.country, c.error
+  const rows = decodeEntries(await entriesWithDetails<EntryRow & { monitor_id: string; node_id: string | null; country: string | null }>(tx, tx`
+    SELECT c.*, s.monitor_id, s.node_id, n.country
     FROM unnest(${rounds.map((r) => r.monitor_id)}::text[], ${rounds.map((r) => r.at.toISOString())}::timestamptz[]) AS u(m, at)
     JOIN check_series s ON s.monitor_id = u.m
-    JOIN checks c ON c.series_id = s.id AND c.scheduled_at = u.at
+    CROSS JOIN LATERAL check_entries(ARRAY[s.id], u.at, u.at + interval '1 millisecond') c
     LEFT JOIN nodes n ON n.id = s.node_id
-    WHERE NOT c.success
-    ORDER BY s.node_id`;
+    WHERE NOT c.success`, tx`e.node_id`, tx`, e.monitor_id, e.node_id, e.country`));
   for (const r of rows) {
     const key = `${r.monitor_id}/${r.scheduled_at.getTime()}`;
     const list = out.get(key) ?? [];

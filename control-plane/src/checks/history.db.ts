@@ -1,6 +1,7 @@
 import type { AssertionResult, MonitorState } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import type { ChangeRow } from './decide.db.js';
+import { decodeEntries, entriesWithDetails, type EntryRow } from './entries.db.js';
 
 /*
  * Read queries of a monitor's history (0025_checks.sql): raw checks, state changes, rounds and
@@ -44,39 +45,33 @@ export interface CheckRow {
 export async function listChecks(sql: SqlExecutor, series: number[], from: Date, to: Date, limit: number, offset: number): Promise<{ rows: CheckRow[]; total: number }> {
   if (series.length === 0) return { rows: [], total: 0 };
   const [[count], rows] = await Promise.all([
-    sql<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to}`,
-    sql<CheckRow[]>`
-      SELECT series_id, scheduled_at, stored_at, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z
-      FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to}
-      ORDER BY scheduled_at DESC, series_id LIMIT ${limit} OFFSET ${offset}`,
+    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM check_entries(${series}::int4[], ${from}, ${to})`,
+    entriesWithDetails(sql, sql`
+      SELECT * FROM check_entries(${series}::int4[], ${from}, ${to}) ORDER BY scheduled_at DESC, series_id LIMIT ${limit} OFFSET ${offset}`,
+    sql`e.scheduled_at DESC, e.series_id`),
   ]);
-  return { rows, total: count!.n };
+  return { rows: decodeEntries(rows), total: count!.n };
 }
-
-/** The columns of a stored check as read back (CheckRow, stored_at aside). */
-const LISTED_COLUMNS = (sql: SqlExecutor) => sql`
-  series_id, scheduled_at, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z`;
 
 /**
  * One statement (one snapshot): where packing stands (check_packing.packed_until: null while
  * nothing is packed), how many raw checks `series` have scheduled in [from, to), and the page of
  * them at `offset` (newest first; not read at all when the page lies past them). Raw checks all
- * lie at or after packed_until (a day's raw partition is dropped in the transaction that moves
+ * lie at or after packed_until (a day's raw partitions are dropped in the transaction that moves
  * it), so they come before every packed one.
  */
 export async function rawChecksMarked(sql: SqlExecutor, series: number[], from: Date, to: Date, limit: number, offset: number): Promise<{
   packed_until: Date | null; raw_n: number; rows: Array<Omit<CheckRow, 'stored_at'>>;
 }> {
-  const rows = await sql<Array<Omit<CheckRow, 'stored_at' | 'series_id'> & { series_id: number | null; packed_until: Date | null; raw_n: number }>>`
-    WITH n AS (SELECT count(*)::int AS raw_n FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to})
-    SELECT (SELECT packed_until FROM check_packing) AS packed_until, n.raw_n, c.* FROM n LEFT JOIN LATERAL (
-      SELECT ${LISTED_COLUMNS(sql)} FROM checks WHERE n.raw_n > ${offset} AND series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to}
-      ORDER BY scheduled_at DESC, series_id LIMIT ${limit} OFFSET ${offset}) c ON true`;
+  const rows = await sql<Array<EntryRow & { packed_until: Date | null; raw_n: number }>>`
+    WITH n AS (SELECT count(*)::int AS raw_n FROM check_entries(${series}::int4[], ${from}, ${to}))
+    SELECT (SELECT packed_until FROM check_packing) AS packed_until, n.raw_n, c.* FROM n LEFT JOIN LATERAL (${entriesWithDetails(sql, sql`
+      SELECT * FROM check_entries(${series}::int4[], ${from}, ${to}) WHERE n.raw_n > ${offset} ORDER BY scheduled_at DESC, series_id LIMIT ${limit} OFFSET ${offset}`,
+    sql`e.scheduled_at DESC, e.series_id`)}) c ON true`;
   const first = rows[0]!;
   return {
     packed_until: first.packed_until, raw_n: first.raw_n,
-    rows: rows.filter((r) => r.series_id !== null).map(({ packed_until: _p, raw_n: _n, ...r }) => r as Omit<CheckRow, 'stored_at'>),
+    rows: decodeEntries(rows.filter((r) => r.series_id !== null)).map(({ packed_until: _p, raw_n: _n, stored_at: _s, ...r }) => r),
   };
 }
 
@@ -91,14 +86,14 @@ export async function checksStoredAfter(
   sql: SqlExecutor, series: number[], after: { stored_us: number; series_id: number; scheduled_ms: number }, settle_ms: number, window_ms: number, limit: number,
 ): Promise<Array<CheckRow & { stored_us: string }>> {
   if (series.length === 0) return [];
-  return sql<Array<CheckRow & { stored_us: string }>>`
-    SELECT series_id, scheduled_at, stored_at, (extract(epoch FROM stored_at) * 1000000)::bigint::text AS stored_us,
-      start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z
-    FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= now() - make_interval(secs => ${window_ms / 1000})
-      AND (stored_at, series_id, scheduled_at) > ('epoch'::timestamptz + ${String(Math.floor(after.stored_us))}::bigint * interval '1 microsecond',
+  const rows = await entriesWithDetails<EntryRow & { stored_us: string }>(sql, sql`
+    SELECT * FROM check_entries(${series}::int4[], now() - make_interval(secs => ${window_ms / 1000}), 'infinity')
+    WHERE (stored_at, series_id, scheduled_at) > ('epoch'::timestamptz + ${String(Math.floor(after.stored_us))}::bigint * interval '1 microsecond',
         ${after.series_id}, ${new Date(after.scheduled_ms)})
       AND stored_at <= now() - make_interval(secs => ${settle_ms / 1000})
-    ORDER BY stored_at, series_id, scheduled_at LIMIT ${limit}`;
+    ORDER BY stored_at, series_id, scheduled_at LIMIT ${limit}`,
+  sql`e.stored_at, e.series_id, e.scheduled_at`, sql`, (extract(epoch FROM e.stored_at) * 1000000)::bigint::text AS stored_us`);
+  return decodeEntries(rows);
 }
 
 const CHANGE_COLUMNS = (sql: SqlExecutor) => sql`

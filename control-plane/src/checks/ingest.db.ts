@@ -1,5 +1,7 @@
 import type { MonitorType } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
+import { inTransaction } from '../db/transaction.js';
+import { encodeBatch, splitBatches } from './batch-codec.js';
 
 
 // Boolean arrays travel as text ('true'/'false') cast to boolean[]: the client does not serialise JS boolean arrays.
@@ -172,17 +174,22 @@ export async function addToRounds(tx: SqlExecutor, adds: RoundAdd[]): Promise<vo
 }
 
 /**
- * A node check to store with what its round needs (see {@link storeNodeChecks}). Instants travel
- * as epoch ms and the output as base64 (Postgres makes timestamps and bytes of them): ISO text (24
- * characters against 13 digits) and `\x` hex (2 characters a byte against 4/3) made a row's
- * parameters about 280 bytes instead of 190, through the driver's escaping, the socket and
- * Postgres's parsing.
+ * A node check to store with what its round needs (see {@link storeNodeChecks}).
  */
-export interface NodeCheckInsert extends Omit<CheckInsert, 'scheduled_at' | 'output' | 'output_z'> {
+export interface NodeCheckInsert {
+  series_id: number;
   /** The round's start (the check's scheduled_at), epoch ms. */
   scheduled_ms: number;
-  /** The output's stored bytes as base64 (checks/output-codec.ts encodeOutputBase64), or null. */
-  output_b64: string | null;
+  start_offset_ms: number;
+  duration_ms: number;
+  response_ms: number | null;
+  success: boolean;
+  error_class: string | null;
+  error: string | null;
+  /** The assertions' results (JSON), or null. */
+  assertions: unknown;
+  /** The output (JSON), or null. */
+  output: unknown;
   monitor_id: string;
   /** The round's deadline, ms after its start. */
   deadline_offset_ms: number;
@@ -191,65 +198,90 @@ export interface NodeCheckInsert extends Omit<CheckInsert, 'scheduled_at' | 'out
   expected: number;
   /**
    * The monitor's revision and placement version the check was judged at, when they were not read
-   * in this batch (the check store's remembered view): the row is stored only if the monitor still
+   * in this batch (the check store's remembered view): the check is stored only if the monitor still
    * has both, else its monitor is returned as stale. Null: read in this batch, stored as it is.
    */
   judged_at?: { revision: number; placement_version: number } | null;
 }
 
+/** What {@link storeNodeChecks} reports. */
+export interface StoredNodeChecks {
+  /** Checks stored now (not stored before). */
+  inserted: number;
+  /** A round they went to can be judged now. */
+  judgeable: boolean;
+  /** Monitors whose checks carried a revision or placement version they no longer have: none of their checks was stored. */
+  stale: string[];
+}
+
+/** A check the first statement could not tell from one stored before: where it lies, and which input row it is. */
+interface Maybe { batch_id: string; first_ms: number; pos: number; ord: number }
+
 /**
- * Store a batch of node checks in ONE statement (one round trip, atomic on its own, so a batch
- * needs no transaction around it): the checks are inserted in key order, skipping those stored
- * before (same series and scheduled_at); `rows` may hold several nodes' checks of one round (the
- * check store writes several nodes' batches in one statement: a round's row then takes the
- * earliest deadline, the largest interval and expected count its rows carry; of rows with the
- * same (series, scheduled_at), the first stored wins); the rounds of those inserted now get their reports as
- * {@link addToRounds} does (from the rows actually inserted, counted in SQL); the hours (UTC) they
- * start in that ended before `hour_ms` (epoch ms, the start of the caller's current hour) are
- * marked for the rollup job. Row order and lock order are the same as in the separate
- * statements, so concurrent batches of different nodes for the same rounds do not deadlock.
+ * Store node checks (several nodes' batches may come together) as batch rows
+ * (0101_check_batches.sql; checks/batch-codec.ts splitBatches cuts them), keeping every check
+ * stored once, in one statement when the checks come in order (a second transaction otherwise):
  *
- * `judgeable`: a round that got checks now can be judged once this statement commits, by the
- * conditions the verdict job claims rounds on (decide.db.ts claimMonitors) that cost no read of
- * the checks, taken from the round rows the statement wrote (RETURNING): past its deadline,
- * judged before (dirty again now), or new and complete with this statement's checks alone (a
- * monitor placed on one node). A round that waits and got one more report is not written and
- * needs no wake: the verdict job locks a round before it counts its checks, so the pass that
- * judges it counts this one. A round of several nodes completed before its deadline is not seen
- * here (counting the other nodes' checks of the round made every batch cost Postgres about 8
- * times as much, docs/benchmarks.md "Alert path"): the poll judges it.
+ * - Each series' mark (`check_series.last_at`, locked FOR NO KEY UPDATE in id order, so concurrent
+ *   batches wait rather than deadlock, and moved forward) tells a new check from one that may have
+ *   been stored before: a check after its series' mark is new (a node's outbox releases results in
+ *   order); of two with the same (series, scheduled_at) in `rows` the first is. New checks go to
+ *   their rounds: a new round is inserted (late when created after its deadline; its
+ *   reported/failed count these checks until the verdict job recounts), a waiting round is
+ *   written only when it was judged already (dirty again) or its deadline has just passed (late);
+ *   the UTC hours they start in that ended before `hour_ms` are marked for the rollup job.
+ * - A check at or before its mark is stored hidden (the batch row's `hidden`), and then, in a
+ *   transaction that holds its series' marks (the statement's snapshot then sees every batch
+ *   committed before), looked up among the stored checks: found, it stays hidden (a duplicate);
+ *   not found (a backlog sent out of order), it is shown and goes to its round, which is marked
+ *   late. Until that transaction commits it is invisible; should the process stop in between,
+ *   the node, never acknowledged, sends it again.
+ * - Checks of monitors whose `judged_at` no longer holds are stored hidden and their monitors
+ *   returned as `stale` (the caller reads them and judges again). A batch row with nothing to show
+ *   is not written.
  *
- * `stale`: the monitors of rows carrying `judged_at` whose revision or placement version moved
- * since (or that are gone): none of their rows was stored; the caller reads them and judges again.
- * @returns how many checks were inserted now, whether a round they went to is judgeable, and the stale monitors
+ * `judgeable`: a round that got checks now can be judged once this commits, by the conditions
+ * the verdict job claims rounds on that cost no read of the checks (decide.db.ts claimMonitors),
+ * from the round rows written: past its deadline, judged before, or complete by its reports. A
+ * waiting round that got one more report is not written and needs no wake: the verdict job locks
+ * a round before it counts its checks.
  */
-export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[], hour_ms: number): Promise<{ inserted: number; judgeable: boolean; stale: string[] }> {
+export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], hour_ms: number): Promise<StoredNodeChecks> {
   if (rows.length === 0) return { inserted: 0, judgeable: false, stale: [] };
-  const col = <K extends keyof NodeCheckInsert>(k: K) => rows.map((r) => r[k] ?? null);
-  const [out] = await tx<{ inserted: number; judgeable: boolean; stale: string[] }[]>`
+  const groups = splitBatches(rows);
+  const k = new Array<number>(rows.length);
+  const pos = new Array<number>(rows.length);
+  const encoded = groups.map((g, j) => {
+    g.forEach((i, p) => {
+      k[i] = j + 1;
+      pos[i] = p + 1;
+    });
+    return encodeBatch(g.map((i) => rows[i]!));
+  });
+  const col = <K extends keyof NodeCheckInsert>(key: K) => rows.map((r) => r[key] ?? null);
+  const [out] = await ex<Array<{ inserted: number; judgeable: boolean; stale: string[]; maybe: Maybe[] | null }>>`
     WITH input AS MATERIALIZED (
       SELECT u.*, 'epoch'::timestamptz + u.at_ms * interval '1 millisecond' AS at,
         'epoch'::timestamptz + (u.at_ms + u.deadline_offset_ms) * interval '1 millisecond' AS deadline_at,
         u.revision IS NULL OR EXISTS (SELECT 1 FROM monitors m WHERE m.id = u.monitor_id AND m.revision = u.revision
           AND m.placement_version = u.placement_version) AS fresh
-      FROM unnest(${col('scheduled_ms')}::int8[], ${col('series_id')}::int[], ${col('start_offset_ms')}::int[],
-        ${col('duration_ms')}::int[], ${col('response_ms')}::real[], ${bools(rows.map((r) => r.success))}::text[]::boolean[],
-        ${col('error_class')}::text[], ${col('error')}::text[], ${col('assertions')}::text[]::jsonb[], ${col('output_b64')}::text[],
+      FROM unnest(${col('scheduled_ms')}::int8[], ${col('series_id')}::int4[], ${bools(rows.map((r) => r.success))}::text[]::boolean[],
         ${col('monitor_id')}::text[], ${col('deadline_offset_ms')}::int[], ${col('interval_s')}::int[], ${col('expected')}::int[],
-        ${rows.map((r) => r.judged_at?.revision ?? null)}::int8[], ${rows.map((r) => r.judged_at?.placement_version ?? null)}::int8[])
-        WITH ORDINALITY AS u(at_ms, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output_b64,
-          monitor_id, deadline_offset_ms, interval_s, expected, revision, placement_version, ord)
+        ${rows.map((r) => r.judged_at?.revision ?? null)}::int8[], ${rows.map((r) => r.judged_at?.placement_version ?? null)}::int8[], ${k}::int4[], ${pos}::int4[])
+        WITH ORDINALITY AS u(at_ms, series_id, success, monitor_id, deadline_offset_ms, interval_s, expected, revision, placement_version, k, pos, ord)
     ),
-    ins AS (
-      INSERT INTO checks (scheduled_at, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output_z)
-      SELECT at, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, decode(output_b64, 'base64')
-      FROM input WHERE fresh ORDER BY series_id, at, ord
-      ON CONFLICT (series_id, scheduled_at) DO NOTHING
-      RETURNING series_id, scheduled_at
+    old AS MATERIALIZED (
+      SELECT s.id, s.last_at FROM check_series s WHERE s.id IN (SELECT series_id FROM input WHERE fresh) ORDER BY s.id FOR NO KEY UPDATE
     ),
     added AS MATERIALIZED (
-      SELECT DISTINCT ON (i.series_id, i.at) i.* FROM ins JOIN input i ON i.series_id = ins.series_id AND i.at = ins.scheduled_at AND i.fresh
+      SELECT DISTINCT ON (i.series_id, i.at) i.* FROM input i JOIN old o ON o.id = i.series_id WHERE i.fresh AND i.at > o.last_at
       ORDER BY i.series_id, i.at, i.ord
+    ),
+    maybe AS MATERIALIZED (
+      SELECT i.k, i.pos, i.ord FROM input i JOIN old o ON o.id = i.series_id WHERE i.fresh AND i.at <= o.last_at
+    ),
+    moved AS (
+      UPDATE check_series s SET last_at = a.at FROM (SELECT series_id, max(at) AS at FROM added GROUP BY series_id) a WHERE s.id = a.series_id
     ),
     rounds AS (
       INSERT INTO check_rounds AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
@@ -264,8 +296,77 @@ export async function storeNodeChecks(tx: SqlExecutor, rows: NodeCheckInsert[], 
       INSERT INTO check_rollup_dirty (hour)
       SELECT DISTINCT 'epoch'::timestamptz + (at_ms - at_ms % 3600000) * interval '1 millisecond' FROM added WHERE at_ms < ${hour_ms}::int8
       ON CONFLICT (hour) DO NOTHING
+    ),
+    kept AS MATERIALIZED (
+      SELECT b.*, nextval('check_batches_id_seq') AS id
+      FROM unnest(${encoded.map((e) => e.first_ms)}::int8[], ${encoded.map((e) => e.last_ms)}::int8[],
+        ${encoded.map((e) => e.dir.toString('base64'))}::text[], ${encoded.map((e) => e.data.toString('base64'))}::text[])
+        WITH ORDINALITY AS b(first_ms, last_ms, dir, data, k)
+      WHERE EXISTS (SELECT 1 FROM added a WHERE a.k = b.k) OR EXISTS (SELECT 1 FROM maybe m WHERE m.k = b.k)
+    ),
+    stored AS (
+      INSERT INTO check_batches (id, first_at, last_at, series, hidden, dir, data)
+      SELECT b.id, 'epoch'::timestamptz + b.first_ms * interval '1 millisecond', 'epoch'::timestamptz + b.last_ms * interval '1 millisecond',
+        ARRAY(SELECT i.series_id FROM input i WHERE i.k = b.k ORDER BY i.pos),
+        NULLIF(ARRAY(SELECT i.pos FROM input i WHERE i.k = b.k AND NOT EXISTS (SELECT 1 FROM added a WHERE a.ord = i.ord) ORDER BY i.pos), '{}'),
+        decode(b.dir, 'base64'), decode(b.data, 'base64')
+      FROM kept b
     )
     SELECT (SELECT count(*)::int FROM added) AS inserted, EXISTS (SELECT 1 FROM rounds WHERE judgeable) AS judgeable,
-      ARRAY(SELECT DISTINCT monitor_id FROM input WHERE NOT fresh) AS stale`;
+      ARRAY(SELECT DISTINCT monitor_id FROM input WHERE NOT fresh) AS stale,
+      (SELECT json_agg(json_build_object('batch_id', b.id::text, 'first_ms', b.first_ms, 'pos', m.pos, 'ord', m.ord))
+        FROM maybe m JOIN kept b ON b.k = m.k) AS maybe`;
+  const result: StoredNodeChecks = { inserted: out!.inserted, judgeable: out!.judgeable, stale: out!.stale };
+  if (out!.maybe === null) return result;
+  const resolved = await inTransaction(ex, (tx) => resolveMaybe(tx, rows, out!.maybe!, hour_ms));
+  return { inserted: result.inserted + resolved.inserted, judgeable: result.judgeable || resolved.judgeable, stale: result.stale };
+}
+
+/**
+ * The second step of {@link storeNodeChecks} for checks stored hidden at or before their series'
+ * mark (`maybe`: where each lies and its index + 1 in `rows`), in a transaction: their series'
+ * marks are locked first, so the next statement's snapshot holds every batch committed before; a
+ * check found among the stored checks stays hidden, the others are shown and go to their rounds
+ * (marked late), and their hours are marked for the rollup job.
+ */
+async function resolveMaybe(tx: SqlExecutor, rows: NodeCheckInsert[], maybe: Maybe[], hour_ms: number): Promise<{ inserted: number; judgeable: boolean }> {
+  const of = maybe.map((m) => rows[m.ord - 1]!);
+  const series = [...new Set(of.map((r) => r.series_id))].sort((a, b) => a - b);
+  await tx`SELECT id FROM check_series WHERE id = ANY(${series}::int4[]) ORDER BY id FOR NO KEY UPDATE`;
+  const [out] = await tx<Array<{ inserted: number; judgeable: boolean }>>`
+    WITH m AS (
+      SELECT u.*, 'epoch'::timestamptz + u.at_ms * interval '1 millisecond' AS at,
+        'epoch'::timestamptz + u.first_ms * interval '1 millisecond' AS first_at,
+        'epoch'::timestamptz + (u.at_ms + u.deadline_offset_ms) * interval '1 millisecond' AS deadline_at
+      FROM unnest(${maybe.map((m) => m.batch_id)}::int8[], ${maybe.map((m) => m.first_ms)}::int8[], ${maybe.map((m) => m.pos)}::int4[],
+        ${of.map((r) => r.scheduled_ms)}::int8[], ${of.map((r) => r.series_id)}::int4[], ${bools(of.map((r) => r.success))}::text[]::boolean[],
+        ${of.map((r) => r.monitor_id)}::text[], ${of.map((r) => r.deadline_offset_ms)}::int[], ${of.map((r) => r.interval_s)}::int[],
+        ${of.map((r) => r.expected)}::int[])
+        AS u(batch_id, first_ms, pos, at_ms, series_id, success, monitor_id, deadline_offset_ms, interval_s, expected)
+    ),
+    fresh AS MATERIALIZED (
+      SELECT DISTINCT ON (m.series_id, m.at) m.* FROM m
+      WHERE NOT EXISTS (SELECT 1 FROM check_entries(ARRAY[m.series_id], m.at, m.at + interval '1 millisecond'))
+      ORDER BY m.series_id, m.at, m.batch_id, m.pos
+    ),
+    shown AS (
+      UPDATE check_batches b SET hidden = NULLIF(ARRAY(SELECT h FROM unnest(b.hidden) AS h WHERE h <> ALL (f.ps) ORDER BY h), '{}')
+      FROM (SELECT batch_id, first_at, array_agg(pos) AS ps FROM fresh GROUP BY 1, 2) f
+      WHERE b.id = f.batch_id AND b.first_at = f.first_at
+    ),
+    rounds AS (
+      INSERT INTO check_rounds AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
+      SELECT at, min(deadline_at), monitor_id, max(interval_s), max(expected)::smallint, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, min(deadline_at) < now()
+      FROM fresh GROUP BY monitor_id, at
+      ORDER BY monitor_id, at
+      ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true, late = r.late OR r.deadline_at < now()
+      RETURNING r.verdict IS NOT NULL OR r.deadline_at <= now() OR r.reported >= r.expected AS judgeable
+    ),
+    hours AS (
+      INSERT INTO check_rollup_dirty (hour)
+      SELECT DISTINCT 'epoch'::timestamptz + (at_ms - at_ms % 3600000) * interval '1 millisecond' FROM fresh WHERE at_ms < ${hour_ms}::int8
+      ON CONFLICT (hour) DO NOTHING
+    )
+    SELECT (SELECT count(*)::int FROM fresh) AS inserted, EXISTS (SELECT 1 FROM rounds WHERE judgeable) AS judgeable`;
   return out!;
 }

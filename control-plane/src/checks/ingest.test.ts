@@ -7,8 +7,7 @@ import { testDatabase } from '../test-support/db.js';
 import { decidePass } from './decide.js';
 import { CHECK_REJECT, MISSING_ERROR, agreeingOutcome, createCheckStore, writeBatches } from './ingest.js';
 import { createSeries, type NodeCheckInsert } from './ingest.db.js';
-import { decodeOutput } from './output-codec.js';
-import { httpResult, pingResult, roundAt, seedMonitor } from './test-support.js';
+import { httpResult, pingResult, roundAt, seedMonitor, storedChecks } from './test-support.js';
 import { roundDeadlineMs } from './traits.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
@@ -18,8 +17,7 @@ async function setup(t: Teardown) {
   // A long grace: rounds started up to a minute ago are not late yet.
   const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 120_000 });
   const sink = createResultSink({ sql, log: createLogger('silent'), config, checks: createCheckStore({ config }) });
-  const count = async (monitor_id: string) => (await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${monitor_id}`)[0]!.n;
+  const count = async (monitor_id: string) => (await storedChecks(sql, sql`s.monitor_id = ${monitor_id}`)).length;
   const round = async (monitor_id: string, at: string) => (await sql`
     SELECT expected, reported, failed, dirty, late, verdict FROM check_rounds WHERE monitor_id = ${monitor_id} AND scheduled_at = ${at}`)[0];
   return { sql, sink, count, round };
@@ -47,14 +45,14 @@ t.test('the same result twice, or the same round again, is stored once and acked
   await sql`UPDATE check_rounds SET deadline_at = now() WHERE monitor_id = ${m.monitor_id}`;
   await decidePass({ sql });
   t.match(await round(m.monitor_id, at), { expected: 3, reported: 2, failed: 1, dirty: false, verdict: 'degraded' }, 'judged from its checks: each counted once');
-  const stored = await sql`SELECT s.node_id, c.success, c.error FROM checks c JOIN check_series s ON s.id = c.series_id
-    WHERE c.scheduled_at = ${at} ORDER BY c.success DESC`;
+  const stored = (await storedChecks(sql)).filter((c) => c.scheduled_at.toISOString() === at).sort((x, y) => Number(y.success) - Number(x.success));
   t.same(stored.map((r) => [r.node_id, r.success, r.error]), [[a, true, null], [b, false, 'timeout']], 'success and error stored as sent');
-  const [row] = await sql`SELECT response_ms, start_offset_ms, duration_ms, output, output_z FROM checks c
-    JOIN check_series s ON s.id = c.series_id WHERE s.node_id = ${a} AND c.scheduled_at = ${at}`;
-  t.match(row, { response_ms: 42, start_offset_ms: 2, duration_ms: 42, output: null }, 'response time taken from the output; times kept as offsets');
-  t.ok(row!.output_z.length < JSON.stringify(r1.output).length / 3, `the output stored compressed (${row!.output_z.length} bytes)`);
-  t.same(decodeOutput(row!.output_z), r1.output, 'and read back whole');
+  const row = stored.find((r) => r.node_id === a);
+  t.match(row, { response_ms: 42, start_offset_ms: 2, duration_ms: 42 }, 'response time taken from the output; times kept as offsets');
+  t.same(row!.output, r1.output, 'the output read back whole');
+  const [batch] = await sql<{ n: number; data: number }[]>`SELECT cardinality(b.series) AS n, length(b.data) AS data FROM check_batches b
+    JOIN check_series s ON s.id = ANY(b.series) WHERE s.node_id = ${a} AND s.monitor_id = ${m.monitor_id} ORDER BY b.first_at LIMIT 1`;
+  t.ok(batch!.n === 1 && batch!.data < JSON.stringify(r1.output).length / 2, `stored in a batch row, compressed (${batch!.data} bytes of data)`);
 });
 
 t.test('a result for another node\'s monitor is refused and nothing is stored', async (t) => {
@@ -105,9 +103,8 @@ t.test('instants are stored to the millisecond; a round in an hour that has ende
   const deadline_ms = roundDeadlineMs('http', { timeout_ms: 1000 }, m.interval_s, 120_000);
   t.same(rounds.map((r) => [r.scheduled_at.toISOString(), r.deadline_at.getTime() - r.scheduled_at.getTime()]), ats.map((at) => [at, deadline_ms]),
     'each round at the instant sent, its deadline the type\'s offset after it');
-  const checks = await sql<{ scheduled_at: Date; started: number }[]>`
-    SELECT c.scheduled_at, c.start_offset_ms AS started FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${m.monitor_id} ORDER BY 1`;
-  t.same(checks.map((c) => [c.scheduled_at.toISOString(), c.started]), ats.map((at) => [at, 2]));
+  const checks = await storedChecks(sql, sql`s.monitor_id = ${m.monitor_id}`);
+  t.same(checks.map((c) => [c.scheduled_at.toISOString(), c.start_offset_ms]), ats.map((at) => [at, 2]));
   const marked = (await sql<{ hour: Date }[]>`SELECT hour FROM check_rollup_dirty ORDER BY hour`).map((r) => r.hour.getTime());
   const hours = ats.map((at) => Math.floor(Date.parse(at) / HOUR) * HOUR);
   t.same(marked, [...new Set(hours.filter((h) => h < this_hour))], 'the ended hours (UTC) of the rounds, once each; not the running one');
@@ -132,9 +129,10 @@ t.test('success and error always agree as stored: a successful tcp check has no 
     [c, tcp({ success: false, output: { resolved_address: '198.18.1.10', port: 443, connect_ms: null, state: 'refused', expected: 'open', banner: null, banner_matched: null } })],
   ];
   for (const [node, r] of sent) t.same(await sink.ingest(node, [r]), { stored: [r.result_id], rejected: [] });
-  const rows = await sql<{ node_id: string; success: boolean; error: string | null; error_class: string | null }[]>`
-    SELECT s.node_id, c.success, c.error, c.error_class FROM checks c JOIN check_series s ON s.id = c.series_id
-    WHERE s.monitor_id = ${m.monitor_id} ORDER BY s.node_id = ${a} DESC, s.node_id = ${b} DESC`;
+  const order = [a, b, c];
+  const rows = (await storedChecks(sql, sql`s.monitor_id = ${m.monitor_id}`))
+    .sort((x, y) => order.indexOf(x.node_id!) - order.indexOf(y.node_id!))
+    .map(({ node_id, success, error, error_class }) => ({ node_id, success, error, error_class }));
   t.same(rows, [
     { node_id: a, success: true, error: null, error_class: null },
     { node_id: b, success: true, error: null, error_class: null },
@@ -182,7 +180,7 @@ t.test('batches that arrive together are stored together: every round counted on
   let writes = 0;
   const counted = new Proxy(sql, {
     apply(target, self, args: unknown[]) {
-      if ((args[0] as TemplateStringsArray | undefined)?.raw?.join('').includes('INSERT INTO checks')) writes++;
+      if ((args[0] as TemplateStringsArray | undefined)?.raw?.join('').includes('INSERT INTO check_batches')) writes++;
       return Reflect.apply(target as unknown as (...a: unknown[]) => unknown, self, args);
     },
   });
@@ -217,7 +215,7 @@ t.test('one write for several batches: a round sent twice is written once, from 
   const series_b = await createSeries(sql, b, [m.monitor_id]);
   const row = (series_id: number, response_ms: number, expected: number): NodeCheckInsert => ({
     series_id, scheduled_ms: Date.parse(at), start_offset_ms: 1, duration_ms: response_ms, response_ms, success: true, error: null,
-    error_class: null, assertions: null, output_b64: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected,
+    error_class: null, assertions: null, output: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected,
   });
   const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
   const out = await writeBatches(sql, [
@@ -228,8 +226,8 @@ t.test('one write for several batches: a round sent twice is written once, from 
   t.same(out.map((o) => o.judgeable), [true, true, true], 'the round, new and complete with these checks (2 of the largest expected 2), is judgeable for every batch of the statement');
   t.same(out[0]!.stale, [], 'nothing stale: no row carried a remembered view');
   t.equal(await count(m.monitor_id), 2, 'one check per series');
-  const stored = await sql`SELECT response_ms FROM checks WHERE series_id = ${series.get(m.monitor_id)!}`;
-  t.same(stored.map((r) => r.response_ms), [10], 'the first batch\'s row kept');
+  const stored = await storedChecks(sql, sql`s.id = ${series.get(m.monitor_id)!}`);
+  t.same(stored.map((r) => r.response_ms), [10], 'the first batch\'s check kept');
   t.match(await round(m.monitor_id, at), { expected: 2, reported: 2, dirty: true }, 'one round row: the largest expected count, both reports');
 });
 
@@ -240,7 +238,7 @@ t.test('a check judged by a remembered view the monitor no longer has is not sto
   const [v] = await sql<{ revision: string; placement_version: string }[]>`SELECT revision, placement_version FROM monitors WHERE id = ${m.monitor_id}`;
   const row = (k: number, revision: number): NodeCheckInsert => ({
     series_id: series.get(m.monitor_id)!, scheduled_ms: Date.parse(roundAt(m, k)), start_offset_ms: 1, duration_ms: 5, response_ms: 5, success: true,
-    error: null, error_class: null, assertions: null, output_b64: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 1,
+    error: null, error_class: null, assertions: null, output: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 1,
     judged_at: { revision, placement_version: Number(v!.placement_version) },
   });
   const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;

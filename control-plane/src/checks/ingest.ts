@@ -297,8 +297,7 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
         series_id, scheduled_ms: scheduled, start_offset_ms: started - scheduled,
         duration_ms: Date.parse(r.finished_at) - started, response_ms: CHECK_TRAITS[r.type].responseMs(output),
         success: r.success, ...agreeingOutcome(r),
-        assertions: r.assertions.length > 0 ? JSON.stringify(r.assertions) : null,
-        output_b64: output === null ? null : encodeOutputBase64(output),
+        assertions: r.assertions.length > 0 ? r.assertions : null, output,
         monitor_id: r.monitor_id, deadline_offset_ms: fixed.deadline_ms, interval_s, expected: placed,
         judged_at: guarded ? { revision: row.revision, placement_version: row.placement_version } : null,
       });

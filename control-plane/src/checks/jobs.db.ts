@@ -51,9 +51,8 @@ export async function rollUpHour(tx: SqlExecutor, hour: Date): Promise<number> {
     FROM (
       SELECT c.series_id, check_rt_bucket(c.response_ms) AS bucket, count(*) AS n, count(*) FILTER (WHERE NOT c.success) AS f,
         count(c.response_ms) AS rn, min(c.response_ms) AS mn, max(c.response_ms) AS mx, sum(c.response_ms::float8) AS sm
-      FROM checks c
-      WHERE c.scheduled_at >= ${hour}::timestamptz AND c.scheduled_at < ${hour}::timestamptz + interval '1 hour'
-        AND EXISTS (SELECT 1 FROM check_series s WHERE s.id = c.series_id)
+      FROM check_entries_between(${hour}::timestamptz, ${hour}::timestamptz + interval '1 hour') c
+      WHERE EXISTS (SELECT 1 FROM check_series s WHERE s.id = c.series_id)
       GROUP BY c.series_id, check_rt_bucket(c.response_ms)
     ) b
     GROUP BY b.series_id

@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../contracts.js';
 import type { CheckRow } from './history.db.js';
+import { decodeEntries, entriesWithDetails } from './entries.db.js';
 
 /*
  * SQL of packed check history (0099_check_blocks.sql): where packing stands, the raw checks of a
@@ -26,17 +27,18 @@ export async function savePackingCursor(sql: SqlExecutor, day: Date, after_serie
 
 /**
  * The oldest UTC day at or after `after` (null: any) holding raw checks: the oldest dated
- * partition of `checks`, or an older day of rows in its DEFAULT partition (days that had no
- * partition when their checks arrived), or null when there is none.
+ * partition of `checks` or `check_batches`, or an older day of rows in their DEFAULT partitions
+ * (days that had no partition when their checks arrived), or null when there is none.
  */
 export async function oldestRawDay(sql: SqlExecutor, after: Date | null): Promise<Date | null> {
   const [row] = await sql<{ part: string | null; stray: Date | null }[]>`
-    SELECT (SELECT min(c.relname) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'checks'::regclass AND c.relname ~ '_p[0-9]{8}$'
+    SELECT (SELECT min(right(c.relname, 8)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent IN ('checks'::regclass, 'check_batches'::regclass) AND c.relname ~ '_p[0-9]{8}$'
               AND (${after}::timestamptz IS NULL OR to_date(right(c.relname, 8), 'YYYYMMDD') >= (${after}::timestamptz AT TIME ZONE 'UTC')::date)) AS part,
-      (SELECT date_bin('1 day', min(scheduled_at), timestamptz '1970-01-01 00:00:00+00') FROM checks_default
-       WHERE ${after}::timestamptz IS NULL OR scheduled_at >= ${after}::timestamptz) AS stray`;
-  const m = row?.part ? /_p(\d{4})(\d{2})(\d{2})$/.exec(row.part) : null;
+      (SELECT date_bin('1 day', min(at), timestamptz '1970-01-01 00:00:00+00') FROM (
+        SELECT min(scheduled_at) AS at FROM checks_default WHERE ${after}::timestamptz IS NULL OR scheduled_at >= ${after}::timestamptz
+        UNION ALL SELECT min(first_at) FROM check_batches_default WHERE ${after}::timestamptz IS NULL OR first_at >= ${after}::timestamptz) d) AS stray`;
+  const m = row?.part ? /^(\d{4})(\d{2})(\d{2})$/.exec(row.part) : null;
   const part = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Infinity;
   const stray = row?.stray ? row.stray.getTime() : Infinity;
   const day = Math.min(part, stray);
@@ -52,12 +54,10 @@ export async function seriesAfter(sql: SqlExecutor, after_id: number, limit: num
 /** A raw check as packing reads it (its stored_at is not kept). */
 export type RawCheck = Omit<CheckRow, 'stored_at'>;
 
-/** The raw checks of `series` scheduled in [from, to), by series then scheduled_at (through each partition's primary key). */
+/** The raw checks of `series` scheduled in [from, to) (rows and batches), by series then scheduled_at. */
 export async function rawChecksOf(tx: SqlExecutor, series: number[], from: Date, to: Date): Promise<RawCheck[]> {
-  return tx<RawCheck[]>`
-    SELECT series_id, scheduled_at, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z
-    FROM checks WHERE series_id = ANY(${series}::int[]) AND scheduled_at >= ${from} AND scheduled_at < ${to}
-    ORDER BY series_id, scheduled_at`;
+  const rows = await entriesWithDetails(tx, tx`SELECT * FROM check_entries(${series}::int4[], ${from}, ${to})`, tx`e.series_id, e.scheduled_at`);
+  return decodeEntries(rows).map(({ stored_at: _s, ...r }) => r);
 }
 
 /** A block as stored: one series' checks of one hour (data: checks/pack-codec.ts). */
@@ -107,6 +107,7 @@ export async function writeBlocks(tx: SqlExecutor, blocks: BlockRow[], replace =
 export async function finishPackedDay(tx: SqlExecutor, day: Date): Promise<number> {
   const next = new Date(day.getTime() + 86_400_000);
   const r = await tx`DELETE FROM checks_default WHERE scheduled_at >= ${day} AND scheduled_at < ${next}`;
+  await tx`DELETE FROM check_batches_default WHERE first_at >= ${day} AND first_at < ${next}`;
   await tx`UPDATE check_packing SET packed_until = greatest(packed_until, ${next}::timestamptz), day = NULL, after_series = 0`;
   return r.count;
 }

@@ -104,9 +104,11 @@ export async function packHistory(sql: Sql, opts: {
       await savePackingCursor(sql, day, after);
       if (Date.now() > deadline) return { ...out, done: false };
     }
-    const raw = partitionFor('checks', day);
     await partitionDdl(sql, async (tx) => {
-      if ((await listPartitions(tx, 'checks')).some((p) => p.name === raw.name)) await dropPartition(tx, 'checks', raw.name);
+      for (const table of ['checks', 'check_batches'] as const) {
+        const raw = partitionFor(table, day);
+        if ((await listPartitions(tx, table)).some((p) => p.name === raw.name)) await dropPartition(tx, table, raw.name);
+      }
       await finishPackedDay(tx, day);
     });
     out.days++;

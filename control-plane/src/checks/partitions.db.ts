@@ -11,6 +11,7 @@ import type { SqlExecutor } from '../contracts.js';
  */
 export const PARTITIONED = {
   checks: { key: 'scheduled_at', unit: 'day' },
+  check_batches: { key: 'first_at', unit: 'day' },
   check_blocks: { key: 'hour', unit: 'day', storage: 'toast_tuple_target = 8160' },
   check_rounds: { key: 'scheduled_at', unit: 'day' },
   check_rollups: { key: 'hour', unit: 'month' },

@@ -96,7 +96,7 @@ export async function dropExpiredPartitions(sql: Sql, retention: CheckRetention,
   let default_rows = 0;
   for (const table of Object.keys(PARTITIONED) as PartitionedTable[]) {
     // Packed checks (check_blocks) are the raw checks of older days: kept as long.
-    const days = table === 'checks' || table === 'check_blocks' ? retention.raw_days : table === 'check_rounds' ? retention.rounds_days : retention.rollup_days;
+    const days = table === 'checks' || table === 'check_batches' || table === 'check_blocks' ? retention.raw_days : table === 'check_rounds' ? retention.rounds_days : retention.rollup_days;
     const cutoff = new Date(now.getTime() - days * DAY_MS);
     for (const p of await listPartitions(sql, table)) {
       if (p.to.getTime() > cutoff.getTime()) continue;

@@ -62,15 +62,16 @@ const PACKED_REACH_MS = 86_400_000;
 export async function statsCells(sql: SqlExecutor, parts: StatsPart[], series: number[], bucket_s: number): Promise<StatsCellRow[]> {
   const live = parts.filter((p) => p.from.getTime() < p.to.getTime());
   if (series.length === 0 || live.length === 0) return [];
-  const selects = partSelects(sql, live, sql`ANY(${series}::int[])`, bucket_s);
+  const selects = partSelects(sql, live, sql`${series}::int4[]`, bucket_s);
   return sql<StatsCellRow[]>`${selects.reduce((a, b) => sql`${a} UNION ALL ${b}`)}`;
 }
 
 /**
  * One SELECT per part (a raw part older than a day: two), each the cells of the series
- * `series_in` names (`ANY(...)`) over the part's [from, to).
+ * `series` names (an int4[] expression of distinct ids) over the part's [from, to).
  */
-function partSelects(sql: SqlExecutor, live: StatsPart[], series_in: postgres.Fragment, bucket_s: number) {
+function partSelects(sql: SqlExecutor, live: StatsPart[], series: postgres.Fragment, bucket_s: number) {
+  const series_in = sql`ANY(${series})`;
   const packed_until = sql`coalesce((SELECT packed_until FROM check_packing), '-infinity'::timestamptz)`;
   return live.flatMap((p) => {
     if (p.source === 'raw') {
@@ -79,8 +80,7 @@ function partSelects(sql: SqlExecutor, live: StatsPart[], series_in: postgres.Fr
           SELECT floor(extract(epoch FROM scheduled_at) / ${bucket_s})::float8 AS b, series_id, check_rt_bucket(response_ms) AS rb,
             count(*)::int AS n, count(*) FILTER (WHERE NOT success)::int AS f, count(response_ms)::int AS rn,
             min(response_ms) AS mn, max(response_ms) AS mx, coalesce(sum(response_ms::float8), 0) AS sm
-          FROM checks WHERE series_id = ${series_in} AND scheduled_at >= ${p.from} AND scheduled_at < ${p.to}
-            ${reaches ? sql`AND scheduled_at >= ${packed_until}` : sql``}
+          FROM check_entries(${series}, ${p.from}, ${p.to}) ${reaches ? sql`WHERE scheduled_at >= ${packed_until}` : sql``}
           GROUP BY 1, 2, 3)
         SELECT b, series_id, sum(n)::int AS checks, sum(f)::int AS failures, sum(rn)::int AS rt_count, min(mn) AS rt_min_ms, max(mx) AS rt_max_ms,
           sum(sm)::float8 AS rt_sum_ms,
@@ -131,7 +131,7 @@ export async function monitorStatsCells(sql: SqlExecutor, monitor_id: string, pa
       'series', (SELECT coalesce(json_agg(json_build_object('id', s.id, 'node_id', s.node_id, 'country', n.country) ORDER BY s.node_id), '[]')
         FROM check_series s LEFT JOIN nodes n ON n.id = s.node_id WHERE s.monitor_id = ${monitor_id}),
       'marks', (SELECT json_build_array(${ms('rolled_until')}, ${ms('days_from')}, ${ms('days_until')}) FROM check_jobs WHERE name = 'rollup')) AS ctx`;
-  const cells = partSelects(sql, live, sql`ANY(ARRAY(SELECT id FROM check_series WHERE monitor_id = ${monitor_id}))`, bucket_s)
+  const cells = partSelects(sql, live, sql`ARRAY(SELECT id FROM check_series WHERE monitor_id = ${monitor_id})`, bucket_s)
     .map((p) => sql`SELECT p.*, NULL::json AS ctx FROM ${p} p`);
   const rows = await sql<Array<StatsCellRow & { ctx: { owner: Owner | null; series: SeriesRow[]; marks: MarksMs | null } | null }>>`
     SELECT NULL::float8 AS b, NULL::int AS series_id, NULL::int AS checks, NULL::int AS failures, NULL::int AS rt_count, NULL::real AS rt_min_ms,

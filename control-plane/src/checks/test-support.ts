@@ -1,3 +1,7 @@
+import type { PendingQuery, Row } from 'postgres';
+import { decodeEntries, entriesWithDetails, type EntryRow } from './entries.db.js';
+import type { CheckRow } from './history.db.js';
+import { decodeOutput } from './output-codec.js';
 import { newId, roundPhaseMs, type MonitorResultEnvelope } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 
@@ -107,4 +111,19 @@ export function pingResult(monitor_id: string, scheduled_at: string, rtt_ms = 12
 /** Move every waiting round of `monitor_id` past its deadline, as if its time had run out. */
 export async function expireRounds(sql: SqlExecutor, monitor_id: string): Promise<void> {
   await sql`UPDATE check_rounds SET deadline_at = now() - interval '1 second' WHERE monitor_id = ${monitor_id} AND dirty`;
+}
+
+/** A stored check as tests read it: the check (details decoded) and its series' monitor and node. */
+export type StoredCheck = Omit<CheckRow, 'output_z'> & { monitor_id: string; node_id: string | null };
+
+/**
+ * Every stored check (rows and batches, hidden ones left out, as readers see them) of the series
+ * `where` picks (a condition on check_series `s`; default: all), by scheduled_at, then node.
+ */
+export async function storedChecks(sql: SqlExecutor, where: PendingQuery<Row[]> = sql`true`): Promise<StoredCheck[]> {
+  const rows = decodeEntries(await entriesWithDetails<EntryRow & { monitor_id: string; node_id: string | null }>(sql, sql`
+    SELECT e.*, s.monitor_id, s.node_id FROM check_series s
+    CROSS JOIN LATERAL check_entries(ARRAY[s.id], '-infinity', 'infinity') e WHERE ${where}`,
+  sql`e.scheduled_at, e.node_id NULLS FIRST`, sql`, e.monitor_id, e.node_id`));
+  return rows.map(({ output_z, ...r }) => ({ ...r, output: output_z ? decodeOutput(output_z) as CheckRow['output'] : r.output }));
 }
