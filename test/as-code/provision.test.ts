@@ -8,6 +8,7 @@ import { waitFor } from '../../control-plane/src/hub/test-harness.js';
 import { startRealAgent } from './real-agent.js';
 import { startProvisioning, type ProvisionReport } from '../../control-plane/src/as-code/provision.js';
 import { call, createApiKey, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
+import { storedChecks } from '../../control-plane/src/checks/test-support.js';
 
 /*
  * Provisioning at start (VANTAGE_PROVISION_FILES) on a real control plane with real agents: the
@@ -70,7 +71,7 @@ t.test('provisioned at start, run by real agents, changed on edit, a bad file re
   const m = monitors.find((x) => x.name === 'Loopback tcp')!;
   t.equal(m.node_ids.length, 2, 'placed on both agents');
   await waitFor(async () => agents.every((a) => a.scheduler.monitor_ids.includes(m.id)), 60_000);
-  const nodesWithResults = async () => (await sql`SELECT count(DISTINCT s.node_id)::int AS n FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${m.id}`)[0]!.n;
+  const nodesWithResults = async () => new Set((await storedChecks(sql, sql`s.monitor_id = ${m.id}`)).map((c) => c.node_id)).size;
   await waitFor(async () => (await nodesWithResults()) === 2, 90_000);
   t.pass('both agents ran the provisioned monitor and their results were stored');
 

@@ -14,9 +14,10 @@
  * check per node and round (4 echo replies around a round trip of 10-40 ms drawn per check), sent
  * as node batches of `batch` checks, `concurrency` batches in flight.
  *
- * - rows: today's statement (checks/ingest.db.ts storeNodeChecks: a row per check into `checks`,
- *   conflict-checked on (series, scheduled_at), the rounds upserted; the output compressed alone
- *   with the output dictionary, checks/output-codec.ts).
+ * - rows: a row per check, as node checks were stored before batches and the control plane's
+ *   checks still are (checks/ingest.db.ts insertChecks into `checks`, conflict-checked on (series,
+ *   scheduled_at), then addToRounds; the output compressed alone with the output dictionary,
+ *   checks/output-codec.ts).
  * - batches: a row per batch, its columns made by checks/batch-codec.ts: `series` int4[] (GIN-
  *   indexed: a series' batches), `dir` (per check: scheduled_at as a varint of ms after the row's
  *   `first_at`, response_ms as a float32, then a bitmap of success: what statistics read without
@@ -58,8 +59,8 @@
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { decodeDetails, decodeDirectory, encodeBatch, type BatchCheck } from '../../control-plane/src/checks/batch-codec.js';
-import { decodeOutput, encodeOutputBase64 } from '../../control-plane/src/checks/output-codec.js';
-import { createSeries, storeNodeChecks, type NodeCheckInsert } from '../../control-plane/src/checks/ingest.db.js';
+import { decodeOutput, encodeOutput } from '../../control-plane/src/checks/output-codec.js';
+import { addToRounds, createSeries, insertChecks, type CheckInsert } from '../../control-plane/src/checks/ingest.db.js';
 import { ensurePartitions } from '../../control-plane/src/checks/partitions.js';
 import { seedNodes, seedUser } from '../../control-plane/src/checks/test-support.js';
 import { testDatabase } from '../../control-plane/src/test-support/db.js';
@@ -180,11 +181,21 @@ try {
   // 1. Ingest: today's statement and the candidates', over the same checks, round by round in
   // turns (each round's batches into each layout, the order rotated every round), so that all
   // see the same database around them: checkpoints, autovacuum, and their own tables growing.
-  const rows = async (b: Check[]) => storeNodeChecks(sql, b.map((c): NodeCheckInsert => ({
-    series_id: c.series_id, scheduled_ms: c.scheduled_ms, start_offset_ms: c.start_offset_ms, duration_ms: c.duration_ms, response_ms: c.response_ms,
-    success: c.success, error_class: null, error: null, assertions: '[]', output_b64: encodeOutputBase64(c.output), monitor_id: c.monitor_id,
-    deadline_offset_ms: 90_000, interval_s: 60, expected: 3,
-  })), hour_ms);
+  // A row per check as the control plane's own checks are still stored (node checks were so until
+  // batches): the rows inserted, then their rounds (two statements; before batches, node checks
+  // took one statement doing both).
+  const rows = async (b: Check[]) => {
+    const inserted = await insertChecks(sql, b.map((c): CheckInsert => ({
+      series_id: c.series_id, scheduled_at: new Date(c.scheduled_ms).toISOString(), start_offset_ms: c.start_offset_ms, duration_ms: c.duration_ms,
+      response_ms: c.response_ms, success: c.success, error_class: null, error: null, assertions: '[]', output: null,
+      output_z: `\\x${encodeOutput(c.output).toString('hex')}`,
+    })));
+    const added = b.filter((c) => inserted.has(`${c.series_id}/${c.scheduled_ms}`));
+    await addToRounds(sql, added.map((c) => ({
+      monitor_id: c.monitor_id, scheduled_at: new Date(c.scheduled_ms).toISOString(), deadline_at: new Date(c.scheduled_ms + 90_000).toISOString(),
+      interval_s: 60, expected: 3, reported: 1, failed: c.success ? 0 : 1,
+    })));
+  };
   const batchValues = (r: ReturnType<typeof batchRow>) => sql`
     'epoch'::timestamptz + ${r.first_ms}::int8 * interval '1 millisecond', 'epoch'::timestamptz + ${r.last_ms}::int8 * interval '1 millisecond',
     ${r.series}::int4[], decode(${r.dir}, 'base64'), ${r.at_ms}::int4[], ${r.response_ms}::real[], ${r.success}::text[]::bool[], decode(${r.data}, 'base64')`;

@@ -187,34 +187,32 @@ try {
       ingest_node_cpu_us_per_result: perResultUs(ingest.node_cpu_pct, ingest.wall_s), ingest_pg_cpu_us_per_result: perResultUs(ingest.pg_cpu_pct, ingest.wall_s),
     });
 
-    // Postgres's own ceiling for these rows: the checks and rounds just stored, COPYed (text
-    // format, server-side files: no client in the loop, one table after the other on one backend)
-    // into empty tables of the same shape (columns, keys, indexes: LIKE ... INCLUDING ALL). No
-    // conflict checks, no parameters, no JS per row: what the server can take at most.
+    // Postgres's own ceiling for these rows: the check batches and rounds just stored, COPYed
+    // (text format, server-side files: no client in the loop, one table after the other on one
+    // backend) into empty tables of the same shape (columns, keys, indexes: LIKE ... INCLUDING
+    // ALL). No marks, no parameters, no JS per check: what the server can take at most.
     if (PHASES.has('ceiling')) {
-      const CHECK_COLS = 'scheduled_at, stored_at, series_id, start_offset_ms, duration_ms, response_ms, success, error_class, error, assertions, output, output_z';
+      const BATCH_COLS = 'first_at, last_at, stored_at, id, series, hidden, dir, data';
       const ROUND_COLS = 'scheduled_at, deadline_at, decided_at, monitor_id, interval_s, expected, reported, failed, quorum, verdict, dirty, late, counted';
       const db = (await sql<{ db: string }[]>`SELECT current_database() AS db`)[0]!.db;
       const file = (table: string) => `/tmp/${db}-${table}.copy`;
-      await sql`DROP TABLE IF EXISTS bench_ceiling_checks, bench_ceiling_rounds`;
-      await sql`CREATE TABLE bench_ceiling_checks (LIKE checks INCLUDING ALL)`;
+      await sql`DROP TABLE IF EXISTS bench_ceiling_batches, bench_ceiling_rounds`;
+      await sql`CREATE TABLE bench_ceiling_batches (LIKE check_batches INCLUDING ALL)`;
       await sql`CREATE TABLE bench_ceiling_rounds (LIKE check_rounds INCLUDING ALL)`;
-      await sql.unsafe(`COPY (SELECT ${CHECK_COLS} FROM checks) TO '${file('checks')}'`);
+      await sql.unsafe(`COPY (SELECT ${BATCH_COLS} FROM check_batches) TO '${file('batches')}'`);
       await sql.unsafe(`COPY (SELECT ${ROUND_COLS} FROM check_rounds) TO '${file('rounds')}'`);
       const load = (table: string, cols: string, from: string) => sql.unsafe(`COPY ${table} (${cols}) FROM '${file(from)}'`);
       const ceiling = await measured(async () => {
-        await load('bench_ceiling_checks', CHECK_COLS, 'checks');
+        await load('bench_ceiling_batches', BATCH_COLS, 'batches');
         await load('bench_ceiling_rounds', ROUND_COLS, 'rounds');
       });
-      const [copied] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM bench_ceiling_checks`;
+      const [copied] = await sql<{ n: number }[]>`SELECT coalesce(sum(cardinality(series) - coalesce(cardinality(hidden), 0)), 0)::int AS n FROM bench_ceiling_batches`;
       if (copied!.n !== total) throw new Error(`ceiling: ${copied!.n} checks copied, ${total} ingested`);
-      // The same rows again through what ingest asks of the server: conflict-checked inserts (checks
-      // ON CONFLICT DO NOTHING, rounds ON CONFLICT DO UPDATE, one statement per table, still no
-      // client and no parameters), into the emptied tables.
-      await sql`TRUNCATE bench_ceiling_checks, bench_ceiling_rounds`;
+      // The same rows again through what ingest asks of the server: the batches inserted (one
+      // statement, still no client and no parameters) and the rounds upserted, into the emptied tables.
+      await sql`TRUNCATE bench_ceiling_batches, bench_ceiling_rounds`;
       const upsert = await measured(async () => {
-        await sql.unsafe(`INSERT INTO bench_ceiling_checks (${CHECK_COLS}) SELECT ${CHECK_COLS} FROM checks ORDER BY series_id, scheduled_at
-          ON CONFLICT (series_id, scheduled_at) DO NOTHING`);
+        await sql.unsafe(`INSERT INTO bench_ceiling_batches (${BATCH_COLS}) SELECT ${BATCH_COLS} FROM check_batches`);
         // Each round once per check it got, as each node's batch upserts it (a statement may not
         // touch a row twice: one pass per report).
         const [reports] = await sql<{ most: number }[]>`SELECT coalesce(max(reported), 0)::int AS most FROM check_rounds`;
@@ -223,10 +221,10 @@ try {
             ORDER BY monitor_id, scheduled_at ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true WHERE NOT bench_ceiling_rounds.dirty`);
         }
       });
-      await sql`DROP TABLE bench_ceiling_checks, bench_ceiling_rounds`;
+      await sql`DROP TABLE bench_ceiling_batches, bench_ceiling_rounds`;
       // Emptied (the server's files: the client cannot remove them).
-      for (const f of ['checks', 'rounds']) await sql.unsafe(`COPY (SELECT WHERE false) TO '${file(f)}'`);
-      log(`ceiling (COPY): ${Math.round(total / ceiling.wall_s)} results/s; conflict-checked INSERT ... SELECT: ${Math.round(total / upsert.wall_s)} results/s`);
+      for (const f of ['batches', 'rounds']) await sql.unsafe(`COPY (SELECT WHERE false) TO '${file(f)}'`);
+      log(`ceiling (COPY): ${Math.round(total / ceiling.wall_s)} results/s; INSERT ... SELECT: ${Math.round(total / upsert.wall_s)} results/s`);
       Object.assign(figures, {
         ceiling_copy_results_per_s: Math.round(total / ceiling.wall_s), ceiling_copy_pg_cpu_pct: ceiling.pg_cpu_pct,
         ceiling_copy_pg_cpu_us_per_result: perResultUs(ceiling.pg_cpu_pct, ceiling.wall_s),
@@ -254,11 +252,13 @@ try {
   // versions of judged rounds still take room) and compacted (VACUUM FULL: the floor autovacuum
   // works towards as the space is reused).
   const sizes = async () => {
+    // Checks in batch rows (node checks) and in rows of `checks` (none here), both tables' partitions.
     const [c] = await sql<{ n: number; bytes: number; heap: number; toast: number; idx: number }[]>`
-      SELECT (SELECT count(*) FROM checks)::float8 AS n,
+      SELECT (SELECT count(*) FROM checks)::float8
+          + (SELECT coalesce(sum(cardinality(series) - coalesce(cardinality(hidden), 0)), 0) FROM check_batches)::float8 AS n,
         sum(pg_total_relation_size(c.oid))::float8 AS bytes, sum(pg_relation_size(c.oid))::float8 AS heap,
         sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0))::float8 AS toast, sum(pg_indexes_size(c.oid))::float8 AS idx
-      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'checks'::regclass`;
+      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent IN ('checks'::regclass, 'check_batches'::regclass)`;
     const [r] = await sql<{ n: number; bytes: number }[]>`
       SELECT (SELECT count(*) FROM check_rounds)::float8 AS n, sum(pg_total_relation_size(c.oid))::float8 AS bytes
       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'check_rounds'::regclass`;
@@ -267,9 +267,9 @@ try {
   let written: Awaited<ReturnType<typeof sizes>> | null = null;
   let compact: Awaited<ReturnType<typeof sizes>> | null = null;
   if (PHASES.has('bytes') && PHASES.has('ingest')) {
-    await sql`VACUUM ANALYZE checks, check_rounds`;
+    await sql`VACUUM ANALYZE checks, check_batches, check_rounds`;
     written = await sizes();
-    await sql`VACUUM FULL checks, check_rounds`;
+    await sql`VACUUM FULL checks, check_batches, check_rounds`;
     compact = await sizes();
     Object.assign(figures, {
       bytes_per_ping_check: Math.round(written.check), bytes_heap_per_check: Math.round(written.heap),

@@ -12,7 +12,7 @@ export interface StoredCounts {
   /** Tasks holding more than one result (must be 0: one result per task). */
   tasks_with_several: number;
   /**
-   * Monitor checks stored per monitor id (the check history, `checks` by series). A check is
+   * Monitor checks stored per monitor id (the check history by series, rows and batches: check_entries). A check is
    * identified by its round (monitor, node, scheduled_at), not by result id, so monitor results
    * are counted, not matched by id; the primary key makes a round stored twice impossible.
    */
@@ -27,7 +27,7 @@ export async function storedCounts(sql: Sql): Promise<StoredCounts> {
   const [several] = await sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM (SELECT task_id FROM probe_results GROUP BY task_id HAVING count(*) > 1) t`;
   const checks = await sql<{ monitor_id: string; n: number }[]>`
-    SELECT s.monitor_id, count(*)::int AS n FROM checks c JOIN check_series s ON s.id = c.series_id GROUP BY s.monitor_id`;
+    SELECT s.monitor_id, count(*)::int AS n FROM check_series s CROSS JOIN LATERAL check_entries(ARRAY[s.id], '-infinity', 'infinity') c GROUP BY s.monitor_id`;
   return {
     stored: stored.map((r) => r.result_id), rows: dup!.rows, distinct_ids: dup!.distinct_ids, tasks_with_several: several!.n,
     checks_by_monitor: new Map(checks.map((r) => [r.monitor_id, r.n])),

@@ -7,6 +7,7 @@ import { startRealAgent } from '../../control-plane/src/probes/real-agents.js';
 import { makeToken, waitFor } from '../../control-plane/src/hub/test-harness.js';
 import { startPlacementJob } from '../../control-plane/src/monitors/placement-job.js';
 import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
+import { storedChecks } from '../../control-plane/src/checks/test-support.js';
 
 /*
  * Real agents (the node-agent code, with its check engine) on a real control plane: they receive
@@ -54,8 +55,8 @@ t.test('agents get their set, run aligned rounds, and their results are accepted
   t.equal(held.phase_ms, roundPhaseMs(m.id, ROUND_S), 'the assignment carries the round phase');
 
   // Two full rounds on every node, as stored in the check history (checks, by round).
-  const results = () => sql<Result[]>`SELECT s.node_id, c.scheduled_at, c.scheduled_at + make_interval(secs => c.start_offset_ms / 1000.0) AS started_at
-    FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${m.id} ORDER BY c.scheduled_at`;
+  const results = async (): Promise<Result[]> => (await storedChecks(sql, sql`s.monitor_id = ${m.id}`))
+    .map((c) => ({ node_id: c.node_id!, scheduled_at: c.scheduled_at, started_at: new Date(c.scheduled_at.getTime() + c.start_offset_ms) }));
   await waitFor(async () => {
     const rows = await results();
     return new Set(rows.map((r) => r.node_id)).size === 3 && rows.length >= 6;

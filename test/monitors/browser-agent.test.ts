@@ -6,7 +6,7 @@ import { readIdentity } from '../../node-agent/src/state/identity.js';
 import { CHROMIUM_PATH, SKIP_WITHOUT_CHROMIUM } from '../../node-agent/src/browser/test-support/harness.js';
 import { startPageServer } from '../../node-agent/src/browser/test-support/pages.js';
 import { makeToken, waitFor } from '../../control-plane/src/hub/test-harness.js';
-import { decodeOutput } from '../../control-plane/src/checks/output-codec.js';
+import { storedChecks } from '../../control-plane/src/checks/test-support.js';
 import { startPlacementJob } from '../../control-plane/src/monitors/placement-job.js';
 import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
 
@@ -58,15 +58,14 @@ t.test('a browser monitor runs on the node that advertises browser and its resul
   await waitFor(async () => withBrowser.agent.assignments.list().some((a) => a.monitor_id === m.id && a.interval_s === ROUND_S && a.check.type === 'browser'), 30_000);
   t.same(without.agent.assignments.list(), [], 'the node without browser gets no browser assignment');
 
-  type Stored = { node_id: string; success: boolean; error: string | null; output: unknown; output_z: Uint8Array | null };
-  const stored = () => sql<Stored[]>`SELECT s.node_id, c.success, c.error, c.output, c.output_z FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${m.id}`;
+  const stored = () => storedChecks(sql, sql`s.monitor_id = ${m.id}`);
   await waitFor(async () => (await stored()).length > 0, 90_000);
   const [r] = await stored();
   t.equal(r!.node_id, withBrowser.node_id());
   t.equal(r!.error, null);
   t.equal(r!.success, true, 'the page loaded and every assertion held');
-  // Node results are stored compressed (output_z); the codec is what the history routes read through.
-  const parsed = browserCheckOutputSchema.safeParse(r!.output_z ? decodeOutput(r!.output_z) : r!.output);
+  // Node results are stored compressed in their batch; read back as the history routes read them.
+  const parsed = browserCheckOutputSchema.safeParse(r!.output);
   t.ok(parsed.success, 'the stored output is the browser metadata', { issues: parsed.success ? [] : parsed.error.issues.slice(0, 5) });
   if (parsed.success) {
     t.same(parsed.data.assertion_results.map((a) => [a.kind, a.ok]), [['text_present', true], ['element_present', true], ['load_under_ms', true]]);

@@ -37,10 +37,11 @@ export interface ClaimedMonitor {
  * check series), so a pass woken for the monitor's round skipped it and the round waited for the
  * next poll (`checks_decide_interval_ms`) with no wake left to come. The pass's own UPDATE of the
  * row takes FOR NO KEY UPDATE anyway; a delete of the monitor still conflicts with it.
- * A round is complete when each of its expected series has reported it or a later round (its
- * mark, check_series.last_at, is at or past it: a node reports in order, so no further report of
- * that round is on its way; a check it sends late anyway makes the round dirty again), or, for the
- * control plane's series (no mark: their checks are rows), has a row at it: no check is read.
+ * A round's checks are counted by key, series by series (the LATERAL, kept apart by OFFSET 0):
+ * joined plainly, a day partition whose statistics lagged was scanned whole for every dirty
+ * round (one claim of the steady-state benchmark took 233 ms, docs/benchmarks.md "Check ingest").
+ * A node's series whose mark (check_series.last_at) is before the round has not reported it: its
+ * batches are not looked at.
  */
 export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<ClaimedMonitor[]> {
   return tx<ClaimedMonitor[]>`
@@ -51,8 +52,9 @@ export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<Cla
       CASE WHEN jsonb_typeof(m.config->'down_quorum') = 'number' THEN (m.config->>'down_quorum')::int END AS down_quorum
     FROM monitors m JOIN e ON e.monitor_id = m.id
     WHERE e.deadline_at <= now() OR e.verdict IS NOT NULL
-      OR (SELECT count(*) FROM check_series s WHERE s.monitor_id = e.monitor_id AND (s.last_at >= e.scheduled_at
-            OR (s.node_id IS NULL AND EXISTS (SELECT 1 FROM checks c WHERE c.series_id = s.id AND c.scheduled_at = e.scheduled_at)))) >= e.expected
+      OR (SELECT count(*) FROM check_series s
+          CROSS JOIN LATERAL (SELECT 1 FROM check_entries(ARRAY[s.id], e.scheduled_at, e.scheduled_at + interval '1 millisecond') OFFSET 0) c
+          WHERE s.monitor_id = e.monitor_id AND (s.last_at >= e.scheduled_at OR s.node_id IS NULL)) >= e.expected
     ORDER BY m.id LIMIT ${limit}
     FOR NO KEY UPDATE OF m SKIP LOCKED`;
 }

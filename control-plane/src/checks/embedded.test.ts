@@ -44,8 +44,8 @@ t.test('embedded PGlite (one connection): partitioned check history, verdicts, j
   }
   const again = await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, roundAt(m, -5))]);
   t.equal(again.stored.length, 1, 'a repeated round is acked');
-  const parts = await sql`SELECT DISTINCT tableoid::regclass::text AS p FROM checks`;
-  t.notOk(parts.some((r) => r.p === 'checks_default'), 'rows in their dated partitions');
+  const parts = await sql`SELECT DISTINCT tableoid::regclass::text AS p FROM check_batches`;
+  t.notOk(parts.some((r) => r.p === 'check_batches_default'), 'batches in their dated partitions');
   await expireRounds(sql, m.monitor_id);
   t.match(await decidePass({ sql }), { monitors: 1, rounds: 5 });
   t.equal((await sql`SELECT state FROM monitors WHERE id = ${m.monitor_id}`)[0]!.state, 'up');

@@ -137,7 +137,7 @@ t.test('event stream: checks and state changes as they are stored; resume with L
   // A new stream starts settle_ms (200 ms) before the database's now, so it also sends checks
   // stored just before it opened: wait until the setup's checks are older than that (on a fast
   // machine the file reaches this point within 200 ms of storing them).
-  await waitFor(async () => (await sql<{ settled: boolean }[]>`SELECT max(stored_at) < now() - interval '250 milliseconds' AS settled FROM checks`)[0]!.settled, 10_000);
+  await waitFor(async () => (await sql<{ settled: boolean }[]>`SELECT max(stored_at) < now() - interval '250 milliseconds' AS settled FROM check_batches`)[0]!.settled, 10_000);
   const res = await open();
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /text\/event-stream/);

@@ -11,7 +11,7 @@ import { createResultSink } from '../probes/sink.js';
 import { testDatabase } from '../test-support/db.js';
 import { CHECK_REJECT, createCheckStore } from './ingest.js';
 import { ROUND_REFUSAL } from './ingest-rounds.js';
-import { httpResult, roundAt, seedMonitor, seedNodes } from './test-support.js';
+import { httpResult, roundAt, seedMonitor, seedNodes, storedChecks } from './test-support.js';
 
 /*
  * Check ingest remembers each (node, monitor)'s placement answer by the monitor's placement
@@ -163,9 +163,9 @@ t.test('a view remembered at an older placement version or revision never stores
   const off = httpResult(m.monitor_id, roundAt(m, -2));
   const o = await sink.ingest(b, [off]);
   t.equal(o.stored.length + o.rejected.length, 1, 'the result answered once');
-  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM checks c JOIN check_series s ON s.id = c.series_id
-    WHERE s.monitor_id = ${m.monitor_id} AND s.node_id = ${b} AND c.scheduled_at = ${off.scheduled_at}`;
-  t.equal(row!.n, o.stored.length, 'stored only if the read allowed it');
+  const found = (await storedChecks(sql, sql`s.monitor_id = ${m.monitor_id} AND s.node_id = ${b}`))
+    .filter((c) => c.scheduled_at.toISOString() === new Date(off.scheduled_at).toISOString());
+  t.equal(found.length, o.stored.length, 'stored only if the read allowed it');
   await sql`DELETE FROM monitors WHERE id = ${m.monitor_id}`;
   const gone = httpResult(m.monitor_id, roundAt(m, -1));
   t.same((await sink.ingest(b, [gone])).rejected.map((r) => r.reason), [CHECK_REJECT.not_assigned], 'the monitor deleted: refused');

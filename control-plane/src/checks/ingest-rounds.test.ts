@@ -11,7 +11,7 @@ import type { SqlExecutor } from '../contracts.js';
 import { decidePass } from './decide.js';
 import { CHECK_REJECT, createCheckStore } from './ingest.js';
 import { ROUND_CLOCK_TOLERANCE_MS, ROUND_REFUSAL, roundOf, type RoundHistory } from './ingest-rounds.js';
-import { expireRounds, httpResult, roundAt, seedMonitor, seedNodes } from './test-support.js';
+import { expireRounds, httpResult, roundAt, seedMonitor, seedNodes, storedChecks } from './test-support.js';
 
 interface Teardown { teardown(fn: () => unknown): void }
 
@@ -75,7 +75,7 @@ t.test('forged rounds are refused with a reason and change nothing; genuine late
   const stored = await rounds(sql, m.monitor_id);
   t.same([...stored.keys()], [at(-30 * 60), at(-10 * 60), at(-1)], 'only the genuine rounds exist');
   t.match(Object.fromEntries(stored), { [at(-30 * 60)]: { late: true }, [at(-10 * 60)]: { late: true } }, 'the buffered ones marked late');
-  t.equal((await sql`SELECT count(*)::int AS n FROM checks c JOIN check_series s ON s.id = c.series_id WHERE s.monitor_id = ${m.monitor_id}`)[0]!.n, 3);
+  t.equal((await storedChecks(sql, sql`s.monitor_id = ${m.monitor_id}`)).length, 3);
   await expireRounds(sql, m.monitor_id);
   while ((await decidePass({ sql })).monitors > 0);
   t.equal((await sql`SELECT state FROM monitors WHERE id = ${m.monitor_id}`)[0]!.state, 'up', 'the forged failures did not take it down');

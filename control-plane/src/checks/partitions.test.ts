@@ -20,7 +20,7 @@ const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 's
 async function setup(t: Parameters<typeof testDatabase>[0]) {
   const { sql } = await testDatabase(t);
   const sink = createResultSink({ sql, log, config, checks: createCheckStore({ config }) });
-  const where = async (at: string) => (await sql<{ p: string }[]>`SELECT tableoid::regclass::text AS p FROM checks WHERE scheduled_at = ${at}`).map((r) => r.p);
+  const where = async (at: string) => (await sql<{ p: string }[]>`SELECT tableoid::regclass::text AS p FROM check_batches WHERE first_at = ${at}`).map((r) => r.p);
   return { sql, sink, where };
 }
 
@@ -38,8 +38,8 @@ t.test('partition rollover across midnight: each check in its day\'s partition, 
   const before = roundAt(m, 0, today - 1);
   const after = roundAt(m, 1, today - 1);
   t.same((await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, before), httpResult(m.monitor_id, after)])).rejected, []);
-  t.same(await where(before), [`checks_p${day(today - 1)}`]);
-  t.same(await where(after), [`checks_p${day(today)}`]);
+  t.same(await where(before), [`check_batches_p${day(today - 1)}`]);
+  t.same(await where(after), [`check_batches_p${day(today)}`], 'a batch of two days is stored as one row per day');
   const rounds = await sql`SELECT tableoid::regclass::text AS p FROM check_rounds WHERE monitor_id = ${m.monitor_id} ORDER BY scheduled_at`;
   t.same(rounds.map((r) => r.p), [`check_rounds_p${day(today - 1)}`, `check_rounds_p${day(today)}`]);
 
@@ -56,10 +56,10 @@ t.test('rows that landed in DEFAULT move into the partition created for them', a
   const m = await seedMonitor(sql, { nodes: 1 });
   const old = roundAt(m, 0, Math.floor(Date.now() / DAY_MS) * DAY_MS - 5 * DAY_MS + 3_600_000);
   await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, old)]);
-  t.same(await where(old), ['checks_default'], 'no partition for that day yet');
+  t.same(await where(old), ['check_batches_default'], 'no partition for that day yet');
   await ensurePartitions(sql, new Date(old));
-  t.same(await where(old), [`checks_p${day(Date.parse(old))}`], 'moved');
-  t.equal((await sql`SELECT count(*)::int AS n FROM checks_default`)[0]!.n, 0);
+  t.same(await where(old), [`check_batches_p${day(Date.parse(old))}`], 'moved');
+  t.equal((await sql`SELECT count(*)::int AS n FROM check_batches_default`)[0]!.n, 0);
 });
 
 t.test('retention drops whole days past the raw retention and months past the rollup retention', async (t) => {
@@ -73,9 +73,10 @@ t.test('retention drops whole days past the raw retention and months past the ro
   const future = new Date(now + 31 * DAY_MS);
   await makeJobsDue(sql);
   const did = await runDueJobs({ sql, log, config }, future) as { retention: { dropped: string[] } };
-  t.ok(did.retention.dropped.includes(`checks_p${today}`) && did.retention.dropped.includes(`check_rounds_p${today}`), 'today\'s raw partitions dropped');
+  t.ok(did.retention.dropped.includes(`checks_p${today}`) && did.retention.dropped.includes(`check_batches_p${today}`) && did.retention.dropped.includes(`check_rounds_p${today}`),
+    'today\'s raw partitions dropped');
   t.notOk(did.retention.dropped.some((n) => n.startsWith('check_rollups') || n.startsWith('round_rollups')), 'rollups kept (2 years)');
-  t.equal((await sql`SELECT count(*)::int AS n FROM checks`)[0]!.n, 0, 'the check went with its day');
+  t.equal((await sql`SELECT count(*)::int AS n FROM check_batches`)[0]!.n, 0, 'the check went with its day');
   const kept = (await listPartitions(sql, 'checks')).map((p) => p.name);
   t.ok(kept.includes(`checks_p${day(future.getTime())}`), 'recent days stay');
   await makeJobsDue(sql);

@@ -68,7 +68,7 @@ t.test('ingest: ownership, idempotence, one result per task', async (t) => {
 t.test('monitor results: only through the check store, never for a monitor not placed on the node; task acks move the task', async (t) => {
   const { deps, a, b, probe, poll } = await setup(t);
   const monitorResult = (monitor_id: string) => ({ ...nodeResult(newId('probe_task'), 'http', 40), task_id: null, monitor_id, scheduled_at: new Date().toISOString() }) as ResultEnvelope;
-  const stored = async () => (await deps.sql`SELECT (SELECT count(*) FROM checks) + (SELECT count(*) FROM check_rounds) AS n`)[0]!.n as number;
+  const stored = async () => (await deps.sql`SELECT (SELECT count(*) FROM checks) + (SELECT count(*) FROM check_batches) + (SELECT count(*) FROM check_rounds) AS n`)[0]!.n as number;
   // No monitor is placed on any node: whatever monitor id a node names, nothing is written.
   const forged = Array.from({ length: 50 }, () => monitorResult(newId('monitor')));
   const out = await deps.results.ingest(a, forged);
