@@ -9,7 +9,8 @@ import { testDatabase } from '../test-support/db.js';
 import { makeJobsDue, rollUpHour } from './jobs.db.js';
 import { runDueJobs } from './jobs.js';
 import { ensurePartitions } from './partitions.js';
-import { seedMonitor, seedNodes, seedUser } from './test-support.js';
+import { storeNodeChecks } from './ingest.db.js';
+import { seedMonitor, seedNodes, seedUser, storedChecks } from './test-support.js';
 
 /*
  * Raw checks kept per account plan (docs/api/monitors.md "Checks", docs/api/billing.md "Plans and
@@ -34,10 +35,20 @@ const HOUR_MS = 3_600_000;
 const log = createLogger('silent');
 const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', plan: 'free' });
 
-/** A raw check of `series_id` at `at`, written as ingest would leave it (only the columns that matter here). */
-async function insertCheck(sql: SqlExecutor, series_id: number, at: Date): Promise<void> {
-  await sql`INSERT INTO checks (scheduled_at, series_id, start_offset_ms, duration_ms, response_ms, success)
-            VALUES (${at}, ${series_id}, 2, 80, 80, true)`;
+/**
+ * A raw check of `series_id` at `at`: a row of `checks` (only the columns that matter here), or,
+ * given its monitor, a node check stored in a batch row as ingest stores it.
+ */
+async function insertCheck(sql: SqlExecutor, series_id: number, at: Date, monitor_id?: string): Promise<void> {
+  if (monitor_id === undefined) {
+    await sql`INSERT INTO checks (scheduled_at, series_id, start_offset_ms, duration_ms, response_ms, success)
+              VALUES (${at}, ${series_id}, 2, 80, 80, true)`;
+    return;
+  }
+  await storeNodeChecks(sql, [{
+    series_id, scheduled_ms: at.getTime(), start_offset_ms: 2, duration_ms: 80, response_ms: 80, success: true, error_class: null, error: null,
+    assertions: null, output: null, monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 1,
+  }], at.getTime() + HOUR_MS);
 }
 
 t.test('free keeps 30 days, pro 90, a team its owner\'s; rollups intact; a second pass deletes nothing', async (t) => {
@@ -70,8 +81,11 @@ t.test('free keeps 30 days, pro 90, a team its owner\'s; rollups intact; a secon
     const [row] = await sql<{ id: number }[]>`INSERT INTO check_series (monitor_id, node_id) VALUES (${m.monitor_id}, ${node!}) RETURNING id`;
     series[name] = row!.id;
     for (const days of ages) {
-      await insertCheck(sql, row!.id, new Date(hourOf(days).getTime() + 60_000));
-      await insertCheck(sql, row!.id, new Date(hourOf(days).getTime() + 120_000));
+      // The free monitor's checks as node batches (hidden by the job, a batch holding several
+      // series), the others' as rows (deleted).
+      const batch = name === 'free' ? m.monitor_id : undefined;
+      await insertCheck(sql, row!.id, new Date(hourOf(days).getTime() + 60_000), batch);
+      await insertCheck(sql, row!.id, new Date(hourOf(days).getTime() + 120_000), batch);
     }
   }
   // Rolled up (as the rollup job would have done long ago), up to this hour.
@@ -87,8 +101,8 @@ t.test('free keeps 30 days, pro 90, a team its owner\'s; rollups intact; a secon
   for (const m of Object.values(monitors)) {
     await sql`INSERT INTO check_artifacts (monitor_id, node_id, scheduled_at, kind, sha256) VALUES (${m.monitor_id}, ${node!}, ${new Date(hourOf(45).getTime() + 60_000)}, 'har', ${sha})`;
   }
-  const ageDays = async (name: string) => (await sql<{ d: number }[]>`
-    SELECT round(extract(epoch FROM (${now}::timestamptz - scheduled_at)) / 86400)::int AS d FROM checks WHERE series_id = ${series[name]!} ORDER BY scheduled_at DESC`).map((r) => r.d);
+  const ageDays = async (name: string) => (await storedChecks(sql, sql`s.id = ${series[name]!}`)).reverse()
+    .map((c) => Math.round((now.getTime() - c.scheduled_at.getTime()) / DAY_MS));
   const deps = { sql, log, config, retention: accountRetention({ sql, config }) };
 
   // Two instances at once: one claims the job, the other skips it.
@@ -99,7 +113,7 @@ t.test('free keeps 30 days, pro 90, a team its owner\'s; rollups intact; a secon
   const did = ran[0]!.retention as { dropped: string[]; raw_days: number; pruned_checks: number };
   t.equal(did.raw_days, 90, 'partitions are kept as long as the longest plan in use (pro)');
   t.ok(did.dropped.some((p) => p.startsWith('checks_p')), `the 100-day partition dropped (${did.dropped.join(', ')})`);
-  t.equal(did.pruned_checks, 2, 'the free account\'s two 45-day checks deleted row by row');
+  t.equal(did.pruned_checks, 2, 'the free account\'s two 45-day checks deleted (hidden in their batches)');
 
   t.same(await ageDays('free'), [20, 20], 'free (30 days): only the 20-day checks');
   t.same(await ageDays('pro'), [20, 20, 45, 45], 'pro (90 days): the 20- and 45-day checks');

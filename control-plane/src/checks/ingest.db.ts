@@ -233,9 +233,10 @@ interface Maybe { batch_id: string; first_ms: number; pos: number; ord: number }
  * - A check at or before its mark is stored hidden (the batch row's `hidden`), and then, in a
  *   transaction that holds its series' marks (the statement's snapshot then sees every batch
  *   committed before), looked up among the stored checks: found, it stays hidden (a duplicate);
- *   not found (a backlog sent out of order), it is shown and goes to its round, which is marked
- *   late. Until that transaction commits it is invisible; should the process stop in between,
- *   the node, never acknowledged, sends it again.
+ *   not found (a backlog sent out of order), it is shown and goes to its round (dirty again:
+ *   judged again, late when past its deadline). Until that transaction commits it is invisible;
+ *   should the process stop in between, the node, never acknowledged, sends it again (a row left
+ *   with hidden checks that are never shown costs their bytes until its day is packed).
  * - Checks of monitors whose `judged_at` no longer holds are stored hidden and their monitors
  *   returned as `stale` (the caller reads them and judges again). A batch row with nothing to show
  *   is not written.
@@ -327,7 +328,8 @@ export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], 
  * mark (`maybe`: where each lies and its index + 1 in `rows`), in a transaction: their series'
  * marks are locked first, so the next statement's snapshot holds every batch committed before; a
  * check found among the stored checks stays hidden, the others are shown and go to their rounds
- * (marked late), and their hours are marked for the rollup job.
+ * (dirty again, late when past their deadline), and their hours are marked for the rollup job. A
+ * batch row left with nothing to show (a batch sent again whole) is deleted.
  */
 async function resolveMaybe(tx: SqlExecutor, rows: NodeCheckInsert[], maybe: Maybe[], hour_ms: number): Promise<{ inserted: number; judgeable: boolean }> {
   const of = maybe.map((m) => rows[m.ord - 1]!);
@@ -353,6 +355,11 @@ async function resolveMaybe(tx: SqlExecutor, rows: NodeCheckInsert[], maybe: May
       UPDATE check_batches b SET hidden = NULLIF(ARRAY(SELECT h FROM unnest(b.hidden) AS h WHERE h <> ALL (f.ps) ORDER BY h), '{}')
       FROM (SELECT batch_id, first_at, array_agg(pos) AS ps FROM fresh GROUP BY 1, 2) f
       WHERE b.id = f.batch_id AND b.first_at = f.first_at
+    ),
+    gone AS (
+      DELETE FROM check_batches b USING (SELECT DISTINCT batch_id, first_at FROM m) d
+      WHERE b.id = d.batch_id AND b.first_at = d.first_at AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.batch_id = d.batch_id)
+        AND cardinality(b.hidden) = cardinality(b.series)
     ),
     rounds AS (
       INSERT INTO check_rounds AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
