@@ -1,8 +1,7 @@
 /**
  * Benchmark (not a test): check outputs as stored (control-plane/src/checks/output-codec.ts), without
  * Postgres: ping outputs as checks-bench.ts makes them (checks/test-support.ts pingResult, round
- * trips spread over 1-730 ms), encoded as ingest sends them (encodeOutputBase64: the stored bytes
- * as base64) and decoded as the history reads them (decodeOutput).
+ * trips spread over 1-730 ms), encoded as a check's output was stored alone before batches (encodeOutput) and decoded as the history reads them (decodeOutput).
  *
  *   npx tsx test/bench/output-codec-bench.ts [--outputs 2000] [--repeats 11]
  *
@@ -11,7 +10,7 @@
  * Against another version of the codec: run it with that version of output-codec.ts.
  */
 import { isDeepStrictEqual, parseArgs } from 'node:util';
-import { decodeOutput, encodeOutputBase64 } from '../../control-plane/src/checks/output-codec.js';
+import { decodeOutput, encodeOutput } from '../../control-plane/src/checks/output-codec.js';
 import { pingResult } from '../../control-plane/src/checks/test-support.js';
 import { median } from './lib/stats.js';
 
@@ -20,7 +19,7 @@ const [OUTPUTS, REPEATS] = [values.outputs, values.repeats].map(Number) as [numb
 
 const at = new Date('2026-11-30T10:00:00.000Z').toISOString();
 const outputs = Array.from({ length: OUTPUTS }, (_, i) => pingResult('m_bench', at, 1 + (i % 997) * 0.731).output);
-const stored = outputs.map((o) => Buffer.from(encodeOutputBase64(o), 'base64'));
+const stored = outputs.map((o) => Buffer.from(encodeOutput(o)));
 outputs.forEach((o, i) => {
   if (!isDeepStrictEqual(decodeOutput(stored[i]!), o)) throw new Error(`output ${i} does not decode to itself`);
 });
@@ -33,7 +32,7 @@ const cpu_us = (fn: (o: unknown, i: number) => unknown) => {
 const encode: number[] = [];
 const decode: number[] = [];
 for (let r = 0; r < REPEATS; r++) {
-  encode.push(cpu_us((o) => encodeOutputBase64(o)));
+  encode.push(cpu_us((o) => encodeOutput(o)));
   decode.push(cpu_us((_, i) => decodeOutput(stored[i]!)));
 }
 const r2 = (x: number) => Math.round(x * 100) / 100;

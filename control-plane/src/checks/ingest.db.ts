@@ -298,19 +298,22 @@ export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], 
       SELECT DISTINCT 'epoch'::timestamptz + (at_ms - at_ms % 3600000) * interval '1 millisecond' FROM added WHERE at_ms < ${hour_ms}::int8
       ON CONFLICT (hour) DO NOTHING
     ),
+    layout AS MATERIALIZED (
+      SELECT i.k, array_agg(i.series_id ORDER BY i.pos) AS series, array_agg(i.pos ORDER BY i.pos) FILTER (WHERE a.ord IS NULL) AS hidden,
+        count(a.ord) + count(m.ord) AS kept
+      FROM input i LEFT JOIN added a ON a.ord = i.ord LEFT JOIN maybe m ON m.ord = i.ord GROUP BY i.k
+    ),
     kept AS MATERIALIZED (
-      SELECT b.*, nextval('check_batches_id_seq') AS id
+      SELECT b.*, l.series, l.hidden, nextval('check_batches_id_seq') AS id
       FROM unnest(${encoded.map((e) => e.first_ms)}::int8[], ${encoded.map((e) => e.last_ms)}::int8[],
         ${encoded.map((e) => e.dir.toString('base64'))}::text[], ${encoded.map((e) => e.data.toString('base64'))}::text[])
         WITH ORDINALITY AS b(first_ms, last_ms, dir, data, k)
-      WHERE EXISTS (SELECT 1 FROM added a WHERE a.k = b.k) OR EXISTS (SELECT 1 FROM maybe m WHERE m.k = b.k)
+      JOIN layout l ON l.k = b.k AND l.kept > 0
     ),
     stored AS (
       INSERT INTO check_batches (id, first_at, last_at, series, hidden, dir, data)
       SELECT b.id, 'epoch'::timestamptz + b.first_ms * interval '1 millisecond', 'epoch'::timestamptz + b.last_ms * interval '1 millisecond',
-        ARRAY(SELECT i.series_id FROM input i WHERE i.k = b.k ORDER BY i.pos),
-        NULLIF(ARRAY(SELECT i.pos FROM input i WHERE i.k = b.k AND NOT EXISTS (SELECT 1 FROM added a WHERE a.ord = i.ord) ORDER BY i.pos), '{}'),
-        decode(b.dir, 'base64'), decode(b.data, 'base64')
+        b.series, b.hidden, decode(b.dir, 'base64'), decode(b.data, 'base64')
       FROM kept b
     )
     SELECT (SELECT count(*)::int FROM added) AS inserted, EXISTS (SELECT 1 FROM rounds WHERE judgeable) AS judgeable,

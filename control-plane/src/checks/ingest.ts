@@ -5,7 +5,6 @@ import { batchCalls } from '../db/batch.js';
 import { PLACEMENT_HISTORY_MS } from '../monitors/placement-job.js';
 import { createSeries, ingestMonitors, storeNodeChecks, type IngestMonitorRow, type NodeCheckInsert } from './ingest.db.js';
 import { ROUND_CLOCK_TOLERANCE_MS, roundOf, type RoundHistory } from './ingest-rounds.js';
-import { encodeOutputBase64 } from './output-codec.js';
 import { checkRetention } from './retention.js';
 import { NodeMonitorMap } from './node-monitor-map.js';
 import { CHECK_TRAITS, roundDeadlineMs } from './traits.js';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { decodeOutput, encodeOutput, encodeOutputBase64, OUTPUT_DICTIONARY_V1, OUTPUT_DICTIONARY_V2 } from './output-codec.js';
+import { decodeOutput, encodeOutput, OUTPUT_DICTIONARY_V1, OUTPUT_DICTIONARY_V2 } from './output-codec.js';
 import { httpResult, pingResult } from './test-support.js';
 
 t.test('the dictionaries never change: stored outputs depend on their exact bytes', async (t) => {
@@ -55,13 +55,10 @@ t.test('the base64 encoder sends the bytes encodeOutput stores, whatever the siz
     ['ping', ping], ['format 0', { a: 1 }], ['non-ASCII', { 'ключ': 'значение ✓'.repeat(3000) }],
     ['past the reused buffer', { body: randomBytes(100 * 1024).toString('base64') }], ['null', null],
   ];
-  for (const [name, o] of outputs) {
-    const b64 = encodeOutputBase64(o);
-    t.equal(b64, encodeOutput(o).toString('base64'), name);
-    t.same(decodeOutput(Buffer.from(b64, 'base64')), o, `${name}: reads back`);
-  }
-  // Each call's answer is its own: the next call reuses the buffers, not the text already made.
-  const a = encodeOutputBase64(ping);
-  encodeOutputBase64({ other: 'x'.repeat(500) });
-  t.equal(a, encodeOutput(ping).toString('base64'), 'an earlier answer is unchanged by a later call');
+  for (const [name, o] of outputs) t.same(decodeOutput(encodeOutput(o)), o, `${name}: reads back`);
+  // Each call's answer is its own: the next call reuses the buffers, not the bytes already made.
+  const a = encodeOutput(ping);
+  const copy = Buffer.from(a);
+  encodeOutput({ other: 'x'.repeat(500) });
+  t.same(a, copy, 'an earlier answer is unchanged by a later call');
 });

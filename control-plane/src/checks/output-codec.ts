@@ -114,15 +114,6 @@ export function encodeOutput(output: unknown): Buffer {
 }
 
 /**
- * The bytes {@link encodeOutput} stores for `output`, as base64 text: what the ingest statement
- * sends (checks/ingest.db.ts storeNodeChecks), made without a buffer per output (a ping output
- * took 5.6 µs against 6.5 before: docs/benchmarks.md "Check ingest", twelfth round).
- */
-export function encodeOutputBase64(output: unknown): string {
-  return withStored(output, (stored) => stored.toString('base64'));
-}
-
-/**
  * The output stored as `bytes` by {@link encodeOutput}.
  * @throws Error for an unknown format byte or bytes that do not decode (a damaged row)
  */
