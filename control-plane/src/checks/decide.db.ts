@@ -40,8 +40,10 @@ export interface ClaimedMonitor {
  * A round's checks are counted by key, series by series (the LATERAL, kept apart by OFFSET 0):
  * joined plainly, a day partition whose statistics lagged was scanned whole for every dirty
  * round (one claim of the steady-state benchmark took 233 ms, docs/benchmarks.md "Check ingest").
- * A node's series whose mark (check_series.last_at) is before the round has not reported it: its
- * batches are not looked at.
+ * A node's series whose mark (check_series.last_at) is before the round has not reported it, so
+ * the checks are looked up only for a round enough series have reached (most of a poll's dirty
+ * rounds wait for a node and cost one read of the monitor's series rows); the marks alone are not
+ * enough, as a node may finish a later round before an earlier one.
  */
 export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<ClaimedMonitor[]> {
   return tx<ClaimedMonitor[]>`
@@ -52,9 +54,10 @@ export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<Cla
       CASE WHEN jsonb_typeof(m.config->'down_quorum') = 'number' THEN (m.config->>'down_quorum')::int END AS down_quorum
     FROM monitors m JOIN e ON e.monitor_id = m.id
     WHERE e.deadline_at <= now() OR e.verdict IS NOT NULL
-      OR (SELECT count(*) FROM check_series s
+      OR ((SELECT count(*) FROM check_series s WHERE s.monitor_id = e.monitor_id AND (s.last_at >= e.scheduled_at OR s.node_id IS NULL)) >= e.expected
+        AND (SELECT count(*) FROM check_series s
           CROSS JOIN LATERAL (SELECT 1 FROM check_entries(ARRAY[s.id], e.scheduled_at, e.scheduled_at + interval '1 millisecond') OFFSET 0) c
-          WHERE s.monitor_id = e.monitor_id AND (s.last_at >= e.scheduled_at OR s.node_id IS NULL)) >= e.expected
+          WHERE s.monitor_id = e.monitor_id AND (s.last_at >= e.scheduled_at OR s.node_id IS NULL)) >= e.expected)
     ORDER BY m.id LIMIT ${limit}
     FOR NO KEY UPDATE OF m SKIP LOCKED`;
 }

@@ -102,9 +102,10 @@ export function agreeingOutcome(r: { success: boolean; error: string | null; err
  * result sink hands every monitor result to. Per batch, whatever its size, at most two
  * statements: one reads the monitors and the node's series (a monitor's placement count and the
  * node's placement spans only when its placement version changed, its config and schedule spans
- * only when its revision changed), one stores the checks (ON CONFLICT DO NOTHING on (series,
- * scheduled_at)), adds them to their rounds and marks ended hours for the rollup job (ingest.db.ts
- * storeNodeChecks). A node's first result of a monitor costs one more, creating its series.
+ * only when its revision changed), one stores the checks as batch rows (each stored once, by
+ * the series' marks), adds them to their rounds and marks ended hours for the rollup job
+ * (ingest.db.ts storeNodeChecks; a check sent again costs a second transaction there). A node's
+ * first result of a monitor costs one more, creating its series.
  * Outside a transaction (the sink's usual monitor-only batch) the read is skipped when the store
  * remembers every monitor of the batch for the node and that view refuses nothing: the write then
  * stores each check only if its monitor still has the revision and placement version it was
