@@ -37,27 +37,18 @@ export interface ClaimedMonitor {
  * check series), so a pass woken for the monitor's round skipped it and the round waited for the
  * next poll (`checks_decide_interval_ms`) with no wake left to come. The pass's own UPDATE of the
  * row takes FOR NO KEY UPDATE anyway; a delete of the monitor still conflicts with it.
- * A round's checks are counted by key, series by series (the LATERAL, kept apart by OFFSET 0):
- * joined plainly, a day partition whose statistics lagged was scanned whole for every dirty
- * round (one claim of the steady-state benchmark took 233 ms, docs/benchmarks.md "Check ingest").
- * A node's series whose mark (check_series.last_at) is before the round has not reported it, so
- * the checks are looked up only for a round enough series have reached (most of a poll's dirty
- * rounds wait for a node and cost one read of the monitor's series rows); the marks alone are not
- * enough, as a node may finish a later round before an earlier one.
+ * A round is complete when its counts say so: ingest counts every check stored into its round
+ * (ingest.db.ts storeNodeChecks), so no check is read here.
  */
 export async function claimMonitors(tx: SqlExecutor, limit: number): Promise<ClaimedMonitor[]> {
   return tx<ClaimedMonitor[]>`
     WITH e AS (
-      SELECT DISTINCT ON (monitor_id) monitor_id, scheduled_at, expected, deadline_at, verdict
+      SELECT DISTINCT ON (monitor_id) monitor_id, scheduled_at, expected, reported, deadline_at, verdict
       FROM check_rounds WHERE dirty ORDER BY monitor_id, scheduled_at)
     SELECT m.id, m.user_id, m.name, m.type, m.target, m.state, m.state_changed_at,
       CASE WHEN jsonb_typeof(m.config->'down_quorum') = 'number' THEN (m.config->>'down_quorum')::int END AS down_quorum
     FROM monitors m JOIN e ON e.monitor_id = m.id
-    WHERE e.deadline_at <= now() OR e.verdict IS NOT NULL
-      OR ((SELECT count(*) FROM check_series s WHERE s.monitor_id = e.monitor_id AND (s.last_at >= e.scheduled_at OR s.node_id IS NULL)) >= e.expected
-        AND (SELECT count(*) FROM check_series s
-          CROSS JOIN LATERAL (SELECT 1 FROM check_entries(ARRAY[s.id], e.scheduled_at, e.scheduled_at + interval '1 millisecond') OFFSET 0) c
-          WHERE s.monitor_id = e.monitor_id AND (s.last_at >= e.scheduled_at OR s.node_id IS NULL)) >= e.expected)
+    WHERE e.deadline_at <= now() OR e.verdict IS NOT NULL OR e.reported >= e.expected
     ORDER BY m.id LIMIT ${limit}
     FOR NO KEY UPDATE OF m SKIP LOCKED`;
 }
@@ -176,20 +167,6 @@ export async function silentBefore(tx: SqlExecutor, from: Map<string, Date>, n: 
   return out;
 }
 
-/** Checks stored (and failed among them) for rounds `(monitor, scheduled_at)`: monitor/epoch ms → counts. */
-export async function countReports(tx: SqlExecutor, rounds: Array<{ monitor_id: string; at: Date }>): Promise<Map<string, { reported: number; failed: number }>> {
-  const out = new Map<string, { reported: number; failed: number }>();
-  if (rounds.length === 0) return out;
-  const rows = await tx<{ monitor_id: string; scheduled_at: Date; reported: number; failed: number }[]>`
-    SELECT s.monitor_id, c.scheduled_at, count(*)::int AS reported, count(*) FILTER (WHERE NOT c.success)::int AS failed
-    FROM unnest(${rounds.map((r) => r.monitor_id)}::text[], ${rounds.map((r) => r.at.toISOString())}::timestamptz[]) AS u(m, at)
-    JOIN check_series s ON s.monitor_id = u.m
-    CROSS JOIN LATERAL check_entries(ARRAY[s.id], u.at, u.at + interval '1 millisecond') c
-    GROUP BY s.monitor_id, c.scheduled_at`;
-  for (const r of rows) out.set(`${r.monitor_id}/${r.scheduled_at.getTime()}`, { reported: r.reported, failed: r.failed });
-  return out;
-}
-
 /** Failed checks of rounds `(monitor, scheduled_at)`, with the node's country (node and country null for a control-plane check): monitor/epoch ms → failures. */
 export async function failuresOf(tx: SqlExecutor, rounds: Array<{ monitor_id: string; at: Date }>): Promise<Map<string, FailingNode[]>> {
   const out = new Map<string, FailingNode[]>();
@@ -197,8 +174,8 @@ export async function failuresOf(tx: SqlExecutor, rounds: Array<{ monitor_id: st
   const rows = decodeEntries(await entriesWithDetails<EntryRow & { monitor_id: string; node_id: string | null; country: string | null }>(tx, tx`
     SELECT c.*, s.monitor_id, s.node_id, n.country
     FROM unnest(${rounds.map((r) => r.monitor_id)}::text[], ${rounds.map((r) => r.at.toISOString())}::timestamptz[]) AS u(m, at)
-    JOIN check_series s ON s.monitor_id = u.m
-    CROSS JOIN LATERAL check_entries(ARRAY[s.id], u.at, u.at + interval '1 millisecond') c
+    CROSS JOIN LATERAL check_entries(ARRAY(SELECT id FROM check_series WHERE monitor_id = u.m), u.at, u.at + interval '1 millisecond') c
+    JOIN check_series s ON s.id = c.series_id
     LEFT JOIN nodes n ON n.id = s.node_id
     WHERE NOT c.success`, tx`e.node_id`, tx`, e.monitor_id, e.node_id, e.country`));
   for (const r of rows) {

@@ -2,7 +2,7 @@ import type { MonitorState, StateChange } from '@vantage/shared-protocol';
 import type { MaintenanceCalendar } from '../contracts.js';
 import type { Sql } from '../db/sql.js';
 import {
-  addRollupDeltas, changesAround, claimMonitors, countReports, earliestDirty, failuresOf, lockRoundsFrom, silentBefore, writeChanges, writeMonitors, writeRounds,
+  addRollupDeltas, changesAround, claimMonitors, earliestDirty, failuresOf, lockRoundsFrom, silentBefore, writeChanges, writeMonitors, writeRounds,
   type ChangeInsert, type ChangeRow, type ClaimedMonitor, type LoggedChange, type MonitorWrite, type RollupDelta, type RoundRow, type RoundWrite,
 } from './decide.db.js';
 import type { CheckHooks } from './hooks.js';
@@ -167,10 +167,8 @@ export async function decidePass(deps: { sql: Sql; hooks?: CheckHooks; maintenan
     const t0 = await earliestDirty(tx, monitors.map((m) => m.id));
     const claimed = monitors.filter((m) => t0.has(m.id));
     const { rounds, now } = await lockRoundsFrom(tx, t0);
-    // Dirty rounds' reports are counted from their checks (ingest does not keep counts up to date).
-    const dirty = [...rounds.values()].flat().filter((r) => r.dirty);
-    const counts = await countReports(tx, dirty.map((r) => ({ monitor_id: r.monitor_id, at: r.scheduled_at })));
-    for (const r of dirty) Object.assign(r, counts.get(`${r.monitor_id}/${r.scheduled_at.getTime()}`) ?? { reported: 0, failed: 0 });
+    // Rounds carry their reports: ingest counts each check stored into its round, and waits for
+    // the lock taken above to count one more.
     const [{ before, after }, silent] = await Promise.all([changesAround(tx, t0), silentBefore(tx, t0, NO_DATA_ROUNDS - 1)]);
     // Rounds a maintenance window covers (asked about every round the replay walks).
     const covered = deps.maintenance ? await deps.maintenance.covered(tx, [...rounds.values()].flat().map((r) => ({ monitor_id: r.monitor_id, at: r.scheduled_at }))) : new Set<string>();

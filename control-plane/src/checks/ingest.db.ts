@@ -153,12 +153,11 @@ export interface RoundAdd {
 }
 
 /**
- * Make sure the rounds of newly stored checks exist and are dirty (to be judged): a new round is
- * inserted (late when created after its deadline; `reported`/`failed` hold this batch's counts
- * until the verdict job recounts them from the checks). An existing round is written only when
- * it was judged already (dirty again: it is judged again) or its deadline has just passed (late):
- * while it waits, further reports of it cost no row version. Rows are written in key order (no
- * deadlock between batches of different nodes for the same rounds).
+ * Count newly stored checks into their rounds (each check once: `reported`/`failed` are what the
+ * verdict job judges by) and make them dirty (to be judged): a new round is inserted (late when
+ * created after its deadline), an existing one gets the counts added (late when its deadline has
+ * passed; judged already, it is judged again). Rows are written in key order (no deadlock between
+ * batches of different nodes for the same rounds).
  */
 export async function addToRounds(tx: SqlExecutor, adds: RoundAdd[]): Promise<void> {
   const col = <K extends keyof RoundAdd>(k: K) => adds.map((a) => a[k]);
@@ -169,8 +168,8 @@ export async function addToRounds(tx: SqlExecutor, adds: RoundAdd[]): Promise<vo
       ${col('interval_s')}::int[], ${col('expected')}::int[], ${col('reported')}::int[], ${col('failed')}::int[])
       AS u(at, deadline, m, iv, ex, n, f)
     ORDER BY u.m, u.at
-    ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true, late = r.late OR r.deadline_at < now()
-      WHERE NOT r.dirty OR (NOT r.late AND r.deadline_at < now())`;
+    ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET reported = r.reported + excluded.reported, failed = r.failed + excluded.failed,
+      dirty = true, late = r.late OR r.deadline_at < now()`;
 }
 
 /**
@@ -225,16 +224,16 @@ interface Maybe { batch_id: string; first_ms: number; pos: number; ord: number }
  * - Each series' mark (`check_series.last_at`, locked FOR NO KEY UPDATE in id order, so concurrent
  *   batches wait rather than deadlock, and moved forward) tells a new check from one that may have
  *   been stored before: a check after its series' mark is new (a node's outbox releases results in
- *   order); of two with the same (series, scheduled_at) in `rows` the first is. New checks go to
- *   their rounds: a new round is inserted (late when created after its deadline; its
- *   reported/failed count these checks until the verdict job recounts), a waiting round is
- *   written only when it was judged already (dirty again) or its deadline has just passed (late);
- *   the UTC hours they start in that ended before `hour_ms` are marked for the rollup job.
+ *   order); of two with the same (series, scheduled_at) in `rows` the first is. New checks are
+ *   counted into their rounds (`reported`/`failed`, what the verdict job judges by: each check
+ *   counted once, so no check is read to judge a round), which are made dirty (a new round is late
+ *   when created after its deadline, an existing one when its deadline has passed); the UTC hours
+ *   they start in that ended before `hour_ms` are marked for the rollup job.
  * - A check at or before its mark is stored hidden (the batch row's `hidden`), and then, in a
  *   transaction that holds its series' marks (the statement's snapshot then sees every batch
  *   committed before), looked up among the stored checks: found, it stays hidden (a duplicate);
- *   not found (a backlog sent out of order), it is shown and goes to its round (dirty again:
- *   judged again, late when past its deadline). Until that transaction commits it is invisible;
+ *   not found (a backlog sent out of order), it is shown and counted into its round (dirty
+ *   again: judged again, late when past its deadline). Until that transaction commits it is invisible;
  *   should the process stop in between, the node, never acknowledged, sends it again (a row left
  *   with hidden checks that are never shown costs their bytes until its day is packed).
  * - Checks of monitors whose `judged_at` no longer holds are stored hidden and their monitors
@@ -242,10 +241,10 @@ interface Maybe { batch_id: string; first_ms: number; pos: number; ord: number }
  *   is not written.
  *
  * `judgeable`: a round that got checks now can be judged once this commits, by the conditions
- * the verdict job claims rounds on that cost no read of the checks (decide.db.ts claimMonitors),
- * from the round rows written: past its deadline, judged before, or complete by its reports. A
- * waiting round that got one more report is not written and needs no wake: the verdict job locks
- * a round before it counts its checks.
+ * the verdict job claims rounds on (decide.db.ts claimMonitors), from the round rows written: past
+ * its deadline, judged before, or complete (as many checks counted as nodes expected). A round the
+ * verdict job is judging meanwhile is locked by it: the count waits for its commit and makes the
+ * round dirty again.
  */
 export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], hour_ms: number): Promise<StoredNodeChecks> {
   if (rows.length === 0) return { inserted: 0, judgeable: false, stale: [] };
@@ -289,8 +288,8 @@ export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], 
       SELECT at, min(deadline_at), monitor_id, max(interval_s), max(expected)::smallint, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, min(deadline_at) < now()
       FROM added GROUP BY monitor_id, at
       ORDER BY monitor_id, at
-      ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true, late = r.late OR r.deadline_at < now()
-        WHERE NOT r.dirty OR (NOT r.late AND r.deadline_at < now())
+      ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET reported = r.reported + excluded.reported, failed = r.failed + excluded.failed,
+        dirty = true, late = r.late OR r.deadline_at < now()
       RETURNING r.verdict IS NOT NULL OR r.deadline_at <= now() OR r.reported >= r.expected AS judgeable
     ),
     hours AS (
@@ -331,7 +330,7 @@ export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], 
  * mark (`maybe`: where each lies and its index + 1 in `rows`), in a transaction: their series'
  * marks are locked first, so the next statement's snapshot holds every batch committed before; a
  * check found among the stored checks stays hidden, the others are shown and go to their rounds
- * (dirty again, late when past their deadline), and their hours are marked for the rollup job. A
+ * (counted, dirty again, late when past their deadline), and their hours are marked for the rollup job. A
  * batch row left with nothing to show (a batch sent again whole) is deleted.
  */
 async function resolveMaybe(tx: SqlExecutor, rows: NodeCheckInsert[], maybe: Maybe[], hour_ms: number): Promise<{ inserted: number; judgeable: boolean }> {
@@ -369,7 +368,8 @@ async function resolveMaybe(tx: SqlExecutor, rows: NodeCheckInsert[], maybe: May
       SELECT at, min(deadline_at), monitor_id, max(interval_s), max(expected)::smallint, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, min(deadline_at) < now()
       FROM fresh GROUP BY monitor_id, at
       ORDER BY monitor_id, at
-      ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET dirty = true, late = r.late OR r.deadline_at < now()
+      ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET reported = r.reported + excluded.reported, failed = r.failed + excluded.failed,
+        dirty = true, late = r.late OR r.deadline_at < now()
       RETURNING r.verdict IS NOT NULL OR r.deadline_at <= now() OR r.reported >= r.expected AS judgeable
     ),
     hours AS (

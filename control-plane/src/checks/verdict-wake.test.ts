@@ -42,8 +42,11 @@ t.test('ingest wakes the verdict job only when a stored batch leaves a round jud
 
   const m = await seedMonitor(sql, { nodes: 3 });
   const r0 = roundAt(m, -1);
-  for (const node of m.node_ids) await sink.ingest(node, [httpResult(m.monitor_id, r0)]);
-  t.equal(wakes(), 1, 'three nodes, deadline an hour ahead: not seen as complete by ingest (left to the poll)');
+  const [a, b, c] = m.node_ids as [string, string, string];
+  for (const node of [a, b]) await sink.ingest(node, [httpResult(m.monitor_id, r0)]);
+  t.equal(wakes(), 1, 'three nodes, deadline an hour ahead: two reports leave the round waiting, no wake');
+  await sink.ingest(c, [httpResult(m.monitor_id, r0)]);
+  t.equal(wakes(), 2, 'the third report completes the round (its count): one wake, no wait for the poll');
 });
 
 t.test('a report after the round deadline wakes the verdict job even when others are missing', async (t) => {

@@ -92,3 +92,13 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
   WHERE b.first_at < to_at AND b.first_at > from_at - interval '16777216 milliseconds' AND b.last_at >= from_at
     AND e.scheduled_at >= from_at AND e.scheduled_at < to_at AND NOT coalesce(x.p::int4 = ANY(b.hidden), false)
 $$;
+
+-- Rounds carry their reports from now on (ingest counts each check stored into its round; the
+-- verdict job no longer counts a round's checks): rounds still to be judged get theirs counted
+-- from the rows stored before.
+UPDATE check_rounds r SET reported = least(c.n, 32767)::smallint, failed = least(c.f, 32767)::smallint
+FROM (SELECT d.monitor_id, d.scheduled_at, count(*) AS n, count(*) FILTER (WHERE NOT k.success) AS f
+      FROM check_rounds d JOIN check_series s ON s.monitor_id = d.monitor_id
+      JOIN checks k ON k.series_id = s.id AND k.scheduled_at = d.scheduled_at
+      WHERE d.dirty GROUP BY d.monitor_id, d.scheduled_at) c
+WHERE r.dirty AND r.monitor_id = c.monitor_id AND r.scheduled_at = c.scheduled_at;
