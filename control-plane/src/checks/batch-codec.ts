@@ -6,7 +6,7 @@ import { OUTPUT_DICTIONARY_V2 } from './output-codec.js';
  * A node batch's checks packed into one row's columns: the layout measured for fresh check
  * history (docs/benchmarks.md "Check ingest", "Measured in Postgres (2026-12-01)": 57 bytes a
  * check on disk against about 187 for a row per check). Ingest writes node checks so
- * (ingest.db.ts storeNodeChecks); check-entries.ts reads them back.
+ * (ingest.db.ts storeNodeChecks); entries.db.ts reads them back.
  *
  * A batch of n checks becomes three values:
  * - `series`: each check's series id, in the batch's order (the column a GIN index finds a

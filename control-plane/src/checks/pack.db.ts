@@ -101,7 +101,7 @@ export async function writeBlocks(tx: SqlExecutor, blocks: BlockRow[], replace =
 
 /**
  * The switch of a packed day, in the caller's partition-DDL transaction (partitions.ts
- * partitionDdl): its rows in the DEFAULT partition deleted and packed_until moved past it, so
+ * partitionDdl): its rows in the DEFAULT partitions deleted and packed_until moved past it, so
  * readers take its blocks from now on (its dated partition is dropped in the same transaction).
  */
 export async function finishPackedDay(tx: SqlExecutor, day: Date): Promise<number> {

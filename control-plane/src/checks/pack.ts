@@ -72,8 +72,9 @@ export async function packSeriesDay(sql: Sql, series: number[], day: Date): Prom
  * for it any more: ingest refuses older rounds) and rolled up (`rolled_until`: the rollup job
  * reads raw checks), and not past the raw retention (the retention job drops those). Its checks
  * are written as blocks, `series_per_batch` series per transaction (the cursor saved after each),
- * then, in one partition-DDL transaction, its raw partition is dropped, its DEFAULT rows deleted
- * and packed_until moved past it: readers see its raw checks until then and its blocks after.
+ * then, in one partition-DDL transaction, its raw partitions (`checks`, `check_batches`) are
+ * dropped, its DEFAULT rows deleted and packed_until moved past it: readers see its raw checks
+ * until then and its blocks after.
  * A crash in between loses nothing (the raw checks are still there, readers still read them) and
  * packing again writes the same blocks. Runs under the pack job's claim (jobs.ts), within
  * `budget_ms`; call it outside any transaction.
