@@ -1,7 +1,7 @@
 import type { MonitorType } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import { inTransaction } from '../db/transaction.js';
-import { encodeBatch, splitBatches } from './batch-codec.js';
+import { encodeBatch, splitBatches, type BatchCheck } from './batch-codec.js';
 
 
 // Boolean arrays travel as text ('true'/'false') cast to boolean[]: the client does not serialise JS boolean arrays.
@@ -173,22 +173,10 @@ export async function addToRounds(tx: SqlExecutor, adds: RoundAdd[]): Promise<vo
 }
 
 /**
- * A node check to store with what its round needs (see {@link storeNodeChecks}).
+ * A node check to store (the fields a batch keeps: batch-codec.ts BatchCheck) with what its round
+ * needs (see {@link storeNodeChecks}).
  */
-export interface NodeCheckInsert {
-  series_id: number;
-  /** The round's start (the check's scheduled_at), epoch ms. */
-  scheduled_ms: number;
-  start_offset_ms: number;
-  duration_ms: number;
-  response_ms: number | null;
-  success: boolean;
-  error_class: string | null;
-  error: string | null;
-  /** The assertions' results (JSON), or null. */
-  assertions: unknown;
-  /** The output (JSON), or null. */
-  output: unknown;
+export interface NodeCheckInsert extends BatchCheck {
   monitor_id: string;
   /** The round's deadline, ms after its start. */
   deadline_offset_ms: number;
@@ -215,6 +203,33 @@ export interface StoredNodeChecks {
 
 /** A check the first statement could not tell from one stored before: where it lies, and which input row it is. */
 interface Maybe { batch_id: string; first_ms: number; pos: number; ord: number }
+
+/**
+ * The CTEs `rounds` and `hours` of a store statement over the CTE `source` (the checks stored now:
+ * at, at_ms, deadline_at, monitor_id, interval_s, expected, success): each check counted into its
+ * round (a new round inserted, late when created after its deadline; an existing one gets the
+ * counts added and is dirty again, late once its deadline has passed), rows in key order (no
+ * deadlock between batches of different nodes for the same rounds); `rounds` returns whether each
+ * round written can be judged now (decide.db.ts claimMonitors: past its deadline, judged before, or
+ * complete). `hours`: the UTC hours they start in that ended before `hour_ms`, for the rollup job.
+ */
+function countedCtes(tx: SqlExecutor, source: 'added' | 'fresh', hour_ms: number) {
+  return tx`
+    rounds AS (
+      INSERT INTO check_rounds AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
+      SELECT at, min(deadline_at), monitor_id, max(interval_s), max(expected)::smallint, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, min(deadline_at) < now()
+      FROM ${tx(source)} GROUP BY monitor_id, at
+      ORDER BY monitor_id, at
+      ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET reported = r.reported + excluded.reported, failed = r.failed + excluded.failed,
+        dirty = true, late = r.late OR r.deadline_at < now()
+      RETURNING r.verdict IS NOT NULL OR r.deadline_at <= now() OR r.reported >= r.expected AS judgeable
+    ),
+    hours AS (
+      INSERT INTO check_rollup_dirty (hour)
+      SELECT DISTINCT 'epoch'::timestamptz + (at_ms - at_ms % 3600000) * interval '1 millisecond' FROM ${tx(source)} WHERE at_ms < ${hour_ms}::int8
+      ON CONFLICT (hour) DO NOTHING
+    )`;
+}
 
 /**
  * Store node checks (several nodes' batches may come together) as batch rows
@@ -283,20 +298,7 @@ export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], 
     moved AS (
       UPDATE check_series s SET last_at = a.at FROM (SELECT series_id, max(at) AS at FROM added GROUP BY series_id) a WHERE s.id = a.series_id
     ),
-    rounds AS (
-      INSERT INTO check_rounds AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
-      SELECT at, min(deadline_at), monitor_id, max(interval_s), max(expected)::smallint, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, min(deadline_at) < now()
-      FROM added GROUP BY monitor_id, at
-      ORDER BY monitor_id, at
-      ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET reported = r.reported + excluded.reported, failed = r.failed + excluded.failed,
-        dirty = true, late = r.late OR r.deadline_at < now()
-      RETURNING r.verdict IS NOT NULL OR r.deadline_at <= now() OR r.reported >= r.expected AS judgeable
-    ),
-    hours AS (
-      INSERT INTO check_rollup_dirty (hour)
-      SELECT DISTINCT 'epoch'::timestamptz + (at_ms - at_ms % 3600000) * interval '1 millisecond' FROM added WHERE at_ms < ${hour_ms}::int8
-      ON CONFLICT (hour) DO NOTHING
-    ),
+    ${countedCtes(ex, 'added', hour_ms)},
     layout AS MATERIALIZED (
       SELECT i.k, array_agg(i.series_id ORDER BY i.pos) AS series, array_agg(i.pos ORDER BY i.pos) FILTER (WHERE a.ord IS NULL) AS hidden,
         count(a.ord) + count(m.ord) AS kept
@@ -363,20 +365,7 @@ async function resolveMaybe(tx: SqlExecutor, rows: NodeCheckInsert[], maybe: May
       WHERE b.id = d.batch_id AND b.first_at = d.first_at AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.batch_id = d.batch_id)
         AND cardinality(b.hidden) = cardinality(b.series)
     ),
-    rounds AS (
-      INSERT INTO check_rounds AS r (scheduled_at, deadline_at, monitor_id, interval_s, expected, reported, failed, late)
-      SELECT at, min(deadline_at), monitor_id, max(interval_s), max(expected)::smallint, count(*)::smallint, (count(*) FILTER (WHERE NOT success))::smallint, min(deadline_at) < now()
-      FROM fresh GROUP BY monitor_id, at
-      ORDER BY monitor_id, at
-      ON CONFLICT (monitor_id, scheduled_at) DO UPDATE SET reported = r.reported + excluded.reported, failed = r.failed + excluded.failed,
-        dirty = true, late = r.late OR r.deadline_at < now()
-      RETURNING r.verdict IS NOT NULL OR r.deadline_at <= now() OR r.reported >= r.expected AS judgeable
-    ),
-    hours AS (
-      INSERT INTO check_rollup_dirty (hour)
-      SELECT DISTINCT 'epoch'::timestamptz + (at_ms - at_ms % 3600000) * interval '1 millisecond' FROM fresh WHERE at_ms < ${hour_ms}::int8
-      ON CONFLICT (hour) DO NOTHING
-    )
+    ${countedCtes(tx, 'fresh', hour_ms)}
     SELECT (SELECT count(*)::int FROM fresh) AS inserted, EXISTS (SELECT 1 FROM rounds WHERE judgeable) AS judgeable`;
   return out!;
 }
