@@ -1,5 +1,6 @@
 import binding from 'zstd-napi/binding.js';
 import type { CheckRow } from './history.db.js';
+import { buildDocument, compileShape, ShapeTable } from './batch-shapes.js';
 import { OUTPUT_DICTIONARY_V2 } from './output-codec.js';
 
 /*
@@ -17,22 +18,28 @@ import { OUTPUT_DICTIONARY_V2 } from './output-codec.js';
  *   response_ms as a big-endian float32 (NaN: none; the precision of the `real` column a row per
  *   check stores it in), then success as a bitmap (bit i & 7 of byte i >> 3). Fixed widths: a
  *   check is read without reading the others;
- * - `data`: a format byte (1), then one Zstandard frame (RFC 8878) compressed with the output
- *   dictionary (output-codec.ts OUTPUT_DICTIONARY_V2: the outputs are most of the bytes) of the
- *   checks' other fields as JSON lines, one per check in order:
- *   `[start_offset_ms, duration_ms, error_class, error, assertions, output]` (JSON text never
- *   holds a raw newline, so a line is a check).
+ * - `data`: a format byte, then one Zstandard frame (RFC 8878) compressed with the output
+ *   dictionary (output-codec.ts OUTPUT_DICTIONARY_V2) of the checks' other fields as lines of
+ *   JSON text (which never holds a raw newline). Format 2, written now: first the batch's table
+ *   of document shapes (checks/batch-shapes.ts: an array of the documents with every number
+ *   written 0 and every string "", a batch of pings has one), then one line per check in order,
+ *   `[start_offset_ms, duration_ms, error_class, error, a, ...leaves of a, o, ...leaves of o]`,
+ *   where a and o are the numbers of its assertions' and its output's shapes in the table (from
+ *   1; 0: none) and their leaves its numbers and strings in document order: the keys are written
+ *   once a batch, 25 bytes a ping check compressed instead of 33-38. Format 1, still read: one
+ *   line per check, `[start_offset_ms, duration_ms, error_class, error, assertions, output]`.
  */
 
 const DIR_FORMAT = 2;
 /** A batch spans less than this many ms (its offsets are 3 bytes). */
 export const BATCH_SPAN_MS = 2 ** 24;
-const DATA_FORMAT = 1;
+const DATA_FORMAT_LINES = 1;
+const DATA_FORMAT_SHAPES = 2;
 /**
- * Level 4 (the library's defaults otherwise): 38.5 data bytes a ping check; encoding takes about
- * 2.5 µs a check, 0.7 of it compressing (the rest is JSON). Level 6 saved data bytes but no pages.
+ * Level 6 (the library's defaults otherwise): 25.3 data bytes a ping check (level 4: 26.9; format
+ * 1 at level 4: 33-38); about 3.7 µs a check to encode, most of it the shapes and JSON.
  */
-const LEVEL = 4;
+const LEVEL = 6;
 
 /**
  * One check of a batch: the fields a row of `checks` holds (history.db.ts CheckRow), with
@@ -111,13 +118,20 @@ export function encodeBatch(checks: BatchCheck[]): EncodedBatch {
     dir.writeFloatBE(c.response_ms ?? NaN, 1 + 3 * n + 4 * i);
     if (c.success) dir[1 + 7 * n + (i >> 3)] = dir[1 + 7 * n + (i >> 3)]! | (1 << (i & 7));
   });
-  const lines = checks.map((c) => JSON.stringify([c.start_offset_ms, c.duration_ms, c.error_class, c.error, c.assertions ?? null, c.output ?? null]));
+  const shapes = new ShapeTable();
+  const lines = checks.map((c) => {
+    const row: unknown[] = [c.start_offset_ms, c.duration_ms, c.error_class, c.error];
+    shapes.append(c.assertions, row);
+    shapes.append(c.output, row);
+    return JSON.stringify(row);
+  });
+  lines.unshift(shapes.toJSON());
   const json = lines.join('\n');
   // At most 3 UTF-8 bytes a UTF-16 unit: a text this short surely fits (write() would cut it).
   const small = json.length * 3 <= SCRATCH_BYTES;
   const text = small ? textScratch.subarray(0, textScratch.write(json, 0, 'utf8')) : Buffer.from(json, 'utf8');
   const frame = small ? frameScratch : Buffer.allocUnsafe(1 + binding.compressBound(text.length));
-  frame[0] = DATA_FORMAT;
+  frame[0] = DATA_FORMAT_SHAPES;
   const length = cctx.compress2(frame.subarray(1), text);
   return { first_ms, last_ms, series: checks.map((c) => c.series_id), dir, data: Buffer.from(frame.subarray(0, 1 + length)) };
 }
@@ -143,13 +157,16 @@ export function decodeDirectory(first_ms: number, count: number, dir: Uint8Array
 }
 
 /**
- * The details (`data`) of the checks at `positions` (0-based, ascending) of a batch of `count`
- * checks, in that order. Decompresses the whole frame and parses only those lines.
- * @throws Error for an unknown format, a frame that does not decompress, or not exactly `count` lines (a damaged row)
+ * The details (`data`, format 2 or 1) of the checks at `positions` (0-based, ascending) of a batch
+ * of `count` checks, in that order. Decompresses the whole frame and parses only the lines of
+ * those checks (and format 2's table of shapes).
+ * @throws Error for an unknown format, a frame that does not decompress, or text that does not
+ *   hold exactly `count` checks (a damaged row)
  * @throws RangeError for positions out of range or not ascending (the caller's bug)
  */
 export function decodeDetails(data: Uint8Array, count: number, positions: number[]): BatchDetails[] {
-  if (data[0] !== DATA_FORMAT) throw new Error(`unknown batch data format ${data[0]}`);
+  const format = data[0];
+  if (format !== DATA_FORMAT_SHAPES && format !== DATA_FORMAT_LINES) throw new Error(`unknown batch data format ${format}`);
   const frame = Buffer.from(data.buffer, data.byteOffset + 1, data.byteLength - 1);
   let size: number | null;
   try {
@@ -160,18 +177,44 @@ export function decodeDetails(data: Uint8Array, count: number, positions: number
   if (size === null || size > MAX_TEXT_BYTES) throw new Error('damaged batch data: not a frame of known size');
   const text = size <= SCRATCH_BYTES ? textScratch.subarray(0, size) : Buffer.allocUnsafe(size);
   if (dctx.decompress(text, frame) !== size) throw new Error('damaged batch data: the frame is shorter than it says');
+  const shaped = format === DATA_FORMAT_SHAPES;
   const starts = [0];
   for (let at = text.indexOf(10); at >= 0; at = text.indexOf(10, at + 1)) starts.push(at + 1);
-  if (starts.length !== count) throw new Error(`damaged batch data: ${starts.length} lines for ${count} checks`);
+  const lines = shaped ? count + 1 : count;
+  if (starts.length !== lines) throw new Error(`damaged batch data: ${starts.length} lines for ${count} checks`);
+  const line = (l: number) => JSON.parse(text.toString('utf8', starts[l]!, l + 1 < lines ? starts[l + 1]! - 1 : text.length)) as unknown[];
+  const shapes = shaped && positions.length > 0 ? shapeTable(line(0)) : [];
   let previous = -1;
   return positions.map((p) => {
     if (!Number.isInteger(p) || p <= previous || p >= count) throw new RangeError(`position ${p} is out of range or out of order`);
     previous = p;
-    const end = p + 1 < count ? starts[p + 1]! - 1 : text.length;
-    const [start_offset_ms, duration_ms, error_class, error, assertions, output] = JSON.parse(text.toString('utf8', starts[p]!, end)) as
-      [number, number, string | null, string | null, unknown, unknown];
+    const fields = line(shaped ? p + 1 : p);
+    const [start_offset_ms, duration_ms, error_class, error] = fields as [number, number, string | null, string | null];
+    if (!shaped) return { start_offset_ms, duration_ms, error_class, error, assertions: fields[4], output: fields[5] };
+    const at = { i: 4 };
+    const assertions = documentAt(shapes, fields, at);
+    const output = documentAt(shapes, fields, at);
+    if (at.i !== fields.length) throw new Error(`damaged batch data: check ${p} has ${fields.length - at.i} values left over`);
     return { start_offset_ms, duration_ms, error_class, error, assertions, output };
   });
+}
+
+/** Format 2's table of shapes (its first line), compiled. @throws Error when it is not an array (a damaged row) */
+function shapeTable(table: unknown): Array<ReturnType<typeof compileShape>> {
+  if (!Array.isArray(table)) throw new Error('damaged batch data: no table of shapes');
+  return table.map(compileShape);
+}
+
+/**
+ * The document at `fields[at.i]` (its shape's number, then its leaves), moving `at.i` past it.
+ * @throws Error for a shape number not in the table or too few leaves (a damaged row)
+ */
+function documentAt(shapes: Array<ReturnType<typeof compileShape>>, fields: unknown[], at: { i: number }): unknown {
+  const id = fields[at.i++];
+  if (id === 0) return null;
+  const shape = typeof id === 'number' ? shapes[id - 1] : undefined;
+  if (shape === undefined || at.i + shape.width > fields.length) throw new Error(`damaged batch data: shape ${String(id)} of ${shapes.length}`);
+  return buildDocument(shape.template, fields, at);
 }
 
 /** The most checks one batch row holds: a read of one check decompresses its whole batch. */
