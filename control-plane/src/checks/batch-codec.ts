@@ -183,7 +183,7 @@ export function decodeDetails(data: Uint8Array, count: number, positions: number
   const lines = shaped ? count + 1 : count;
   if (starts.length !== lines) throw new Error(`damaged batch data: ${starts.length} lines for ${count} checks`);
   const line = (l: number) => JSON.parse(text.toString('utf8', starts[l]!, l + 1 < lines ? starts[l + 1]! - 1 : text.length)) as unknown[];
-  const shapes = shaped && positions.length > 0 ? shapeTable(line(0)) : [];
+  const shapes = shaped && positions.length > 0 ? new Shapes(line(0)) : null;
   let previous = -1;
   return positions.map((p) => {
     if (!Number.isInteger(p) || p <= previous || p >= count) throw new RangeError(`position ${p} is out of range or out of order`);
@@ -192,29 +192,35 @@ export function decodeDetails(data: Uint8Array, count: number, positions: number
     const [start_offset_ms, duration_ms, error_class, error] = fields as [number, number, string | null, string | null];
     if (!shaped) return { start_offset_ms, duration_ms, error_class, error, assertions: fields[4], output: fields[5] };
     const at = { i: 4 };
-    const assertions = documentAt(shapes, fields, at);
-    const output = documentAt(shapes, fields, at);
+    const assertions = shapes!.documentAt(fields, at);
+    const output = shapes!.documentAt(fields, at);
     if (at.i !== fields.length) throw new Error(`damaged batch data: check ${p} has ${fields.length - at.i} values left over`);
     return { start_offset_ms, duration_ms, error_class, error, assertions, output };
   });
 }
 
-/** Format 2's table of shapes (its first line), compiled. @throws Error when it is not an array (a damaged row) */
-function shapeTable(table: unknown): Array<ReturnType<typeof compileShape>> {
-  if (!Array.isArray(table)) throw new Error('damaged batch data: no table of shapes');
-  return table.map(compileShape);
-}
+/** Format 2's table of shapes (its first line), each compiled when a check first needs it. */
+class Shapes {
+  private readonly compiled: Array<ReturnType<typeof compileShape> | undefined>;
+  /** @throws Error when `table` is not an array (a damaged row) */
+  constructor(private readonly table: unknown) {
+    if (!Array.isArray(table)) throw new Error('damaged batch data: no table of shapes');
+    this.compiled = new Array<undefined>(table.length);
+  }
 
-/**
- * The document at `fields[at.i]` (its shape's number, then its leaves), moving `at.i` past it.
- * @throws Error for a shape number not in the table or too few leaves (a damaged row)
- */
-function documentAt(shapes: Array<ReturnType<typeof compileShape>>, fields: unknown[], at: { i: number }): unknown {
-  const id = fields[at.i++];
-  if (id === 0) return null;
-  const shape = typeof id === 'number' ? shapes[id - 1] : undefined;
-  if (shape === undefined || at.i + shape.width > fields.length) throw new Error(`damaged batch data: shape ${String(id)} of ${shapes.length}`);
-  return buildDocument(shape.template, fields, at);
+  /**
+   * The document at `fields[at.i]` (its shape's number, then its leaves), moving `at.i` past it.
+   * @throws Error for a shape number not in the table or too few leaves (a damaged row)
+   */
+  documentAt(fields: unknown[], at: { i: number }): unknown {
+    const id = fields[at.i++];
+    if (id === 0) return null;
+    const table = this.table as unknown[];
+    const ok = typeof id === 'number' && Number.isInteger(id) && id >= 1 && id <= table.length;
+    const shape = ok ? (this.compiled[id - 1] ??= compileShape(table[id - 1])) : undefined;
+    if (shape === undefined || at.i + shape.width > fields.length) throw new Error(`damaged batch data: shape ${String(id)} of ${table.length}`);
+    return buildDocument(shape.template, fields, at);
+  }
 }
 
 /** The most checks one batch row holds: a read of one check decompresses its whole batch. */
