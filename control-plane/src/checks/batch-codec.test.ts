@@ -77,6 +77,7 @@ t.test('bad input is refused; a damaged row throws rather than reading wrong che
   t.throws(() => decodeDetails(shaped('[0,1,null,null,0,1]'), 1, [0]), /damaged batch data: shape 1 of 1/, 'too few leaves');
   t.throws(() => decodeDetails(shaped('[0,1,null,null,0,1,12.5,7]'), 1, [0]), /1 values left over/, 'too many');
   t.throws(() => decodeDetails(lineFormat(['{}', '[0,1,null,null,0,0]'], 2), 1, [0]), /no table of shapes/);
+  t.throws(() => decodeDetails(shaped('{"rtt_ms":1}'), 1, [0]), /check 0 is not a list/);
   t.throws(() => decodeDetails(b.data, 10, [10]), RangeError);
   t.throws(() => decodeDetails(b.data, 10, [4, 2]), RangeError, 'positions must ascend');
 });
