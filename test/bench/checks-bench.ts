@@ -36,8 +36,9 @@
  * - query_*: uptime and stats over `history-days` days of one monitor's history (checks for the
  *   last 30, raw for 8 and packed before; rollups before), among `others` monitors' rollups, and
  *   pages of its checks list (raw, and 17 days back among packed ones): p50/p99 ms of `requests`
- *   calls each through the routes (goal p99 < 50 ms; the p99 of 200 lies between their second
- *   and third slowest), with the statements each request sent, this process's CPU per request (µs) and its garbage collections over the timed calls (count, pause ms); the uptime
+ *   calls each through the routes (goal p99 < 50 ms; the p99 of 200 is their third slowest), with
+ *   the statements each request sent, this process's CPU per request (µs) and its garbage
+ *   collections over the timed calls (count, pause ms); the uptime
  *   and stats reads alone also with the CPU they cost Postgres. stats_90d_daily_query_only is
  *   what the stats route reads (checks/history-reads.ts statsAndOwner, without the HTTP
  *   pipeline): the cells with the owner, series and marks in one statement (stats.db.ts
