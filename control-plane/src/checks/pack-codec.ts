@@ -60,7 +60,7 @@ function splitDocuments(docs: unknown[]): { ids: number[]; shapes: Map<string, {
   const ids = docs.map((doc) => {
     if (doc === null || doc === undefined) return 0;
     const leaves: Leaf[] = [];
-    const shape = shapeOf(doc, leaves as Array<number | string>);
+    const shape = shapeOf(doc, leaves);
     let entry = shapes.get(shape);
     if (!entry) shapes.set(shape, entry = { id: shapes.size + 1, rows: [] });
     entry.rows.push(leaves);
