@@ -68,7 +68,7 @@ const MONITORING = 'Monitoring';
 function monitoringBenches(): Bench[] {
   const list: Bench[] = [
     { name: 'scheduler-bench', area: MONITORING, file: 'scheduler-bench.ts', args: [], quick_args: ['--assignments', '2000', '--agent-s', '30', '--alone-s', '15'], timeout_s: 600, parse: parseProbeTables },
-    { name: 'checks-bench', area: MONITORING, file: 'checks-bench.ts', args: [], quick_args: ['--monitors', '1000', '--nodes', '20', '--rounds', '3', '--steady-s', '10', '--history-days', '30', '--others', '20'], timeout_s: 1800, parse: parseChecks },
+    { name: 'checks-bench', area: MONITORING, file: 'checks-bench.ts', args: [], quick_args: ['--monitors', '1000', '--nodes', '20', '--rounds', '3', '--steady-s', '10', '--history-days', '30', '--others', '20', '--warmup-calls', '200', '--warmup-s', '5'], timeout_s: 1800, parse: parseChecks },
     { name: 'pack-codec-bench', area: MONITORING, file: 'pack-codec-bench.ts', args: [], quick_args: ['--blocks', '50', '--repeats', '3'], timeout_s: 300, parse: parseAny },
     { name: 'output-codec-bench', area: MONITORING, file: 'output-codec-bench.ts', args: [], quick_args: ['--outputs', '500', '--repeats', '3'], timeout_s: 300, parse: parseAny },
     // 100,000 monitors: the last 5,000 created through the API (timed), the others inserted and

@@ -61,8 +61,9 @@ t.test('down spells: incidents overlapping the range and the time to each recove
   const { sql } = await testDatabase(t);
   const start = Math.floor(Date.now() / H) * H - 10 * D;
   const at = (s: number) => new Date(start + s * 1000);
-  // Each case: changes (seconds from the range's start; negative: before it) and what the range [0, 1000 s) holds.
-  const cases: Array<[string, Array<[number, string]>, { incidents: number; recovered_s: number[] }]> = [
+  // Each case: changes (seconds from the range's start, negative: before it; then microseconds
+  // more, which the millisecond drops) and what the range [0, 1000 s) holds.
+  const cases: Array<[string, Array<[number, string, number?]>, { incidents: number; recovered_s: number[] }]> = [
     ['no changes', [], { incidents: 0, recovered_s: [] }],
     ['two spells, recovered by up and by degraded', [[0, 'up'], [100, 'down'], [400, 'up'], [500, 'down'], [600, 'degraded']], { incidents: 2, recovered_s: [300, 100] }],
     ['a spell running at the start counts from its real start', [[-80, 'up'], [-50, 'down'], [50, 'up']], { incidents: 1, recovered_s: [100] }],
@@ -71,11 +72,14 @@ t.test('down spells: incidents overlapping the range and the time to each recove
     ['down after down is the same spell', [[0, 'down'], [10, 'down'], [25, 'up']], { incidents: 1, recovered_s: [25] }],
     ['still down; a change at the end is outside', [[0, 'down'], [1000, 'up']], { incidents: 1, recovered_s: [] }],
     ['milliseconds kept', [[0.25, 'down'], [1.5, 'up']], { incidents: 1, recovered_s: [1.25] }],
+    ['microseconds dropped', [[0.123, 'down', 999], [1, 'up', 1]], { incidents: 1, recovered_s: [0.877] }],
+    ['within one millisecond, in the order recorded', [[5, 'down', 900], [5, 'up', 100]], { incidents: 1, recovered_s: [0] }],
   ];
   for (const [name, changes, want] of cases) {
     const m = await seedMonitor(sql, { nodes: 1 });
-    for (const [s, to_state] of changes) {
-      await sql`INSERT INTO monitor_state_changes (monitor_id, from_state, to_state, changed_at, source) VALUES (${m.monitor_id}, 'up', ${to_state}, ${at(s)}, 'verdict')`;
+    for (const [s, to_state, us = 0] of changes) {
+      await sql`INSERT INTO monitor_state_changes (monitor_id, from_state, to_state, changed_at, source)
+        VALUES (${m.monitor_id}, 'up', ${to_state}, ${at(s)}::timestamptz + ${us} * interval '1 microsecond', 'verdict')`;
     }
     const rows = await uptimeReads(sql, m.monitor_id, { days: null, hours: [], edge_hours: [], edge_rounds: [], timeline: [at(0), at(1000)] });
     t.same(rows.spells, want, name);

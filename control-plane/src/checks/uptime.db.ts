@@ -5,13 +5,14 @@ import type { Verdict } from './verdict.js';
 
 /*
  * The reads of one uptime answer (checks/uptime.ts monitorUptime) in ONE statement: rollup sums,
- * edge hours, edge rounds, the down spells of the state timeline and the monitor's owner (for
- * authorization), told apart by a `kind` column. One round trip on one connection instead of five
- * statements on five: on two shared cores the slowest of five backends to be scheduled set the
- * request's time. The spells are counted in the statement (one value per recovery comes back, not
- * every state change: a monitor's 90 days held 180 changes, whose rows were most of what the
- * process parsed and allocated per answer, and its garbage collections were in most of the
- * slowest answers; docs/benchmarks.md "Monitor list, uptime and stats latency").
+ * edge hours, edge rounds, the state timeline and the monitor's owner (for authorization), told
+ * apart by a `kind` column. One round trip on one connection instead of five statements on five:
+ * on two shared cores the slowest of five backends to be scheduled set the request's time.
+ * The timeline comes back as one text value (`state ms,state ms,…`), not a row per state change:
+ * a monitor's 90 days held 180 changes, whose rows were most of what the process parsed and
+ * allocated per answer. Its down spells are counted here ({@link downSpells}); counting them in
+ * the statement with window functions cost Postgres 0.33 ms of a 0.5 ms statement, the text
+ * 0.1 ms (docs/benchmarks.md "Monitor list, uptime and stats latency").
  */
 
 /** What an uptime answer reads (every range [from, to); empty lists and null read nothing). */
@@ -56,40 +57,60 @@ interface Row extends Totals {
   interval_s: number | null;
   verdict: Verdict | null;
   counted: boolean | null;
-  incidents: number | null;
-  recovered_ms: number[] | null;
+  state_before: string | null;
+  state_changes: string | null;
   owned: boolean | null;
   user_id: string | null;
   team_id: string | null;
 }
 
+/** A state change as the timeline's text gives it: `state epoch_ms` (the instant cut to the millisecond). */
+function timelineEntry(sql: SqlExecutor) {
+  return sql`to_state || ' ' || round(date_part('epoch', date_trunc('milliseconds', changed_at)) * 1000)::bigint`;
+}
+
 /**
- * The timeline's down spells in one row (`incidents`, `recovered_ms`: see {@link UptimeRows}
- * `spells`): the change in force before the range, then the changes in it, each against the
- * state before it; a spell starts at a `down` after anything else (or first), ends at the first
- * other state after it, and recovers when that is up or degraded. Its start is the latest start
- * so far (starts only grow along the timeline).
+ * The state timeline of `[from, to)` in one row: `state_before`, the change in force before `from`
+ * (null: none), and `state_changes`, the changes in the range joined by commas, in the order
+ * recorded within a millisecond (null: none); superseded changes left out. Each is
+ * {@link timelineEntry}; `date_part` of an instant cut to the millisecond is within a millionth
+ * of the whole millisecond, so the rounding is exact.
  */
-function downSpellsRow(sql: SqlExecutor, monitor_id: string, [from, to]: [Date, Date]) {
+function timelineRow(sql: SqlExecutor, monitor_id: string, [from, to]: [Date, Date]) {
   const live = sql`monitor_id = ${monitor_id} AND superseded_at IS NULL`;
   return sql`
-    WITH timeline AS (
-      (SELECT 0 AS part, date_trunc('milliseconds', changed_at) AS at, id, to_state FROM monitor_state_changes
-        WHERE ${live} AND changed_at < ${from} ORDER BY changed_at DESC, id DESC LIMIT 1)
-      UNION ALL
-      SELECT 1, date_trunc('milliseconds', changed_at), id, to_state FROM monitor_state_changes
-        WHERE ${live} AND changed_at >= ${from} AND changed_at < ${to}
-    ), steps AS (
-      SELECT part, at, id, to_state, lag(to_state) OVER (ORDER BY part, at, id) AS prev FROM timeline
-    ), spells AS (
-      SELECT part, at, id, to_state, prev, to_state = 'down' AND prev IS DISTINCT FROM 'down' AS starts,
-        max(at) FILTER (WHERE to_state = 'down' AND prev IS DISTINCT FROM 'down') OVER (ORDER BY part, at, id) AS since
-      FROM steps
-    )
-    SELECT count(*) FILTER (WHERE starts)::int AS incidents,
-      coalesce(array_agg((extract(epoch FROM at - since) * 1000)::float8 ORDER BY part, at, id)
-        FILTER (WHERE prev = 'down' AND to_state IN ('up', 'degraded')), '{}') AS recovered_ms
-    FROM spells`;
+    SELECT (SELECT ${timelineEntry(sql)} FROM monitor_state_changes
+        WHERE ${live} AND changed_at < ${from} ORDER BY changed_at DESC, id DESC LIMIT 1) AS state_before,
+      (SELECT string_agg(${timelineEntry(sql)}, ',' ORDER BY date_trunc('milliseconds', changed_at), id) FROM monitor_state_changes
+        WHERE ${live} AND changed_at >= ${from} AND changed_at < ${to}) AS state_changes`;
+}
+
+/**
+ * The down spells of a timeline (see {@link UptimeRows} `spells`) from {@link timelineRow}'s two
+ * values: the change in force before the range, then the changes in it, each against the state
+ * before it. A spell starts at a `down` after anything else (or first), ends at the first other
+ * state after it, and recovers when that is up or degraded; its length runs from its start (the
+ * latest start so far: starts only grow along the timeline) to that change, in whole milliseconds.
+ */
+function downSpells(state_before: string | null, state_changes: string | null): UptimeRows['spells'] {
+  const entries = [...(state_before === null ? [] : [state_before]), ...(state_changes === null ? [] : state_changes.split(','))];
+  let prev: string | null = null;
+  let since = 0;
+  let incidents = 0;
+  const recovered_s: number[] = [];
+  for (const entry of entries) {
+    const space = entry.indexOf(' ');
+    const state = entry.slice(0, space);
+    const at_ms = Number(entry.slice(space + 1));
+    if (state === 'down' && prev !== 'down') {
+      incidents += 1;
+      since = at_ms;
+    } else if (prev === 'down' && (state === 'up' || state === 'degraded')) {
+      recovered_s.push((at_ms - since) / 1000);
+    }
+    prev = state;
+  }
+  return { incidents, recovered_s };
 }
 
 /** Monitor `monitor_id`'s uptime rows per `plan`, in one statement (each part read by its table's primary key or the state log's index). */
@@ -103,13 +124,13 @@ export async function uptimeReads(sql: SqlExecutor, monitor_id: string, plan: Up
   const none = sql`NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8`;
   const parts = [
     sql`SELECT ${KIND.sums}::int AS kind, NULL::timestamptz AS at, NULL::int AS interval_s, NULL::text AS verdict, NULL::boolean AS counted,
-        sums.*, s.incidents, s.recovered_ms, o.id IS NOT NULL AS owned, o.user_id, o.team_id
+        sums.*, s.state_before, s.state_changes, o.id IS NOT NULL AS owned, o.user_id, o.team_id
       FROM (SELECT coalesce(sum(up_s), 0)::float8 AS up_s, coalesce(sum(degraded_s), 0)::float8 AS degraded_s, coalesce(sum(down_s), 0)::float8 AS down_s,
           coalesce(sum(maintenance_s), 0)::float8 AS maintenance_s, coalesce(sum(no_data_s), 0)::float8 AS no_data_s,
           coalesce(sum(rounds_up), 0)::float8 AS rounds_up, coalesce(sum(rounds_degraded), 0)::float8 AS rounds_degraded,
           coalesce(sum(rounds_down), 0)::float8 AS rounds_down, coalesce(sum(rounds_no_data), 0)::float8 AS rounds_no_data
         FROM (${ranges.length > 0 ? ranges.reduce((a, b) => sql`${a} UNION ALL ${b}`) : sql`SELECT ${totals} FROM round_rollups WHERE false`}) x) sums,
-        (${downSpellsRow(sql, monitor_id, plan.timeline)}) s
+        (${timelineRow(sql, monitor_id, plan.timeline)}) s
         LEFT JOIN monitors o ON o.id = ${monitor_id}`,
     ...(plan.edge_hours.length > 0 ? [sql`SELECT ${KIND.hour}, hour, NULL, NULL, NULL, ${totals}, NULL, NULL, NULL, NULL, NULL FROM round_rollups
       WHERE monitor_id = ${monitor_id} AND hour = ANY(${plan.edge_hours.map((h) => h.toISOString())}::timestamptz[])`] : []),
@@ -125,7 +146,7 @@ export async function uptimeReads(sql: SqlExecutor, monitor_id: string, plan: Up
     };
     if (r.kind === KIND.sums) {
       out.sums = t;
-      out.spells = { incidents: r.incidents!, recovered_s: r.recovered_ms!.map((ms) => ms / 1000) };
+      out.spells = downSpells(r.state_before, r.state_changes);
       out.owner = r.owned ? { user_id: r.user_id!, team_id: r.team_id } : null;
     } else if (r.kind === KIND.hour) out.edge_hours.push({ hour: r.at!, ...t });
     else out.edge_rounds.push({ scheduled_at: r.at!, interval_s: r.interval_s!, verdict: r.verdict!, counted: r.counted! });

@@ -45,6 +45,7 @@ export function parseChecks(stdout: string): Parsed {
       [num(j.packed_bytes_per_check), () => fig(`bytes per packed check (a day of ping checks past the rounds retention; the same checks raw: ${j.packed_raw_bytes_per_check} B)`, `${j.packed_bytes_per_check} B`, '≤ 15 B')],
       [num(j.packed_projection_200_monitors_90d_1_node_gb), () => fig('the same disk, raw for the 8-day rounds retention then packed, 1 / 3 nodes', `${j.packed_projection_200_monitors_90d_1_node_gb} / ${j.packed_projection_200_monitors_90d_3_nodes_gb} GB`, '≤ 2 / 5 GB')],
       [has('uptime_90d'), () => fig(`uptime query, period 90d, over ${j.history_days ?? 90} days of one monitor's history beside other monitors' rollups (p50 / p99)`, pq('uptime_90d'), 'p99 < 50 ms')],
+      [has('uptime_90d_cold'), () => fig('  the same, timed first: a process just started (20 calls before; p50 / p99)', pq('uptime_90d_cold'))],
       [has('uptime_30d'), () => fig('uptime query, period 30d (p50 / p99)', pq('uptime_30d'), 'p99 < 50 ms')],
       [has('stats_90d_daily'), () => fig(`stats query, ${j.history_days ?? 90} days by day (p50 / p99)`, pq('stats_90d_daily'), 'p99 < 50 ms')],
       [has('checks_24h_page1'), () => fig('checks list, last 24 h, first page (p50 / p99)', pq('checks_24h_page1'), 'p99 < 50 ms')],
