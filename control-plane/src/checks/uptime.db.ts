@@ -10,9 +10,9 @@ import type { Verdict } from './verdict.js';
  * on two shared cores the slowest of five backends to be scheduled set the request's time.
  * The timeline comes back as one text value (`state ms,state ms,…`), not a row per state change:
  * a monitor's 90 days held 180 changes, whose rows were most of what the process parsed and
- * allocated per answer. Its down spells are counted here ({@link downSpells}); counting them in
- * the statement with window functions cost Postgres 0.33 ms of a 0.5 ms statement, the text
- * 0.1 ms (docs/benchmarks.md "Monitor list, uptime and stats latency").
+ * allocated per answer. Its down spells are counted here ({@link downSpells}): counted in the
+ * statement with window functions, they were two thirds of its time (90 days: 0.44 ms at p50
+ * with them, 0.30 with the text; docs/benchmarks.md "Monitor list, uptime and stats latency").
  */
 
 /** What an uptime answer reads (every range [from, to); empty lists and null read nothing). */
