@@ -20,6 +20,9 @@ t.test('monitor-bench: list, uptime, create, full set and re-placement figures',
   t.equal(by(/uptime\?period=24h, random monitors among 5,000/)?.ours, '12.5 / 67.2 ms');
   t.equal(by(/node lost past the grace/)?.ours, '334 ms');
   t.equal(by(/whole set received/)?.goal, '< 200 ms');
+  t.notOk(by(/timed first/), 'no cold row from a run that printed none');
+  const warmed = parseMonitors(JSON.stringify({ ...JSON.parse(MONITOR.slice(MONITOR.indexOf('{'))), list_page100_cold_p50_ms: 30.1, list_page100_cold_p99_ms: 190.2 }));
+  t.equal(warmed.figures.find((f) => /timed first/.test(f.figure))?.ours, '30.1 / 190.2 ms', 'the cold list row beside the warm one');
 });
 
 t.test('checks-bench: ingest rate, bytes per check, query latency; parts not run are left out', async (t) => {
@@ -29,6 +32,9 @@ t.test('checks-bench: ingest rate, bytes per check, query latency; parts not run
   t.match(by(/^bytes per stored check \(ping/)?.ours, /^\d+ \/ \d+ B$/);
   t.match(by(/^uptime query, period 90d, over 30 days/)?.ours, /^[\d.]+ \/ [\d.]+ ms$/);
   t.match(note, /load average/);
+  const run = JSON.parse(CHECKS.slice(CHECKS.indexOf('{')));
+  run.queries.uptime_90d_cold = { p50_ms: 2.1, p99_ms: 7.8 };
+  t.equal(parseChecks(JSON.stringify(run)).figures.find((f) => /timed first/.test(f.figure))?.ours, '2.1 / 7.8 ms', 'the cold uptime row');
   const only_ingest = JSON.parse(CHECKS.slice(CHECKS.indexOf('{')));
   for (const k of Object.keys(only_ingest)) if (/^(bytes|compacted|projection|steady)/.test(k) || k === 'queries') delete only_ingest[k];
   const partial = parseChecks(JSON.stringify(only_ingest, null, 2));
