@@ -423,22 +423,23 @@ try {
       for (let i = 0; i < calls && performance.now() < until; i++) await fn();
     };
     const WARM = { calls: WARMUP_CALLS, s: WARMUP_S };
-    const time = async (path: string, warmup = WARM, n = REQUESTS) => {
+    const time = async (path: string, warmup = WARM) => {
+      const get = () => call(app, 'GET', `/v1/monitors/${target}${path}`, { token: owner.access_token });
       const ms: number[] = [];
-      await warm(() => call(app, 'GET', `/v1/monitors/${target}${path}`, { token: owner.access_token }), warmup.calls, warmup.s);
+      await warm(get, warmup.calls, warmup.s);
       statements = 0;
       Object.assign(gc, { n: 0, ms: 0 });
       const c0 = process.cpuUsage();
-      for (let i = 0; i < n; i++) {
+      for (let i = 0; i < REQUESTS; i++) {
         const t0 = performance.now();
-        const res = await call(app, 'GET', `/v1/monitors/${target}${path}`, { token: owner.access_token });
+        const res = await get();
         ms.push(performance.now() - t0);
         if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
       }
       const c = process.cpuUsage(c0);
       return {
-        p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)), statements_per_request: round(statements / n, 2),
-        node_cpu_us: round((c.user + c.system) / n), gc_count: gc.n, gc_ms: round(gc.ms),
+        p50_ms: round(quantile(ms, 0.5)), p99_ms: round(quantile(ms, 0.99)), statements_per_request: round(statements / REQUESTS, 2),
+        node_cpu_us: round((c.user + c.system) / REQUESTS), gc_count: gc.n, gc_ms: round(gc.ms),
       };
     };
     const queries: Record<string, { p50_ms: number; p99_ms: number; node_cpu_us?: number; pg_cpu_us?: number; statements_per_request?: number; gc_count?: number; gc_ms?: number }> = {
