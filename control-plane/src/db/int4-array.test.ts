@@ -1,22 +1,11 @@
-import postgres from 'postgres';
 import t from 'tap';
-import { TEST_DATABASE_URL } from '../test-support/db.js';
-import { parseInt4Array, serializeInt4Array } from './int4-array.js';
+import { clientArrayPair, TEST_DATABASE_URL } from '../test-support/db.js';
+import { serializeArray } from './array-text.js';
+import { parseInt4Array } from './int4-array.js';
 import { connect } from './sql.js';
 
 const INT4_MIN = -2147483648;
 const INT4_MAX = 2147483647;
-
-/** The `postgres` client's own int4[] pair, as a client without our types makes it on connecting. */
-async function clientPair(t: { teardown(fn: () => unknown): void }) {
-  const plain = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {}, transform: { undefined: null } });
-  t.teardown(() => plain.end({ timeout: 5 }));
-  await plain`SELECT 1`;
-  const o = plain.options as unknown as { parsers: Record<number, ((x: string) => unknown) & { array?: boolean }>; serializers: Record<number, (x: unknown) => unknown> };
-  const parse = o.parsers[1007]!;
-  // Its array parsers are handed the text after the opening brace.
-  return { parse: (text: string) => parse(parse.array ? text.slice(1) : text), serialize: o.serializers[1007]! };
-}
 
 t.test('int4[] columns read through the client: NULLs, negatives, bounds, empty, several dimensions, lower bounds', async (t) => {
   const sql = connect(TEST_DATABASE_URL, 1);
@@ -56,12 +45,12 @@ t.test('int4[] parameters round-trip through Postgres, as the text Postgres read
 });
 
 t.test('the serializer writes what the client writes; the parser reads integer arrays as the client does', async (t) => {
-  const client = await clientPair(t);
+  const client = await clientArrayPair(t, 1007);
   const typed = { type: 23, value: 9 };
   const inputs: unknown[] = [
     [], [0], [1, null, -3], [INT4_MIN, INT4_MAX], [[1, 2], [3, 4]], [[[1]], [[2]]], [[], []], ['7', 'a"b\\c', 8n, undefined], [typed, 1], [1.5], 'not an array', null,
   ];
-  for (const xs of inputs) t.equal(serializeInt4Array(xs, null), client.serialize(xs), `serialized ${String(JSON.stringify(xs, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)))}`);
+  for (const xs of inputs) t.equal(serializeArray(xs, null), client.serialize(xs), `serialized ${String(JSON.stringify(xs, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)))}`);
   // Where the client's parser is right (no NULL elements, no lower bounds) the two agree.
   for (const text of ['{}', '{0}', '{1,-2,3}', '{-2147483648,2147483647}', '{{1,2},{3,4}}', '{{{1},{2}},{{3},{4}}}']) {
     t.same(parseInt4Array(text), client.parse(text), text);

@@ -1,6 +1,8 @@
 import postgres from 'postgres';
 import { createLogger, type Logger } from '../log.js';
-import { parseInt4Array, serializeInt4Array } from './int4-array.js';
+import { serializeArray } from './array-text.js';
+import { parseInt4Array } from './int4-array.js';
+import { parseTextArray } from './text-array.js';
 
 /** The one `postgres` client of a process (porsager/postgres README: one `sql` instance). */
 export type Sql = postgres.Sql<Record<string, never>>;
@@ -18,8 +20,9 @@ export const RECONNECT_BACKOFF_S = (retries: number): number => Math.min(0.1 * 2
  */
 export const MAX_PIPELINE = 100;
 
-/** Postgres's type oid of int4[] (pg_type `_int4`). */
+/** Postgres's type oids of int4[] and text[] (pg_type `_int4`, `_text`). */
 const INT4_ARRAY_OID = 1007;
+const TEXT_ARRAY_OID = 1009;
 
 let serverWarnings = 0;
 
@@ -50,7 +53,8 @@ function logNotice(log: Pick<Logger, 'error' | 'debug'>, notice: postgres.Notice
  * Connect to Postgres at `url`, with JIT compilation off for the session (`jit = off`, sent at
  * connection start). Timestamps come back as Date objects, bigint columns as numbers
  * when they fit (counts, ids we own never exceed 2^53), int4[] columns as arrays of numbers (NULL
- * elements null) read by {@link parseInt4Array}. Reconnects after
+ * elements null) read by {@link parseInt4Array}, text[] columns as arrays of strings (NULL elements
+ * null) read by {@link parseTextArray}. Reconnects after
  * {@link RECONNECT_BACKOFF_S} when the server goes away. Server notices go to `log`
  * ({@link logNotice}: warnings at error level).
  *
@@ -74,11 +78,12 @@ export function connect(url: string, max = 10, log: Pick<Logger, 'error' | 'debu
     connection: { jit: 'off', ...(opts.generic_plans ? { plan_cache_mode: 'force_generic_plan' } : {}) },
     backoff: RECONNECT_BACKOFF_S,
     onnotice: (notice) => logNotice(log, notice),
-    // int4[] (oid 1007) by db/int4-array.ts: given a parser AND a serializer for an array oid,
-    // `postgres` keeps them instead of its generic array pair.
+    // int4[] (oid 1007) by db/int4-array.ts, text[] (1009) by db/text-array.ts: given a parser AND
+    // a serializer for an array oid, `postgres` keeps them instead of its generic array pair.
     types: {
       bigint: postgres.BigInt,
-      int4_array: { to: INT4_ARRAY_OID, from: [INT4_ARRAY_OID], parse: parseInt4Array, serialize: (xs: unknown) => serializeInt4Array(xs, null) },
+      int4_array: { to: INT4_ARRAY_OID, from: [INT4_ARRAY_OID], parse: parseInt4Array, serialize: (xs: unknown) => serializeArray(xs, null) },
+      text_array: { to: TEXT_ARRAY_OID, from: [TEXT_ARRAY_OID], parse: parseTextArray, serialize: (xs: unknown) => serializeArray(xs, null) },
     },
     transform: { undefined: null },
   }) as unknown as Sql;

@@ -129,7 +129,7 @@ const rotate = createRoute({
 export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } = {}) {
   const r = createRouter();
   const writer = monitorWriter(deps, { resolve: opts.resolve });
-  const { check, plan, box, shown, placed, quotaError, nameTaken } = writer;
+  const { check, plan, box, shown, shownInPlace, placed, quotaError, nameTaken } = writer;
   const probe = probeCreator({ sql: deps.sql, generic_sql: deps.generic_sql, log: deps.log, config: deps.config, hub: deps.hub, resolve: opts.resolve });
 
   async function setStatus(c: Context<AppEnv>, from: MonitorStatus, to: MonitorStatus) {
@@ -144,8 +144,9 @@ export function monitorsRouter(deps: AppDeps, opts: { resolve?: HostResolver } =
     const now = new Date();
     const { rows, total } = await listMonitors<FlapColumn>(deps.sql, await ownerScope(c, deps, 'read', team_id), filters, page, limit,
       { name: 'flap', sql: flapColumn(deps.sql, flapFactsSince(now)) });
-    // toMonitor picks its fields: `extra` is not copied off each row first.
-    const items = rows.map((row) => toMonitor(shown(row), undefined, flapSinceOf(flapFactsOfColumn(row.id, row.extra ?? null), now)));
+    // toMonitor picks its fields: `extra` is not copied off each row first, nor the rows (this
+    // request's own) to mask their secrets.
+    const items = rows.map((row) => toMonitor(shownInPlace(row), undefined, flapSinceOf(flapFactsOfColumn(row.id, row.extra ?? null), now)));
     return ok(c, { items, total, page, limit }, 200);
   });
 

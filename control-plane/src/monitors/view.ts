@@ -1,5 +1,6 @@
 import type { ExportMonitor, Monitor, MonitorGroup } from '@vantage/shared-protocol';
 import type { GroupRow } from './monitor-groups.db.js';
+import { isoTime } from '../http/iso-time.js';
 import type { MonitorRow } from './monitors.db.js';
 import { placementOf } from './placement-status.js';
 
@@ -15,12 +16,12 @@ export function toMonitor(row: MonitorRow, heartbeat?: { token: string; url: str
     interval_s: row.interval_s, node_count: row.node_count, group_id: row.group_id, tags: row.tags,
     status: row.status, state: row.state, private_target: row.private_target, node_ids: row.node_ids, placement: placementOf(row),
     heartbeat: row.type === 'heartbeat' ? { token_preview: row.heartbeat_token_preview ?? '', ...heartbeat } : null,
-    last_check_at: row.last_check_at?.toISOString() ?? null,
+    last_check_at: row.last_check_at ? isoTime(row.last_check_at) : null,
     uptime_24h: row.uptime_24h === null ? null : Math.min(1, Math.max(0, Math.round(row.uptime_24h * 1e6) / 1e6)),
-    state_changed_at: row.state_changed_at.toISOString(),
-    flapping: flapping_since !== undefined, flapping_since: flapping_since?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    state_changed_at: isoTime(row.state_changed_at),
+    flapping: flapping_since !== undefined, flapping_since: flapping_since ? isoTime(flapping_since) : null,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }
 

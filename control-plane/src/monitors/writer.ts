@@ -17,7 +17,7 @@ import { monitorChecker } from './spec.js';
  * How monitors are created and paused or resumed (docs/api/monitors.md), once for every entry
  * point: the /v1/monitors routes and the MCP tools call these after deciding access
  * (teams/authorize.ts). Also the parts the routes' patch shares: the checker, plan limits,
- * placement, the secret box (`shown` masks header secrets) and the two refusals.
+ * placement, the secret box (`shown` and `shownInPlace` mask header secrets) and the two refusals.
  * @param opts.resolve host resolver for the target address policy (tests; default the system resolver)
  */
 export function monitorWriter(deps: Pick<AppDeps, 'sql' | 'config' | 'log' | 'events'>, opts: { resolve?: HostResolver } = {}) {
@@ -29,12 +29,18 @@ export function monitorWriter(deps: Pick<AppDeps, 'sql' | 'config' | 'log' | 'ev
   // Header secrets: sealed when stored, masked in every answer (header-secrets.ts).
   const box = secretBoxOf(deps.config);
   const shown = (row: MonitorRow): MonitorRow => ({ ...row, config: maskedConfig(box, row.id, row.type, row.config) });
+  // The same, masking `row` itself: for rows a request read for its answer alone (the list), which
+  // need no copy of their two dozen fields for the one that changes.
+  const shownInPlace = (row: MonitorRow): MonitorRow => {
+    row.config = maskedConfig(box, row.id, row.type, row.config);
+    return row;
+  };
   const quotaError = () => new ApiError('MONITOR_LIMIT_EXCEEDED', `the ${plan.plan} plan allows ${plan.monitors_max} monitors`, { limit: 'monitors', max: plan.monitors_max, plan: plan.plan });
   const nameTaken = (owner: Owner, name: string) => new ApiError('MONITOR_NAME_TAKEN',
     `${owner.team_id === null ? 'you already have' : `team ${owner.team_id} already has`} a monitor named "${name}"`, { fields: [{ path: 'name', message: 'already taken' }] });
 
   return {
-    check, plan, placement, box, shown, placed, quotaError, nameTaken,
+    check, plan, placement, box, shown, shownInPlace, placed, quotaError, nameTaken,
 
     /**
      * Create a monitor of `body` (monitorCreateSchema, without team_id) for `owner`, placed at once.

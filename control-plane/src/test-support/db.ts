@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
 import { connect, type Sql } from '../db/sql.js';
 import { migrate } from '../db/migrate.js';
 
@@ -83,4 +84,19 @@ export async function testDatabase(t: Teardown): Promise<{ url: string; sql: Sql
     await admin.end({ timeout: 5 });
   });
   return { url, sql };
+}
+
+/**
+ * The `postgres` client's own parser and serializer of the array type `oid`, as a client without
+ * db/sql.ts's `types` makes them on connecting: what db/int4-array.ts and db/text-array.ts are
+ * compared with. The parser takes the whole column value (the client's array parsers are handed
+ * the text after the opening brace).
+ */
+export async function clientArrayPair(t: Teardown, oid: number): Promise<{ parse: (text: string) => unknown; serialize: (xs: unknown) => unknown }> {
+  const plain = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {}, transform: { undefined: null } });
+  t.teardown(() => plain.end({ timeout: 5 }));
+  await plain`SELECT 1`;
+  const o = plain.options as unknown as { parsers: Record<number, ((x: string) => unknown) & { array?: boolean }>; serializers: Record<number, (x: unknown) => unknown> };
+  const parse = o.parsers[oid]!;
+  return { parse: (text: string) => parse(parse.array ? text.slice(1) : text), serialize: o.serializers[oid]! };
 }
