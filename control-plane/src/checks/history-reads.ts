@@ -34,8 +34,9 @@ export function historyRange(q: { from?: string; to?: string }, now: number, def
  */
 export function historyReads(deps: Pick<AppDeps, 'sql' | 'generic_sql' | 'config'>) {
   const retention = checkRetention(deps.config);
-  // Uptime's one statement runs on generic plans (db/sql.ts genericPlanClient).
+  // Uptime's and stats' one statement run on generic plans (db/sql.ts genericPlanClient).
   const uptime_sql = deps.generic_sql ?? deps.sql;
+  const stats_sql = uptime_sql;
   // The rollup job's marks as the last stats read found them: they move about once an hour, so
   // the next read plans its parts from them and checks them in its own statement.
   let marks: RollupMarks | null = null;
@@ -89,11 +90,11 @@ export function historyReads(deps: Pick<AppDeps, 'sql' | 'generic_sql' | 'config
     async statsAndOwner(id: string, from: Date, to: Date, bucket_s: number, group_by: 'node' | 'country' | undefined) {
       const planned = marks ?? await rollupMarks(deps.sql);
       let sources = statsSources(from, to, bucket_s, planned);
-      let read = await monitorStatsCells(deps.sql, id, sources, bucket_s);
+      let read = await monitorStatsCells(stats_sql, id, sources, bucket_s);
       marks = read.context.marks;
       if (!sameMarks(planned, marks)) {
         sources = statsSources(from, to, bucket_s, marks);
-        read = await monitorStatsCells(deps.sql, id, sources, bucket_s);
+        read = await monitorStatsCells(stats_sql, id, sources, bucket_s);
         marks = read.context.marks;
       }
       const { series, owner } = read.context;

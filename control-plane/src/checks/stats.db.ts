@@ -69,6 +69,12 @@ export async function statsCells(sql: SqlExecutor, parts: StatsPart[], series: n
 /**
  * One SELECT per part (a raw part older than a day: two), each the cells of the series
  * `series` names (an int4[] expression of distinct ids) over the part's [from, to).
+ * check_entries() (0101_check_batches.sql) is called in FROM with the ids as a column of a
+ * subquery before it, never with `series` itself as its argument: Postgres inlines a SQL
+ * set-returning function only when its arguments hold no sub-select, and `series` is one in
+ * {@link monitorStatsCells}. Not inlined, the function's query was planned anew at every call and
+ * its rows materialized: about half of the statement's database CPU (docs/benchmarks.md "Monitor
+ * list, uptime and stats latency", fourteenth round).
  */
 function partSelects(sql: SqlExecutor, live: StatsPart[], series: postgres.Fragment, bucket_s: number) {
   const series_in = sql`ANY(${series})`;
@@ -80,7 +86,7 @@ function partSelects(sql: SqlExecutor, live: StatsPart[], series: postgres.Fragm
           SELECT floor(extract(epoch FROM scheduled_at) / ${bucket_s})::float8 AS b, series_id, check_rt_bucket(response_ms) AS rb,
             count(*)::int AS n, count(*) FILTER (WHERE NOT success)::int AS f, count(response_ms)::int AS rn,
             min(response_ms) AS mn, max(response_ms) AS mx, coalesce(sum(response_ms::float8), 0) AS sm
-          FROM check_entries(${series}, ${p.from}, ${p.to}) ${reaches ? sql`WHERE scheduled_at >= ${packed_until}` : sql``}
+          FROM (SELECT ${series} AS ids) s0 CROSS JOIN LATERAL check_entries(s0.ids, ${p.from}, ${p.to}) ${reaches ? sql`WHERE scheduled_at >= ${packed_until}` : sql``}
           GROUP BY 1, 2, 3)
         SELECT b, series_id, sum(n)::int AS checks, sum(f)::int AS failures, sum(rn)::int AS rt_count, min(mn) AS rt_min_ms, max(mx) AS rt_max_ms,
           sum(sm)::float8 AS rt_sum_ms,
@@ -121,7 +127,8 @@ type MarksMs = [number | null, number | null, number | null];
  * statements (owner, series, rollup marks, cells). The parts are the caller's, made from marks
  * it already holds; `marks` in the answer are those in force when the cells were read, for the
  * caller to check against its own (checks/history-reads.ts: when they differ, it reads again
- * with these).
+ * with these). Meant for the generic-plan client (db/sql.ts genericPlanClient): with the function
+ * inlined, planning the statement costs more than running it.
  */
 export async function monitorStatsCells(sql: SqlExecutor, monitor_id: string, parts: StatsPart[], bucket_s: number): Promise<{ cells: StatsCellRow[]; context: StatsContext }> {
   const live = parts.filter((p) => p.from.getTime() < p.to.getTime());
