@@ -1,6 +1,6 @@
 import type { ExportMonitor, Monitor, MonitorGroup } from '@vantage/shared-protocol';
-import type { GroupRow } from './monitor-groups.db.js';
 import { isoTime } from '../http/iso-time.js';
+import type { GroupRow } from './monitor-groups.db.js';
 import type { MonitorRow } from './monitors.db.js';
 import { placementOf } from './placement-status.js';
 
