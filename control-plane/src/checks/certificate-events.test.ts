@@ -47,8 +47,9 @@ t.test('ssl.expiring: once per certificate and threshold, whatever the nodes and
   const old = { fingerprint: 'AA:11', not_after: '2026-12-20T00:00:00.000Z' };
   await ingest(a, sslResult(ssl.monitor_id, roundAt(ssl, -6), { ...old, days_left: 40 }));
   t.equal(await queued(), 0, '40 days left: above warn_days, nothing sent');
-  await ingest(a, sslResult(ssl.monitor_id, roundAt(ssl, -5), { ...old, days_left: 29 }));
-  await ingest(b, sslResult(ssl.monitor_id, roundAt(ssl, -5), { ...old, days_left: 29 }));
+  const r5 = roundAt(ssl, -5); // once: two calls could straddle a round boundary
+  await ingest(a, sslResult(ssl.monitor_id, r5, { ...old, days_left: 29 }));
+  await ingest(b, sslResult(ssl.monitor_id, r5, { ...old, days_left: 29 }));
   await ingest(a, sslResult(ssl.monitor_id, roundAt(ssl, -4), { ...old, days_left: 28 }));
   t.equal(await queued(), 1, 'below warn_days: one event for both nodes and both rounds');
   await rx.waitFor(1);
@@ -60,8 +61,9 @@ t.test('ssl.expiring: once per certificate and threshold, whatever the nodes and
     },
   }, 'signed, naming the certificate');
 
-  await ingest(b, sslResult(ssl.monitor_id, roundAt(ssl, -3), { ...old, days_left: 6 }));
-  await ingest(a, sslResult(ssl.monitor_id, roundAt(ssl, -3), { ...old, days_left: 6 }));
+  const r3 = roundAt(ssl, -3);
+  await ingest(b, sslResult(ssl.monitor_id, r3, { ...old, days_left: 6 }));
+  await ingest(a, sslResult(ssl.monitor_id, r3, { ...old, days_left: 6 }));
   t.equal(await queued(), 2, 'below critical_days: one more');
   await rx.waitFor(2);
   t.match(verify(1), { type: 'ssl.expiring', data: { days_left: 6, expires_at: old.not_after } });

@@ -93,8 +93,9 @@ t.test('/metrics: loopback peers without a token; route templates, not paths; qu
   await sql`UPDATE check_jobs SET due_at = now() - interval '300 seconds' WHERE name = 'rollup'`;
   const m = await seedMonitor(sql, { nodes: 2 });
   const [a, b] = m.node_ids as [string, string];
-  await deps.results.ingest(a, [httpResult(m.monitor_id, roundAt(m, -1), { response_ms: 120 })]);
-  await deps.results.ingest(b, [httpResult(m.monitor_id, roundAt(m, -1), { success: false })]);
+  const round = roundAt(m, -1); // once: two calls could straddle a round boundary
+  await deps.results.ingest(a, [httpResult(m.monitor_id, round, { response_ms: 120 })]);
+  await deps.results.ingest(b, [httpResult(m.monitor_id, round, { success: false })]);
 
   const res = await fetch(`${url}/metrics`);
   t.equal(res.status, 200);
