@@ -35,8 +35,7 @@ export function historyRange(q: { from?: string; to?: string }, now: number, def
 export function historyReads(deps: Pick<AppDeps, 'sql' | 'generic_sql' | 'config'>) {
   const retention = checkRetention(deps.config);
   // Uptime's and stats' one statement run on generic plans (db/sql.ts genericPlanClient).
-  const uptime_sql = deps.generic_sql ?? deps.sql;
-  const stats_sql = uptime_sql;
+  const generic_sql = deps.generic_sql ?? deps.sql;
   // The rollup job's marks as the last stats read found them: they move about once an hour, so
   // the next read plans its parts from them and checks them in its own statement.
   let marks: RollupMarks | null = null;
@@ -73,11 +72,11 @@ export function historyReads(deps: Pick<AppDeps, 'sql' | 'generic_sql' | 'config
     },
     /** Uptime of monitor `id` over a window from {@link uptimeWindow}. */
     uptime(id: string, w: { from: Date; to: Date; period: keyof typeof UPTIME_PERIODS | null }, now = Date.now()) {
-      return monitorUptime(uptime_sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
+      return monitorUptime(generic_sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
     },
     /** {@link uptime} and the monitor's owner (null: none) in one statement, for the caller to authorize before answering. */
     uptimeAndOwner(id: string, w: { from: Date; to: Date; period: keyof typeof UPTIME_PERIODS | null }, now = Date.now()) {
-      return monitorUptimeAndOwner(uptime_sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
+      return monitorUptimeAndOwner(generic_sql, id, w.from, w.to, w.period, new Date(now - retention.rounds_days * DAY_MS));
     },
     /**
      * Monitor `id`'s statistics over [from, to) in `bucket_s` buckets (checks/stats.ts
@@ -90,11 +89,11 @@ export function historyReads(deps: Pick<AppDeps, 'sql' | 'generic_sql' | 'config
     async statsAndOwner(id: string, from: Date, to: Date, bucket_s: number, group_by: 'node' | 'country' | undefined) {
       const planned = marks ?? await rollupMarks(deps.sql);
       let sources = statsSources(from, to, bucket_s, planned);
-      let read = await monitorStatsCells(stats_sql, id, sources, bucket_s);
+      let read = await monitorStatsCells(generic_sql, id, sources, bucket_s);
       marks = read.context.marks;
       if (!sameMarks(planned, marks)) {
         sources = statsSources(from, to, bucket_s, marks);
-        read = await monitorStatsCells(stats_sql, id, sources, bucket_s);
+        read = await monitorStatsCells(generic_sql, id, sources, bucket_s);
         marks = read.context.marks;
       }
       const { series, owner } = read.context;

@@ -28,7 +28,7 @@ t.test('text[] parameters round-trip through Postgres as the text it reads them 
   t.teardown(() => sql.end({ timeout: 5 }));
   const cases: unknown[][] = [AWKWARD, [], ['a', null, undefined], [['a', 'b'], ['c', null]], [1, 2n, 'x']];
   for (const xs of cases) {
-    const [r] = await sql<Array<{ text: string; back: unknown; n: number }>>`SELECT ${xs as never}::text[]::text AS text, ${xs as never}::text[] AS back`;
+    const [r] = await sql<Array<{ text: string; back: unknown }>>`SELECT ${xs as never}::text[]::text AS text, ${xs as never}::text[] AS back`;
     t.same(r!.back, parseTextArray(r!.text), `${r!.text}: read back as written`);
   }
   const [tagged] = await sql<Array<{ hit: boolean }>>`SELECT ARRAY['a"b', 'c,d']::text[] @> ${['c,d']}::text[] AS hit`;
