@@ -1,7 +1,7 @@
 import type { MonitorType } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import { inTransaction } from '../db/transaction.js';
-import { encodeBatch, splitBatches, type BatchCheck } from './batch-codec.js';
+import { BATCH_MAX_CHECKS, encodeBatch, splitBatches, type BatchCheck, type EncodedBatch } from './batch-codec.js';
 
 
 // Boolean arrays travel as text ('true'/'false') cast to boolean[]: the client does not serialise JS boolean arrays.
@@ -201,6 +201,24 @@ export interface StoredNodeChecks {
   stale: string[];
 }
 
+/** One batch row a store statement writes: the indexes of its checks in the statement's rows, in their order in the batch, and the batch encoded. */
+export interface StoreGroup { rows: number[]; batch: EncodedBatch }
+
+/**
+ * `rows` cut into batch rows (batch-codec.ts splitBatches) and encoded; with `full_only`, only the
+ * batches that are full (BATCH_MAX_CHECKS checks), the indexes of the other checks in `rest`.
+ * What {@link storeNodeChecks} stores as given.
+ */
+export function encodeGroups(rows: BatchCheck[], full_only = false): { groups: StoreGroup[]; rest: number[] } {
+  const groups: StoreGroup[] = [];
+  const rest: number[] = [];
+  for (const g of splitBatches(rows)) {
+    if (full_only && g.length < BATCH_MAX_CHECKS) rest.push(...g);
+    else groups.push({ rows: g, batch: encodeBatch(g.map((i) => rows[i]!)) });
+  }
+  return { groups, rest };
+}
+
 /** A check the first statement could not tell from one stored before: where it lies, and which input row it is. */
 interface Maybe { batch_id: string; first_ms: number; pos: number; ord: number }
 
@@ -233,7 +251,8 @@ function countedCtes(tx: SqlExecutor, source: 'added' | 'fresh', hour_ms: number
 
 /**
  * Store node checks (several nodes' batches may come together) as batch rows
- * (0101_check_batches.sql; checks/batch-codec.ts splitBatches cuts them), keeping every check
+ * (0101_check_batches.sql; `groups`: every row in exactly one, by default cut by
+ * checks/batch-codec.ts splitBatches and encoded here), keeping every check
  * stored once, in one statement when the checks come in order (a second transaction otherwise):
  *
  * - Each series' mark (`check_series.last_at`, locked FOR NO KEY UPDATE in id order, so concurrent
@@ -261,17 +280,17 @@ function countedCtes(tx: SqlExecutor, source: 'added' | 'fresh', hour_ms: number
  * verdict job is judging meanwhile is locked by it: the count waits for its commit and makes the
  * round dirty again.
  */
-export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], hour_ms: number): Promise<StoredNodeChecks> {
+export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], hour_ms: number,
+  groups: StoreGroup[] = encodeGroups(rows).groups): Promise<StoredNodeChecks> {
   if (rows.length === 0) return { inserted: 0, judgeable: false, stale: [] };
-  const groups = splitBatches(rows);
   const k = new Array<number>(rows.length);
   const pos = new Array<number>(rows.length);
   const encoded = groups.map((g, j) => {
-    g.forEach((i, p) => {
+    g.rows.forEach((i, p) => {
       k[i] = j + 1;
       pos[i] = p + 1;
     });
-    return encodeBatch(g.map((i) => rows[i]!));
+    return g.batch;
   });
   const col = <K extends keyof NodeCheckInsert>(key: K) => rows.map((r) => r[key] ?? null);
   const [out] = await ex<Array<{ inserted: number; judgeable: boolean; stale: string[]; maybe: Maybe[] | null }>>`

@@ -6,7 +6,7 @@ import { createResultSink } from '../probes/sink.js';
 import { testDatabase } from '../test-support/db.js';
 import { decidePass } from './decide.js';
 import { CHECK_REJECT, MISSING_ERROR, agreeingOutcome, createCheckStore, writeBatches } from './ingest.js';
-import { createSeries, type NodeCheckInsert } from './ingest.db.js';
+import { createSeries, encodeGroups, type NodeCheckInsert } from './ingest.db.js';
 import { httpResult, pingResult, roundAt, seedMonitor, storedChecks } from './test-support.js';
 import { roundDeadlineMs } from './traits.js';
 
@@ -229,6 +229,33 @@ t.test('one write for several batches: a round sent twice is written once, from 
   const stored = await storedChecks(sql, sql`s.id = ${series.get(m.monitor_id)!}`);
   t.same(stored.map((r) => r.response_ms), [10], 'the first batch\'s check kept');
   t.match(await round(m.monitor_id, at), { expected: 2, reported: 2, dirty: true }, 'one round row: the largest expected count, both reports');
+});
+
+t.test('one write for several batches: full batch rows encoded ahead stay whole, the rest of every batch is cut together', async (t) => {
+  const { sql, count } = await setup(t);
+  const m = await seedMonitor(sql, { nodes: 2 });
+  const [a, b] = m.node_ids as [string, string];
+  const sa = (await createSeries(sql, a, [m.monitor_id])).get(m.monitor_id)!;
+  const sb = (await createSeries(sql, b, [m.monitor_id])).get(m.monitor_id)!;
+  // A second apart from the start of this UTC day, oldest first, as a node's outbox releases
+  // them: one day, so the rows are cut by count alone.
+  const day_ms = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+  const rows = (series_id: number, n: number, ms: number): NodeCheckInsert[] => Array.from({ length: n }, (_, i) => ({
+    series_id, scheduled_ms: day_ms + i * 1000, start_offset_ms: 1, duration_ms: ms + i, response_ms: ms + i, success: true,
+    error: null, error_class: null, assertions: null, output: { i }, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 2,
+  }));
+  const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const first = rows(sa, 150, 1000);
+  const encoded = encodeGroups(first, true);
+  t.same([encoded.groups.map((g) => g.rows.length), encoded.rest.length], [[100], 50], 'one full batch row encoded ahead, 50 checks left');
+  await writeBatches(sql, [{ rows: first, hour_ms, encoded }, { rows: rows(sb, 30, 2000), hour_ms }]);
+  const batches = await sql<{ n: number; series: number[] }[]>`
+    SELECT cardinality(b.series) AS n, ARRAY(SELECT DISTINCT x FROM unnest(b.series) x ORDER BY 1) AS series FROM check_batches b ORDER BY 1 DESC`;
+  t.same(batches, [{ n: 100, series: [sa] }, { n: 80, series: [sa, sb].sort((x, y) => x - y) }], 'the encoded row as it was; the two batches\' rest in one row');
+  t.equal(await count(m.monitor_id), 180, 'every check stored');
+  const stored = await storedChecks(sql, sql`s.id = ${sa}`);
+  t.same(stored.map((c) => [c.response_ms, c.output]).sort((x, y) => Number(x[0]) - Number(y[0])),
+    first.map((c, i) => [c.response_ms, { i }]), 'each check read back with its own fields, from either row');
 });
 
 t.test('a check judged by a remembered view the monitor no longer has is not stored: the monitor is returned as stale', async (t) => {

@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js';
 import type { MonitorResultStore, SqlExecutor } from '../contracts.js';
 import { batchCalls } from '../db/batch.js';
 import { PLACEMENT_HISTORY_MS } from '../monitors/placement-job.js';
-import { createSeries, ingestMonitors, storeNodeChecks, type IngestMonitorRow, type NodeCheckInsert } from './ingest.db.js';
+import { createSeries, encodeGroups, ingestMonitors, storeNodeChecks, type IngestMonitorRow, type NodeCheckInsert, type StoreGroup } from './ingest.db.js';
 import { ROUND_CLOCK_TOLERANCE_MS, roundOf, type RoundHistory } from './ingest-rounds.js';
 import { checkRetention } from './retention.js';
 import { NodeMonitorMap } from './node-monitor-map.js';
@@ -29,7 +29,16 @@ const HOUR_MS = 3_600_000;
 export const WRITE_MAX_CHECKS = 1000;
 
 /** One batch's checks waiting for a shared write: its rows and the start of its current hour (epoch ms). */
-export interface PendingWrite { rows: NodeCheckInsert[]; hour_ms: number }
+export interface PendingWrite {
+  rows: NodeCheckInsert[];
+  hour_ms: number;
+  /**
+   * Its full batch rows encoded ahead (ingest.db.ts encodeGroups with `full_only`: indexes into
+   * `rows`), while an earlier statement is in flight; the checks in `rest` are cut and encoded
+   * with the other batches' rest when the statement is built. Absent: all of them then.
+   */
+  encoded?: { groups: StoreGroup[]; rest: number[] };
+}
 
 /** What a shared write reports to each of its batches (ingest.db.ts storeNodeChecks). */
 interface Written {
@@ -48,7 +57,21 @@ interface Written {
 export async function writeBatches(sql: SqlExecutor, batches: PendingWrite[]): Promise<Written[]> {
   const rows = batches.length === 1 ? batches[0]!.rows : batches.flatMap((b) => b.rows);
   const hour_ms = Math.max(...batches.map((b) => b.hour_ms));
-  const { judgeable, stale } = await storeNodeChecks(sql, rows, hour_ms);
+  // Batch rows encoded ahead keep their checks; the rest of every batch is cut together, so
+  // small batches of several nodes share rows.
+  const groups: StoreGroup[] = [];
+  const rest: number[] = [];
+  let offset = 0;
+  for (const b of batches) {
+    if (b.encoded === undefined) for (let i = 0; i < b.rows.length; i++) rest.push(offset + i);
+    else {
+      for (const g of b.encoded.groups) groups.push(offset === 0 ? g : { rows: g.rows.map((i) => offset + i), batch: g.batch });
+      for (const i of b.encoded.rest) rest.push(offset + i);
+    }
+    offset += b.rows.length;
+  }
+  if (rest.length > 0) for (const g of encodeGroups(rest.map((i) => rows[i]!)).groups) groups.push({ rows: g.rows.map((i) => rest[i]!), batch: g.batch });
+  const { judgeable, stale } = await storeNodeChecks(sql, rows, hour_ms, groups);
   const written = { judgeable, stale };
   return batches.map(() => written);
 }
@@ -275,7 +298,13 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
     const series = new Map<string, number>();
     for (const { row } of monitors!.values()) if (row.series_id !== null) series.set(row.id, row.series_id);
     const missing = [...new Set(accepted.map(([r]) => r.monitor_id))].filter((id) => !series.has(id));
-    if (missing.length > 0) for (const [id, s] of await createSeries(tx, node_id, missing)) series.set(id, s);
+    if (missing.length > 0) {
+      for (const [id, s] of await createSeries(tx, node_id, missing)) {
+        series.set(id, s);
+        // Committed already outside a transaction: the next batch need not read it.
+        if (committed) series_ids.set(node_id, id, s);
+      }
+    }
 
     // One row per (series, round): a round sent twice in one batch is stored once. Rounds seen are
     // kept per series as numbers: a joined `series/scheduled` key cost ~2 µs a result to build
@@ -310,7 +339,9 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
       return { stored, rejected };
     }
     // Committed when it returns (the statement is atomic on its own).
-    const written = await writerOf(tx)({ rows: inserts, hour_ms });
+    // Full batch rows are encoded now, while the statement in flight runs, not when the
+    // next is built (the database would wait for it).
+    const written = await writerOf(tx)({ rows: inserts, hour_ms, encoded: encodeGroups(inserts, true) });
     if (written.judgeable) deps.wake?.wake();
     const stale = new Set(written.stale);
     if (!guarded || !inserts.some((r) => stale.has(r.monitor_id))) return { stored, rejected };

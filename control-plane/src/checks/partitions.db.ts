@@ -7,13 +7,15 @@ import type { SqlExecutor } from '../contracts.js';
 
 /**
  * Partitioned tables of the check history and how each is cut; `storage`: options each partition
- * is created with (check_blocks: blocks up to a page's size stay in line, never TOASTed).
+ * is created with (check_blocks: blocks up to a page's size stay in line, never TOASTed;
+ * check_rounds: room on each page so that the reports every node adds to a round are HOT updates,
+ * 0102_check_rounds_fillfactor.sql).
  */
 export const PARTITIONED = {
   checks: { key: 'scheduled_at', unit: 'day' },
   check_batches: { key: 'first_at', unit: 'day' },
   check_blocks: { key: 'hour', unit: 'day', storage: 'toast_tuple_target = 8160' },
-  check_rounds: { key: 'scheduled_at', unit: 'day' },
+  check_rounds: { key: 'scheduled_at', unit: 'day', storage: 'fillfactor = 60' },
   check_rollups: { key: 'hour', unit: 'month' },
   check_rollups_daily: { key: 'day', unit: 'month' },
   round_rollups: { key: 'hour', unit: 'month' },

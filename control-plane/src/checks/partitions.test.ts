@@ -32,6 +32,11 @@ t.test('partition rollover across midnight: each check in its day\'s partition, 
   const created = await ensurePartitions(sql);
   t.ok(created.includes(`checks_p${day(midnight)}`) && created.includes(`check_rounds_p${day(midnight)}`), 'tomorrow\'s partitions ready');
   t.same(await ensurePartitions(sql), [], 'idempotent');
+  const rf = await sql<{ p: string; options: string[] | null }[]>`
+    SELECT i.inhrelid::regclass::text AS p, c.reloptions AS options FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = 'check_rounds'::regclass ORDER BY 1`;
+  t.ok(rf.length > 1 && rf.every((r) => r.options?.includes('fillfactor=60')),
+    'every round partition, the DEFAULT one and those made now, leaves room for HOT updates');
   const m = await seedMonitor(sql, { nodes: 1, interval_s: 60 });
   // The monitor's last round before today's midnight and its first from then on (rounds that ran).
   const today = midnight - DAY_MS;
