@@ -55,6 +55,22 @@ t.test('the same result twice, or the same round again, is stored once and acked
   t.ok(batch!.n === 1 && batch!.data < JSON.stringify(r1.output).length / 2, `stored in a batch row, compressed (${batch!.data} bytes of data)`);
 });
 
+t.test('the series a node\'s first result made is remembered: its next batch goes straight to the write', async (t) => {
+  const { sql, sink, count } = await setup(t);
+  const m = await seedMonitor(sql, { nodes: 1 });
+  const node = m.node_ids[0]!;
+  const seen: string[] = [];
+  (sql.options as unknown as { debug: unknown }).debug = (_c: number, query: string) => { seen.push(query); };
+  t.teardown(() => { (sql.options as unknown as { debug: unknown }).debug = false; });
+  const kinds = () => seen.splice(0).map((q) => (/AS k\(id, revision/.test(q) ? 'read' : /INSERT INTO check_series/.test(q) ? 'series'
+    : /WITH input AS MATERIALIZED/.test(q) ? 'write' : 'other')).filter((k) => k !== 'other');
+  t.same((await sink.ingest(node, [httpResult(m.monitor_id, roundAt(m, -2))])).rejected, []);
+  t.same(kinds(), ['read', 'series', 'write'], 'the first batch: read, its series made, written');
+  t.same((await sink.ingest(node, [httpResult(m.monitor_id, roundAt(m, -1))])).rejected, []);
+  t.same(kinds(), ['write'], 'the next: no read');
+  t.equal(await count(m.monitor_id), 2);
+});
+
 t.test('a result for another node\'s monitor is refused and nothing is stored', async (t) => {
   const { sql, sink, count } = await setup(t);
   const mine = await seedMonitor(sql, { nodes: 1 });

@@ -162,9 +162,9 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
   // monitor id → what its revision fixes (every change of a monitor bumps it: 0020_monitors.sql):
   // its round deadline offset (ms after the round's start) and its schedule spans.
   const known = new Map<string, Fixed>();
-  // (node_id, monitor_id) → series id, as read committed (outside any transaction: a series created
-  // in a transaction that then rolls back is never remembered). A series is deleted only with its
-  // monitor, and then the read finds no monitor: a remembered id is always current.
+  // (node_id, monitor_id) → series id, as read or made committed (outside any transaction: a series
+  // created in a transaction that then rolls back is never remembered). A series is deleted only
+  // with its monitor, and then the read finds no monitor: a remembered id is always current.
   const series_ids = new NodeMonitorMap<number>();
   // (node_id, monitor_id) → the placement answer read at a placement version, as read committed
   // (like `series_ids`: a version written by a transaction that then rolls back is never seen).
