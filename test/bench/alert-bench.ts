@@ -33,8 +33,12 @@
  * - storm: `storm` monitors go down at once (their current rounds' failing results handed to the
  *   sink together, one batch per node); the time from the hand-over until every notification has
  *   arrived, without an alert group (one page per monitor) and with one gathering them all
- *   (`group-wait-s`: one message listing every monitor). Per-page latencies as median and p99.
+ *   (`group-wait-s`: one message listing every monitor). Per-page latencies as first, median, p99
+ *   and max; `stages` the same for each step's database timestamps; `cpu_s` the CPU spent from the
+ *   hand-over to the last message by this process (the control plane with the receiver) and by
+ *   the whole machine (busy, idle: /proc/stat), so a slower run shows whether it had less CPU.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { roundAt } from '../../control-plane/src/checks/test-support.js';
 import { httpResult } from '../../control-plane/src/checks/test-support.js';
@@ -74,8 +78,14 @@ const STORM_NODES = 10;
 
 const log = (msg: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
 const r0 = (x: number) => Math.round(x);
+const r2 = (x: number) => Math.round(x * 100) / 100;
+/** The machine's CPU time so far (/proc/stat's cpu line, all cores, USER_HZ 100): busy (user, nice, system, irq, softirq) and idle (with iowait), in seconds. */
+function machineCpu(): { busy: number; idle: number } {
+  const n = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { busy: (n[0]! + n[1]! + n[2]! + n[5]! + n[6]!) / 100, idle: (n[3]! + n[4]!) / 100 };
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-const stats = (xs: number[]) => ({ n: xs.length, median: r0(median(xs)), p99: r0(quantile(xs, 0.99)), max: r0(Math.max(...xs)) });
+const stats = (xs: number[]) => ({ n: xs.length, first: r0(Math.min(...xs)), median: r0(median(xs)), p99: r0(quantile(xs, 0.99)), max: r0(Math.max(...xs)) });
 
 /** A tap-like teardown list run in reverse at the end of a scenario. */
 function scope() {
@@ -157,11 +167,14 @@ async function storm(grouped: boolean) {
     log(`storm${grouped ? ` (grouped, wait ${GROUP_WAIT_S} s)` : ''}: ${STORM} monitors on ${STORM_NODES} nodes go down at once`);
     const batches = new Map<string, ReturnType<typeof httpResult>[]>();
     for (const m of monitors) batches.set(m.node_ids[0]!, [...(batches.get(m.node_ids[0]!) ?? []), httpResult(m.monitor_id, roundAt(m, 0), { success: false })]);
+    const cpu0 = { node: process.cpuUsage(), machine: machineCpu() };
     const t0 = performance.timeOrigin + performance.now();
     await Promise.all([...batches].map(([node_id, results]) => p.ctx.deps.results.ingest(node_id, results)));
     const ingested_ms = performance.timeOrigin + performance.now() - t0;
     const expected = grouped ? 1 : STORM;
     await until('every notification', () => p.receiver.received.length >= expected, 600_000);
+    const node_cpu = process.cpuUsage(cpu0.node);
+    const machine = machineCpu();
     const listed = grouped
       ? (JSON.parse(p.receiver.received[0]!.body) as { data: { group: { monitors: unknown[] } } }).data.group.monitors.length
       : new Set(p.receiver.received.map(monitorOf)).size;
@@ -179,6 +192,9 @@ async function storm(grouped: boolean) {
       monitors: STORM, grouped, group_wait_s: grouped ? GROUP_WAIT_S : null, ingest_ms: r0(ingested_ms),
       messages: p.receiver.received.length, deliveries_queued: q!.n, monitors_covered: listed,
       all_out_s: Math.round((Math.max(...per_page)) / 100) / 10,
+      // CPU from the hand-over to the last message: this process (control plane, receiver, bench)
+      // and the whole machine (Postgres is most of the rest), in seconds.
+      cpu_s: { this_process: r2((node_cpu.user + node_cpu.system) / 1e6), machine_busy: r2(machine.busy - cpu0.machine.busy), machine_idle: r2(machine.idle - cpu0.machine.idle) },
       page_ms: stats(per_page), stages,
     };
   } finally {
