@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import QRCode from 'qrcode';
 import { DEVICE_LOGIN, newId, newSecret, USER_CODE_ALPHABET } from '@vantage/shared-protocol';
 import type { z } from 'zod';
 import type { deviceAuthorizationSchema } from '@vantage/shared-protocol';
@@ -57,6 +56,8 @@ export async function startDeviceLogin(deps: Pick<AppDeps, 'config' | 'sql'>, fr
     if (!stored) continue;
     const verification_uri = publicLink(deps.config, DEVICE_VERIFICATION_PATH);
     const verification_uri_complete = publicLink(deps.config, DEVICE_VERIFICATION_PATH, { user_code });
+    // qrcode (and its PNG encoder) is loaded at the first device login rather than when the app starts.
+    const { default: QRCode } = await import('qrcode');
     const qr_svg = await QRCode.toString(verification_uri_complete, { type: 'svg', errorCorrectionLevel: 'M', margin: 1 });
     return { device_code, user_code, verification_uri, verification_uri_complete, qr_svg, expires_in: DEVICE_LOGIN.expires_in_s, interval: DEVICE_LOGIN.interval_s };
   }

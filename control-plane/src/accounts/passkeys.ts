@@ -1,6 +1,5 @@
-import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON, RegistrationResponseJSON, verifyAuthenticationResponse, verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { newId, PASSKEYS_PER_ACCOUNT_MAX, type Passkey, type PasskeyLoginRequest, type PasskeyRegisterRequest } from '@vantage/shared-protocol';
 import type { AppDeps } from '../deps.js';
@@ -12,6 +11,9 @@ import {
   findPasskeyByCredentialId, insertChallenge, insertPasskey, listPasskeys, recordPasskeyUse, takeChallenge,
   type ChallengePurpose, type PasskeyRow,
 } from './passkeys.db.js';
+
+/** The WebAuthn library, loaded at the first passkey ceremony rather than when the app starts (with its X.509 and ASN.1 parsers, one of the app's heaviest imports). */
+const webauthn = () => import('@simplewebauthn/server');
 
 type Deps = Pick<AppDeps, 'config' | 'sql'>;
 
@@ -70,7 +72,7 @@ export async function startPasskeyRegistration(deps: Deps, user: UserRow) {
   const existing = await listPasskeys(deps.sql, user.id);
   if (existing.length >= PASSKEYS_PER_ACCOUNT_MAX) throw new ApiError('CONFLICT', `an account holds at most ${PASSKEYS_PER_ACCOUNT_MAX} passkeys`, { limit: PASSKEYS_PER_ACCOUNT_MAX });
   const rp = relyingParty(deps.config);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name, rpID: rp.id,
     userID: userHandle(user.id), userName: user.email || user.id, userDisplayName: user.display_name ?? user.email,
     timeout: deps.config.passkey_challenge_ttl_s * 1000,
@@ -93,7 +95,7 @@ export async function finishPasskeyRegistration(deps: Deps, user_id: string, bod
   const rp = relyingParty(deps.config);
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await (await webauthn()).verifyRegistrationResponse({
       response: body.credential as RegistrationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: rp.origins, expectedRPID: rp.id, requireUserVerification: true,
@@ -122,7 +124,7 @@ export async function finishPasskeyRegistration(deps: Deps, user_id: string, bod
 export async function startPasskeyLogin(deps: Deps, email: string | undefined) {
   const user = email === undefined ? null : await findUserByEmail(deps.sql, email);
   const passkeys = user ? await listPasskeys(deps.sql, user.id) : [];
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: relyingParty(deps.config).id,
     timeout: deps.config.passkey_challenge_ttl_s * 1000,
     userVerification: 'required',
@@ -150,7 +152,7 @@ export async function finishPasskeyLogin(deps: Deps, body: PasskeyLoginRequest):
   const rp = relyingParty(deps.config);
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
-    verified = await verifyAuthenticationResponse({
+    verified = await (await webauthn()).verifyAuthenticationResponse({
       response: body.credential as AuthenticationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: rp.origins, expectedRPID: rp.id, requireUserVerification: true,

@@ -1,4 +1,4 @@
-import { PDFDocument, PDFName, PDFString, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import type { Color, PDFDocument, PDFFont, PDFName, PDFPage, PDFString } from 'pdf-lib';
 import { cjkGlyph } from './cjk-fonts.js';
 import { SEAL_KEY, SEAL_PLACEHOLDER } from './seal.js';
 
@@ -10,8 +10,9 @@ import { SEAL_KEY, SEAL_PLACEHOLDER } from './seal.js';
 
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 50;
-const INK = rgb(0.1, 0.1, 0.12);
-const MUTED = rgb(0.4, 0.4, 0.45);
+
+/** The writer's colours: text, footers and notes, a table's shaded rows. */
+interface Palette { ink: Color; muted: Color; shade: Color }
 
 /** Writes a report top to bottom; `finish()` returns the PDF bytes with the seal slot. */
 export class ReportWriter {
@@ -19,12 +20,17 @@ export class ReportWriter {
   private y = 0;
   private pages = 0;
 
-  private constructor(private readonly doc: PDFDocument, private readonly regular: PDFFont, private readonly bold: PDFFont, private readonly footer: string) {
+  private constructor(private readonly doc: PDFDocument, private readonly regular: PDFFont, private readonly bold: PDFFont, private readonly footer: string,
+    private readonly colors: Palette) {
     this.newPage();
   }
 
-  /** A new document titled `title` (document Info), each page's footer reading `footer`. */
+  /**
+   * A new document titled `title` (document Info), each page's footer reading `footer`. pdf-lib is
+   * loaded here, at the first report, not when the app starts.
+   */
   static async create(title: string, footer: string, created_at: Date): Promise<ReportWriter> {
+    const { PDFDocument, PDFName, PDFString, StandardFonts, rgb } = await import('pdf-lib');
     const doc = await PDFDocument.create({ updateMetadata: false });
     doc.setTitle(title);
     doc.setProducer('Vantage');
@@ -33,14 +39,15 @@ export class ReportWriter {
     doc.setModificationDate(created_at);
     // pdf-lib has no public setter for a custom Info entry; getInfoDict() is marked private in its declarations.
     (doc as unknown as { getInfoDict(): { set(k: PDFName, v: PDFString): void } }).getInfoDict().set(PDFName.of(SEAL_KEY), PDFString.of(SEAL_PLACEHOLDER));
-    return new ReportWriter(doc, await doc.embedFont(StandardFonts.Helvetica), await doc.embedFont(StandardFonts.HelveticaBold), footer);
+    const colors = { ink: rgb(0.1, 0.1, 0.12), muted: rgb(0.4, 0.4, 0.45), shade: rgb(0.93, 0.94, 0.96) };
+    return new ReportWriter(doc, await doc.embedFont(StandardFonts.Helvetica), await doc.embedFont(StandardFonts.HelveticaBold), footer, colors);
   }
 
   private newPage(): void {
     this.page = this.doc.addPage(A4);
     this.pages++;
     this.y = A4[1] - MARGIN;
-    this.page.drawText(`${this.footer}  ·  page ${this.pages}`.replace('·', '-'), { x: MARGIN, y: 28, size: 8, font: this.regular, color: MUTED });
+    this.page.drawText(`${this.footer}  ·  page ${this.pages}`.replace('·', '-'), { x: MARGIN, y: 28, size: 8, font: this.regular, color: this.colors.muted });
   }
 
   private room(height: number): void {
@@ -75,7 +82,7 @@ export class ReportWriter {
     const width = A4[0] - 2 * MARGIN;
     const line_h = size * 1.45;
     const latin = opts.bold ? this.bold : this.regular;
-    const color = opts.muted ? MUTED : INK;
+    const color = opts.muted ? this.colors.muted : this.colors.ink;
     const tokens = text.split(/(\s+|(?<=[^\u0000-\u00ff])|(?=[^\u0000-\u00ff]))/u).filter((s) => s !== '' && s !== undefined);
     const measure = (s: string) => this.runs(s, latin).reduce((w, r) => w + this.widthOf(r, size), 0);
     const lines: string[] = [];
@@ -127,7 +134,7 @@ export class ReportWriter {
     const total = A4[0] - 2 * MARGIN;
     const draw = (cells: string[], font: PDFFont, shade: boolean) => {
       this.room(row_h);
-      if (shade) this.page.drawRectangle({ x: MARGIN, y: this.y - row_h + 3, width: total, height: row_h, color: rgb(0.93, 0.94, 0.96) });
+      if (shade) this.page.drawRectangle({ x: MARGIN, y: this.y - row_h + 3, width: total, height: row_h, color: this.colors.shade });
       let x = MARGIN + 3;
       cells.forEach((cell, i) => {
         const w = widths[i]! * total - 6;
@@ -135,7 +142,7 @@ export class ReportWriter {
         // Width is linear in the size; 0.999 keeps rounding from cutting a text scaled to fit exactly.
         const fit = Math.max(min_size, Math.min(size, (0.999 * size * w) / Math.max(font.widthOfTextAtSize(text, size), 1e-6)));
         while (text.length > 1 && font.widthOfTextAtSize(text, fit) > w) text = `${text.slice(0, -2)}…`.replace('…', '.');
-        this.page.drawText(text, { x, y: this.y - row_h + 7, size: fit, font, color: INK });
+        this.page.drawText(text, { x, y: this.y - row_h + 7, size: fit, font, color: this.colors.ink });
         x += widths[i]! * total;
       });
       this.y -= row_h;

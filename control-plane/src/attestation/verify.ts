@@ -1,5 +1,4 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { PDFDocument } from 'pdf-lib';
 import { LEGAL_DISCLAIMER, type AttestInvalidReason, type AttestVerifyResponse } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
 import { findKey } from './keys.db.js';
@@ -11,6 +10,8 @@ const PDF_HEADER = Buffer.from('%PDF-', 'latin1');
 async function wellFormed(pdf: Buffer): Promise<boolean> {
   if (pdf.length < 64 || !pdf.subarray(0, 5).equals(PDF_HEADER)) return false;
   if (!pdf.subarray(Math.max(0, pdf.length - 1024)).toString('latin1').includes('%%EOF')) return false;
+  // pdf-lib is loaded at the first verification, not when the app starts.
+  const { PDFDocument } = await import('pdf-lib');
   try {
     await PDFDocument.load(pdf, { updateMetadata: false, throwOnInvalidObject: true });
     return true;

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Config } from '../config/index.js';
 import type { PaymentProvider } from './provider.js';
 
@@ -9,8 +9,11 @@ const CHECKOUT_MIN_TTL_MS = 30 * 60_000;
  * The Stripe client of the configured key, its API base taken from VANTAGE_STRIPE_API_URL when
  * set (tests: a loopback server answering Stripe's documented responses). No retries: a failed
  * checkout is answered BILLING_PAYMENT_FAILED at once.
+ * @returns a getter of the client: the Stripe SDK (about 200 modules) is loaded at its first call,
+ *   not when the app starts
+ * @throws Error at once when no secret key is configured
  */
-export function stripeClient(config: Pick<Config, 'stripe_secret_key' | 'stripe_api_url'>): Stripe {
+export function stripeClient(config: Pick<Config, 'stripe_secret_key' | 'stripe_api_url'>): () => Promise<Stripe> {
   if (!config.stripe_secret_key) throw new Error('VANTAGE_STRIPE_SECRET_KEY is required with VANTAGE_BILLING_PROVIDER=stripe');
   const opts: ConstructorParameters<typeof Stripe>[1] = { maxNetworkRetries: 0, timeout: 20_000, telemetry: false };
   if (config.stripe_api_url) {
@@ -19,7 +22,9 @@ export function stripeClient(config: Pick<Config, 'stripe_secret_key' | 'stripe_
     opts.protocol = u.protocol === 'http:' ? 'http' : 'https';
     opts.port = Number(u.port || (u.protocol === 'http:' ? 80 : 443));
   }
-  return new Stripe(config.stripe_secret_key, opts);
+  const key = config.stripe_secret_key;
+  let client: Promise<Stripe> | undefined;
+  return () => (client ??= import('stripe').then(({ default: StripeSdk }) => new StripeSdk(key, opts)));
 }
 
 /**
@@ -47,7 +52,7 @@ export function createStripeProvider(config: Config, public_base: string): Payme
       let session: Stripe.Checkout.Session;
       if (req.mode === 'subscription') {
         const price = req.plan === 'business' ? config.stripe_price_business : config.stripe_price_pro;
-        session = await stripe.checkout.sessions.create({
+        session = await (await stripe()).checkout.sessions.create({
           ...base,
           mode: 'subscription',
           line_items: [price
@@ -57,7 +62,7 @@ export function createStripeProvider(config: Config, public_base: string): Payme
           metadata: { ...base.metadata, subscription_id: req.subscription_id ?? '' },
         });
       } else {
-        session = await stripe.checkout.sessions.create({
+        session = await (await stripe()).checkout.sessions.create({
           ...base,
           mode: 'payment',
           line_items: [{ quantity: 1, price_data: { currency: req.currency, unit_amount: req.amount_cents, product_data: { name: req.description } } }],
@@ -67,7 +72,7 @@ export function createStripeProvider(config: Config, public_base: string): Payme
       return { pay_url: session.url, ext_checkout_id: session.id };
     },
     async cancelSubscription(ext_subscription_id) {
-      if (ext_subscription_id) await stripe.subscriptions.update(ext_subscription_id, { cancel_at_period_end: true });
+      if (ext_subscription_id) await (await stripe()).subscriptions.update(ext_subscription_id, { cancel_at_period_end: true });
     },
   };
 }

@@ -27,9 +27,10 @@ export function stripeWebhookRouter(deps: AppDeps) {
     const signature = c.req.header('stripe-signature');
     if (!signature) throw new ApiError('VALIDATION_FAILED', 'missing Stripe-Signature header');
     const raw = await c.req.text();
+    const client = await stripe();
     let event: Stripe.Event;
     try {
-      event = stripe.webhooks.constructEvent(raw, signature, secret);
+      event = client.webhooks.constructEvent(raw, signature, secret);
     } catch (err) {
       throw new ApiError('VALIDATION_FAILED', `Stripe signature not verified: ${(err as Error).message}`);
     }

@@ -1,10 +1,10 @@
 import { X509Certificate } from 'node:crypto';
-import * as acme from 'acme-client';
+import type * as acme from 'acme-client';
 import type { Config } from '../config/index.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { acmeClient } from './acme-account.js';
+import { acmeClient, acmeLib } from './acme-account.js';
 import { txtVisibility } from './authoritative.js';
 import { getCertificate, insertCertificate, setCertificateStatus } from './certificates.db.js';
 import { getDnsCredential } from './dns-credentials.db.js';
@@ -155,9 +155,9 @@ async function validate(deps: StepDeps, client: acme.Client, order: OrderRow): P
   return changeOrder(deps.sql, order.id, { status: 'issuing', attempt: 0 }, 'validated');
 }
 
-/** The leaf certificate's stored fields. */
+/** The leaf certificate's stored fields (the chain's first certificate: X509Certificate reads the first PEM block). */
 export function certificateFields(chain_pem: string): { issuer: string; serial_hex: string; fingerprint_sha256: string; sans: string[]; not_before: Date; not_after: Date } {
-  const leaf = new X509Certificate(acme.crypto.splitPemChain(chain_pem)[0]!);
+  const leaf = new X509Certificate(chain_pem);
   return {
     issuer: leaf.issuer.replace(/\n/g, ', '),
     serial_hex: leaf.serialNumber.toLowerCase(),
@@ -172,7 +172,8 @@ export function certificateFields(chain_pem: string): { issuer: string; serial_h
 async function issue(deps: StepDeps, client: acme.Client, order: OrderRow): Promise<OrderRow> {
   let acmeOrder = await client.getOrder({ url: order.acme_order_url } as acme.Order);
   if (acmeOrder.status !== 'ready') throw new OrderFailure(`the CA order is ${acmeOrder.status}, not ready to finalize; retry the order`);
-  const [key, csr] = await acme.crypto.createCsr({ commonName: order.common_name ?? order.sans[0]!, altNames: order.sans }, await acme.crypto.createPrivateEcdsaKey('P-256'));
+  const lib = await acmeLib();
+  const [key, csr] = await lib.crypto.createCsr({ commonName: order.common_name ?? order.sans[0]!, altNames: order.sans }, await lib.crypto.createPrivateEcdsaKey('P-256'));
   acmeOrder = await client.finalizeOrder(acmeOrder, csr);
   acmeOrder = await client.waitForValidStatus(acmeOrder);
   const chain_pem = await client.getCertificate(acmeOrder);
@@ -188,7 +189,7 @@ async function revoke(deps: StepDeps, client: acme.Client, order: OrderRow): Pro
   if (!cert) throw new OrderFailure('the order has no certificate to revoke');
   const reason = (cert.revoke_reason ?? 'unspecified') as RevokeReason;
   try {
-    await client.revokeCertificate(acme.crypto.splitPemChain(cert.chain_pem)[0]!, { reason: REVOKE_REASON_CODES[reason] });
+    await client.revokeCertificate((await acmeLib()).crypto.splitPemChain(cert.chain_pem)[0]!, { reason: REVOKE_REASON_CODES[reason] });
   } catch (err) {
     // RFC 8555 §7.6: a certificate the CA has already revoked answers urn:ietf:params:acme:error:alreadyRevoked.
     if (!/alreadyRevoked|already revoked/i.test((err as Error).message)) throw err;

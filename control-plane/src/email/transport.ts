@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type { createTransport } from 'nodemailer';
 import type { Config } from '../config/index.js';
 
 /** A message as the e-mail sender hands it to SMTP. */
@@ -33,20 +33,23 @@ export interface MailTransport {
 export function createMailTransport(config: Pick<Config, 'smtp_url' | 'smtp_from' | 'delivery_timeout_ms'>): MailTransport | null {
   if (!config.smtp_url) return null;
   const timeout = config.delivery_timeout_ms;
-  const transport = createTransport({
+  const options = {
     url: config.smtp_url, pool: true, maxConnections: 4,
     connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout,
-  } as Parameters<typeof createTransport>[0] & { pool: true });
+  } as Parameters<typeof createTransport>[0] & { pool: true };
+  // nodemailer is loaded, and its pool made, at the first message rather than when the app starts.
+  let pool: Promise<ReturnType<typeof createTransport>> | null = null;
+  const transport = () => (pool ??= import('nodemailer').then((m) => m.createTransport(options)));
   const domain = /@([^>\s]+)>?\s*$/.exec(config.smtp_from)?.[1] ?? 'vantage.invalid';
   return {
     async send(m) {
-      const info = await transport.sendMail({
+      const info = await (await transport()).sendMail({
         from: config.smtp_from, to: m.to, subject: m.subject, text: m.text, html: m.html,
         messageId: `<${m.message_id}@${domain}>`,
         ...(m.headers ? { headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, v.replace(/[\r\n]+/g, ' ')])) } : {}),
       });
       return { response: String((info as { response?: unknown }).response ?? '') };
     },
-    close: () => transport.close(),
+    close: () => void pool?.then((t) => t.close()),
   };
 }
