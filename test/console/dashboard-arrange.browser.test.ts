@@ -60,7 +60,16 @@ t.test('console in Chromium: arranging widgets on the dashboard page', { skip },
   await check(t, page, 'dashboard-arrange-dark');
   await page.getByLabel('Theme').selectOption('system');
 
-  // Saved whole with the version read; read back through the API.
+  // Saved whole with the version read; read back through the API. The page's reload of the
+  // dashboard is held until the page has been looked at: meanwhile it must show the widgets where
+  // they were saved, not where the version read before the save had them.
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  const dashboardRead = (u: URL) => u.pathname === `/v1/dashboards/${board.id}`;
+  await page.route(dashboardRead, async (route) => {
+    if (route.request().method() === 'GET') await held;
+    await route.continue();
+  });
   await save.click();
   await said('Layout saved.');
   const saved = await read();
@@ -70,7 +79,10 @@ t.test('console in Chromium: arranging widgets on the dashboard page', { skip },
     set.widgets.map((w: { id: string; title: string; options: unknown }) => [w.id, w.title, w.options]), 'ids, titles and options kept');
   t.equal(await left.count(), 0, 'arranging ended');
   const place = (el: unknown) => { const st = (el as { style: { gridColumn: string; gridRow: string } }).style; return [st.gridColumn, st.gridRow]; };
-  t.same(await page.getByRole('region', { name: 'Left' }).evaluate(place), ['1 / span 5', '3 / span 2'], 'the page shows the saved place');
+  t.same(await page.getByRole('region', { name: 'Left' }).evaluate(place), ['1 / span 5', '3 / span 2'], 'the page shows the saved place while its reload is under way');
+  release(); // the route lets every later read through at once
+  await page.getByRole('region', { name: 'Left' }).waitFor({ timeout: 30_000 });
+  t.same(await page.getByRole('region', { name: 'Left' }).evaluate(place), ['1 / span 5', '3 / span 2'], 'and after it');
 
   // Cancelled: nothing written.
   await page.getByRole('button', { name: 'Arrange widgets' }).click();

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AsCodeMark, Dashboard, Widget } from '@vantage/shared-protocol';
 import { api } from '../../api/client.js';
 import { useSubmit } from '../../api/use-submit.js';
@@ -48,6 +48,9 @@ export function ArrangedView({ dashboard: d, base, mark, reload, empty }: { dash
     reload();
   });
   const stop = () => { setError(null); setArranging(false); setCells(positions(widgets)); };
+  // Saved: the widgets stand where they were saved while the reload brings the new version, not
+  // back at the positions read before it for that moment.
+  const shown = useMemo(() => (saved ? widgets.map((w) => ({ ...w, position: cellOf(w) })) : widgets), [widgets, saved, cells]);
   const changed = widgets.some((w) => !same(w.position, cellOf(w)));
   const arrange = arranging ? {
     grid: moves.grid,
@@ -74,7 +77,7 @@ export function ArrangedView({ dashboard: d, base, mark, reload, empty }: { dash
       )}
       {arranging && <p class="hint" id="arrange-help">{t('dash.arrange_help')}</p>}
       <Conflict id="arrange-error" error={error} reload={() => { stop(); reload(); }} />
-      <DashboardView base={base} layout={d.layout} widgets={widgets} empty={empty} arrange={arrange} />
+      <DashboardView base={base} layout={d.layout} widgets={shown} empty={empty} arrange={arrange} />
       <p class="sr-only" role="status" aria-live="polite">{moves.said}</p>
     </>
   );
