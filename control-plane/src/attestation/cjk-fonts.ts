@@ -10,8 +10,16 @@ import type * as Fontkit from '@pdf-lib/fontkit';
  * outlines ({@link cjkGlyph}).
  */
 
-/** @pdf-lib/fontkit is a UMD bundle: loaded through require, typed by its declarations. */
-export const fontkit = createRequire(import.meta.url)('@pdf-lib/fontkit') as typeof Fontkit;
+let fontkitModule: typeof Fontkit | null = null;
+
+/**
+ * @pdf-lib/fontkit, loaded at the first CJK character drawn (it is a UMD bundle: loaded through
+ * require, typed by its declarations; loading it costs ~100 ms, which the app's start never pays).
+ */
+function fontkit(): typeof Fontkit {
+  fontkitModule ??= createRequire(import.meta.url)('@pdf-lib/fontkit') as typeof Fontkit;
+  return fontkitModule;
+}
 
 const FILE = /^noto-sans-sc-\d+-400-normal\.woff2$/;
 let files: Array<{ path: string; font: Fontkit.Font | null }> | null = null;
@@ -30,7 +38,7 @@ export function cjkFontFileFor(cp: number): string | null {
   if (byChar.has(cp)) return byChar.get(cp)!;
   let found: string | null = null;
   for (const f of fontFiles()) {
-    f.font ??= fontkit.create(readFileSync(f.path)) as Fontkit.Font;
+    f.font ??= fontkit().create(readFileSync(f.path)) as Fontkit.Font;
     if (f.font.hasGlyphForCodePoint(cp)) {
       found = f.path;
       break;
