@@ -16,14 +16,14 @@
 // `node test/node22.mjs` runs it alone and ends with `N passed, N failed`; test/run-suite.mjs
 // calls node22Step() after its streams and adds the counts to its own. Where no Node 22 binary
 // can be installed (no registry), the step says so and counts nothing.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { runTestFile } from './run-file.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'node_modules', '.cache', 'vantage-node22');
@@ -103,8 +103,10 @@ export async function node22Prepare() {
 }
 
 /**
- * Run the step (`prepared`: node22Prepare()'s promise, started earlier; by default now): prints each file's outcome as `ok N - file # time=..ms [node22, at S s]`, the
- * failures in full, and a summary line; the full TAP goes to .tap/report-node22.tap.
+ * Run the step (`prepared`: node22Prepare()'s promise, started earlier; by default now), a file per
+ * core, each in a Node 22 process of its own (run-file.mjs runTestFile): prints each file's outcome
+ * as `ok N - file # time=..ms [node22, at S s]`, the failures in full; the full TAP goes to
+ * .tap/report-node22.tap.
  * @param seconds () => seconds since the suite started, for the tags
  * @returns `{ passed, failed, skipped }` counts of top-level test files (skipped: the reason, or null)
  */
@@ -124,30 +126,24 @@ export async function node22Step(seconds = () => '?', prepared = node22Prepare()
   console.log(`▶ node22: ${files.length} unit files on ${bin.version} (${native.length} left out: they load better-sqlite3, raw-socket or ioctl)`);
   mkdirSync(join(ROOT, '.tap'), { recursive: true });
   const report = createWriteStream(join(ROOT, '.tap', 'report-node22.tap'));
+  report.write('TAP version 14\n');
   let passed = 0;
   let failed = 0;
-  let block = null;
-  const tapRun = join(ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs');
-  // Node 22 first on PATH: tap and every process a test starts with `node` or process.execPath.
+  let number = 0;
+  // Node 22 first on PATH: every process a test starts with `node` or process.execPath.
   // The step runs after every other file, with the machine to itself: one file per core.
-  const env = { ...process.env, FORCE_COLOR: '0', PATH: `${dirname(bin.node)}${delimiter}${process.env.PATH}` };
-  const child = spawn(bin.node, [tapRun, '--reporter=tap', `--jobs=${availableParallelism()}`, ...files], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr.on('data', (d) => process.stderr.write(d));
-  const rl = createInterface({ input: child.stdout });
-  rl.on('line', (line) => {
-    report.write(`${line}\n`);
-    const top = /^(not ok|ok) \d+ - (.*)$/.exec(line);
-    if (top) {
-      if (top[1] === 'ok') passed++; else failed++;
-      if (block) { console.log(block.join('\n')); block = null; }
-      console.log(`${line} [node22, at ${seconds()} s]`);
-    } else if (/^\s+not ok /.test(line)) block = (block ?? []).concat(line);
-    else if (block && block.length < 400) block.push(line);
-  });
-  const code = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-  rl.close();
-  report.end();
-  if (code !== 0 && failed === 0) { failed++; console.log(`not ok - tap (node22 step) exited with ${code}`); }
+  const env = { ...process.env, PATH: `${dirname(bin.node)}${delimiter}${process.env.PATH}` };
+  const queue = [...files];
+  await Promise.all(Array.from({ length: availableParallelism() }, async () => {
+    while (queue.length) {
+      const r = await runTestFile(queue.shift(), { number: ++number, report, node: bin.node, env });
+      if (r.ok) passed++; else failed++;
+      if (r.failures.length) console.log(r.failures.join('\n'));
+      console.log(`${r.line} [node22, at ${seconds()} s]`);
+    }
+  }));
+  report.write(`1..${number}\n`);
+  await new Promise((resolve) => report.end(resolve));
   return { passed, failed, skipped: null };
 }
 

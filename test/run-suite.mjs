@@ -4,28 +4,31 @@
 // the web console build (it type-checks the console), the type check over every package, then
 // every tap test file.
 //
-// The files run in two streams at once: the network stream (the files
-// in NETWORK_FILES: each builds a routed test network with installed agents, its own control plane
-// and receivers, and counts rounds and deliveries against the clock, so two of them never share
-// the machine) and the unit stream (every other file: each makes its own database and, where it
-// needs one, its own network namespaces with a per-run prefix, so it can run beside anything). The
-// unit files form one queue that workers take in small batches (one tap process per batch): beside
-// the network stream there are cores - 1 workers (one on a 2-core machine, so two heavy files are
-// never paired with a network file); when the network stream ends, one more worker starts, so no
-// core idles for the rest of the run. The type check runs beside them. VANTAGE_TEST_STREAMS=1 runs
-// everything in one stream.
+// Every file runs in a Node.js process of its own, started directly (test/run-file.mjs: what
+// tap's runner would start, less the runner's coverage hooks). The files run in two streams at
+// once: the network stream (the files in NETWORK_FILES: each builds a routed test network with
+// installed agents, its own control plane and receivers, and counts rounds and deliveries against
+// the clock, so two of them never share the machine) and the unit stream (every other file: each
+// makes its own database and, where it needs one, its own network namespaces with a per-run
+// prefix, so it can run beside anything). The unit files form one queue that workers take a file
+// at a time: beside the network stream there are cores - 1 workers (one on a 2-core machine, so
+// two heavy files are never paired with a network file); when the network stream ends, one more
+// worker starts, so no core idles for the rest of the run. The type check runs beside them.
+// VANTAGE_TEST_STREAMS=1 runs every file in one stream.
 //
 // Then the Node 22 step (test/node22.mjs: a unit subset again on Node.js 22 LTS, installed from the
 // npm registry; VANTAGE_TEST_NODE22=0 skips it).
 //
 // Prints each test file's outcome as it finishes (tagged with its stream), the failures in full,
-// and a last line `N passed, N failed` (N counts tap's top-level test files plus the type check;
-// assertions are reported beside it). Full TAP output is kept in .tap/report-<stream>.tap (one per
-// unit worker). Extra arguments are passed to tap (file filters) and run in one stream.
+// and a last line `N passed, N failed` (N counts the test files plus the web console build and the
+// type check; assertions are reported beside it). Full TAP output is kept in
+// .tap/report-<stream>.tap (one per worker). Extra arguments are passed to tap's runner (file
+// filters: `pnpm test control-plane/src/monitors`) and run in one stream.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
+import { runTestFile } from './run-file.mjs';
 
 /** Test files that build the routed test network (kept to one stream, one at a time). */
 const NETWORK_FILES = [
@@ -78,74 +81,51 @@ function addSummaries(parts) {
 }
 
 /**
- * One tap process. Top-level results are printed as `ok N - file # time=..ms [stream, at S s]`,
- * failing assertions in full before their file's line; the TAP output is appended to `report`.
- * @returns the assertion summary tap printed (`total: .., pass: ..`) or null
+ * A worker: takes the next file from `queue` and runs it (run-file.mjs runTestFile) until the
+ * queue is empty. Each file's result is printed as `ok N - file # time=..ms [name, at S s]`, the
+ * failing assertions in full before it; the TAP goes to .tap/report-<name>.tap.
+ * @returns the assertion summaries of its files
  */
-async function tapRun(name, tapArgs, report, jobs = 1) {
-  for (let attempt = 1; ; attempt++) {
-    const r = await tapRunOnce(name, tapArgs, report, jobs, attempt < 3);
-    if (!r.raced) return r.summary;
-    console.log(`# tap (${name}) stopped before running a file: another stream's test process wrote into .tap/processinfo while tap cleared it; running the same files again (attempt ${attempt + 1})`);
+async function worker(name, queue) {
+  const report = createWriteStream(`.tap/report-${name}.tap`);
+  report.write('TAP version 14\n');
+  const summaries = [];
+  let number = 0;
+  while (queue.length) {
+    const r = await runTestFile(queue.shift(), { number: ++number, report });
+    if (r.ok) passed++; else failed++;
+    if (r.failures.length) console.log(r.failures.join('\n'));
+    console.log(`${r.line} [${name}, at ${seconds()} s]`);
+    if (r.summary) summaries.push(r.summary);
   }
+  report.write(`1..${number}\n`);
+  await new Promise((resolve) => report.end(resolve));
+  return summaries;
 }
 
-/**
- * tapRun's one attempt. Every tap run clears .tap/processinfo as it starts, while the test
- * processes of the other streams (same project) write their records there: the clearing can fail
- * (ENOTEMPTY) and tap then exits before running any file. With `may_retry`, such a run reports
- * `raced` and counts nothing; any other non-zero exit is a failure.
- */
-async function tapRunOnce(name, tapArgs, report, jobs, may_retry) {
+/** Every file in one tap process (`pnpm test <filters>`: tap's runner selects the files). */
+async function tapStream(tapArgs) {
+  const report = createWriteStream('.tap/report-all.tap');
   let summary = null;
   let failureBlock = null;
   let failedHere = 0;
-  let results = 0;
-  let stderr = '';
-  const code = await run('node_modules/.bin/tap', ['--reporter=tap', `--jobs=${jobs}`, ...tapArgs], (line) => {
+  const code = await run('node_modules/.bin/tap', ['--reporter=tap', '--jobs=1', ...tapArgs], (line) => {
     report.write(line + '\n');
     const top = /^(not ok|ok) \d+ - (.*)$/.exec(line);
     if (top) {
-      results++;
       if (top[1] === 'ok') passed++; else { failed++; failedHere++; }
       if (failureBlock) { console.log(failureBlock.join('\n')); failureBlock = null; }
-      console.log(`${line} [${name}, at ${seconds()} s]`);
+      console.log(`${line} [all, at ${seconds()} s]`);
       return;
     }
     if (/^\s+not ok /.test(line)) failureBlock = (failureBlock ?? []).concat(line);
     else if (failureBlock && failureBlock.length < 400) failureBlock.push(line);
     const m = /^# \{ (total: .*) \}$/.exec(line);
     if (m) summary = m[1];
-  }, (text) => { if (stderr.length < 20_000) stderr += text; });
-  if (code !== 0 && results === 0 && may_retry && /ENOTEMPTY[\s\S]*\.tap\/processinfo/.test(stderr)) return { summary: null, raced: true };
-  if (code !== 0 && failedHere === 0) { failed++; console.log(`not ok - tap (${name}) exited with ${code}`); }
-  return { summary, raced: false };
-}
-
-/** One stream: a single tap process over `tapArgs`, reported in .tap/report-<name>.tap. */
-async function tapStream(name, tapArgs, jobs = 1) {
-  const report = createWriteStream(`.tap/report-${name}.tap`);
-  const summary = await tapRun(name, tapArgs, report, jobs);
+  });
   report.end();
+  if (code !== 0 && failedHere === 0) { failed++; console.log(`not ok - tap exited with ${code}`); }
   return summary;
-}
-
-/** Test files per tap process in the unit queue: few enough that the workers end close together. */
-const BATCH_FILES = 6;
-
-/**
- * A worker of the unit queue: takes the next BATCH_FILES files and runs them in one tap process,
- * until the queue is empty. @returns the assertion summaries of its batches
- */
-async function unitWorker(name, queue) {
-  const report = createWriteStream(`.tap/report-${name}.tap`);
-  const batchSummaries = [];
-  while (queue.length) {
-    const summary = await tapRun(name, queue.splice(0, BATCH_FILES), report);
-    if (summary) batchSummaries.push(summary);
-  }
-  report.end();
-  return batchSummaries;
 }
 
 /** The unit files: every file tap would run (`tap list`, the package.json includes) but the network ones. */
@@ -171,27 +151,32 @@ const consoleLines = [];
 const consoleCode = await run('pnpm', ['--filter', '@vantage/console', 'build'], (line) => consoleLines.push(line));
 if (consoleCode === 0) { passed++; console.log(`ok - web console build (${seconds()} s)`); }
 else { failed++; console.log(consoleLines.join('\n')); console.log('not ok - web console build'); }
-// tap rebuilds its plugin set on first use after a configuration change (package.json "tap":
-// plugins); two streams starting at once would both rebuild it, so it is built here first.
+// A test file's `import t from 'tap'` loads the plugin set tap last built; tap's runner rebuilds
+// it after a configuration change (package.json "tap": plugins), but the files here start without
+// the runner, so it is built here first.
 const buildCode = await run('node_modules/.bin/tap', ['build'], (line) => console.log(line));
 if (buildCode !== 0) { console.log('not ok - tap build'); console.log('0 passed, 1 failed'); process.exit(1); }
+for (const stale of readdirSync('.tap').filter((f) => /^report-.*\.tap$/.test(f))) rmSync(`.tap/${stale}`);
 let summaries;
-if (oneStream) {
-  console.log('▶ type check and tap (one stream)');
-  [, ...summaries] = await Promise.all([typeCheck(), tapStream('all', args)]);
+if (args.length > 0) {
+  console.log('▶ type check and tap (the files tap selects, one at a time)');
+  [, ...summaries] = await Promise.all([typeCheck(), tapStream(args)]);
+} else if (oneStream) {
+  console.log('▶ type check and tests (one stream)');
+  const queue = [...await unitFiles(), ...NETWORK_FILES];
+  summaries = [addSummaries((await Promise.all([typeCheck(), worker('all', queue)]))[1])];
 } else {
   const queue = await unitFiles();
   const besideNetwork = Math.max(1, availableParallelism() - 1);
-  console.log(`▶ type check and tap: network stream (${NETWORK_FILES.length} files, one at a time) beside `
+  console.log(`▶ type check and tests: network stream (${NETWORK_FILES.length} files, one at a time) beside `
     + `${besideNetwork} unit worker(s) over ${queue.length} files; one more unit worker when the network stream ends`);
-  for (const stale of ['unit', 'all']) rmSync(`.tap/report-${stale}.tap`, { force: true });
-  const workers = Array.from({ length: besideNetwork }, (_, i) => unitWorker(`unit-${i + 1}`, queue));
-  const network = tapStream('network', NETWORK_FILES).then(async (summary) => {
+  const workers = Array.from({ length: besideNetwork }, (_, i) => worker(`unit-${i + 1}`, queue));
+  const network = worker('network', [...NETWORK_FILES]).then(async (net) => {
     console.log(`▶ network stream ended (${seconds()} s): unit-${besideNetwork + 1} starts on the freed core`);
-    return { summary, unit: await unitWorker(`unit-${besideNetwork + 1}`, queue) };
+    return net.concat(await worker(`unit-${besideNetwork + 1}`, queue));
   });
-  const [, net, ...unitResults] = await Promise.all([typeCheck(), network, ...workers]);
-  summaries = [net.summary, addSummaries(net.unit.concat(...unitResults))];
+  const [, ...results] = await Promise.all([typeCheck(), network, ...workers]);
+  summaries = [addSummaries(results.flat())];
 }
 for (const s of summaries) if (s) console.log(`assertions: { ${s} }`);
 // ── Node 22 hook: the unit files that load no native addon, again on Node.js 22 (test/node22.mjs;
