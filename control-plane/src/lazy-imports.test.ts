@@ -8,7 +8,8 @@ import t from 'tap';
 
 /*
  * The SDKs a feature needs only when it is used (Stripe, PDF reports and their CJK fonts,
- * passkeys, SMTP, device-login QR codes, ACME) are loaded at that feature's first use, not when the
+ * passkeys, SMTP, device-login QR codes, ACME, Markdown of blog posts and postmortems, the SSL
+ * lookup's ASN.1 parsers) are loaded at that feature's first use, not when the
  * app's modules load: they were 431 of the app's 2,042 modules at start, and every test file of
  * the app pays that load again. A child process loads the app's modules (test-support/app.ts: the
  * app, its dependencies and every job) with a resolve hook that appends each specifier it
@@ -17,7 +18,8 @@ import t from 'tap';
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const LAZY = ['stripe', 'pdf-lib', '@pdf-lib/fontkit', '@simplewebauthn/server', 'nodemailer', 'qrcode', 'acme-client'];
+const LAZY = ['stripe', 'pdf-lib', '@pdf-lib/fontkit', '@simplewebauthn/server', 'nodemailer', 'qrcode', 'acme-client',
+  'markdown-it', 'sanitize-html', '@peculiar/asn1-schema', '@peculiar/asn1-x509', '@peculiar/asn1-ocsp'];
 
 const HOOK = `
 import { appendFileSync } from 'node:fs';

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { SslAudit } from '@vantage/shared-protocol';
-import { auditTls, NoCertificateError } from '@vantage/node-agent/tls-audit/audit';
 import { auditContexts, type TcpConnect } from '@vantage/node-agent/tls-audit/handshake';
 import type { Config } from '../config/index.js';
 import { explainFailure, type OutboundConnector } from '../delivery/connector.js';
@@ -31,9 +30,15 @@ export function sslUnavailable(message: string, host: string, reason: string, ex
   return new ApiError('UNAVAILABLE', message, { q: host, reason, ...extra }, { 'Retry-After': String(SSL_RETRY_AFTER_S) });
 }
 
-/** The ApiError for a connection or handshake to `where` that failed with `err`. */
-function unreachable(err: unknown, host: string, where: string): ApiError {
-  if (err instanceof NoCertificateError) return sslUnavailable(err.message, host, 'no certificate');
+/** The audit (node-agent tls-audit/audit.ts), loaded at the first lookup: its ASN.1 parsers are ~110 modules. */
+const auditModule = () => import('@vantage/node-agent/tls-audit/audit');
+
+/**
+ * The ApiError for a connection or handshake to `where` that failed with `err`.
+ * @param NoCertificate the audit's error class for a server that sent no certificate
+ */
+function unreachable(err: unknown, host: string, where: string, NoCertificate: new (...args: never[]) => Error): ApiError {
+  if (err instanceof NoCertificate) return sslUnavailable(err.message, host, 'no certificate');
   const f = explainFailure(err);
   const code = (err as { code?: string }).code;
   if (f.kind === 'refused') return new ApiError('PROBE_TARGET_INVALID', f.text, { q: host });
@@ -48,10 +53,11 @@ export function createSslAuditService(config: Config, connector: OutboundConnect
   const connect: TcpConnect = (host, port, timeout_ms) => connector.connectTcp(host, port, { timeout_ms });
   return {
     async audit(host, port) {
+      const { auditTls, NoCertificateError } = await auditModule();
       try {
         return await auditTls(host, port, { connect, contexts, timeout_ms: config.lookup_timeout_ms, now });
       } catch (err) {
-        throw unreachable(err, host, `${host}:${port}`);
+        throw unreachable(err, host, `${host}:${port}`, NoCertificateError);
       }
     },
   };

@@ -1,0 +1,85 @@
+/**
+ * Benchmark (not a test): what starting each test file through tap's runner costs beside starting
+ * it directly as `pnpm test` does (test/run-file.mjs: `node --import=tsx <file>`), on the same
+ * files, in alternated pairs (runner first, then direct, `--pairs` times).
+ *
+ *   npx tsx test/bench/test-start-bench.ts [--pairs 3] [file ...]
+ *
+ * Default files: eight unit files (six that load the app and a database, two that load neither).
+ * Both ways run the files one after another. Prints JSON: per way the wall time of each run (s)
+ * and its CPU (user + system of every process it started, from /proc/self/stat's children
+ * times), their medians, and the ratio direct / runner; the load average before and after.
+ * A file that fails in either way stops the benchmark (the two must pass the same).
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+// @ts-expect-error: a plain ES module of the test suite, without declarations
+import { runTestFile } from '../run-file.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const { values, positionals } = parseArgs({ options: { pairs: { type: 'string', default: '3' } }, allowPositionals: true });
+const FILES = positionals.length > 0 ? positionals : [
+  'control-plane/src/accounts/key-scopes.routes.test.ts',
+  'control-plane/src/accounts/password-login.test.ts',
+  'control-plane/src/accounts/admin.db.test.ts',
+  'control-plane/src/launcher.test.ts',
+  'shared-protocol/src/parse.test.ts',
+  'control-plane/src/accounts/api-keys.routes.test.ts',
+  'control-plane/src/monitors/monitor-list.routes.test.ts',
+  'control-plane/src/nodes/geo/geo.test.ts',
+];
+
+/** CPU seconds (user + system) of this process's waited-for children so far (proc(5): cutime, cstime). */
+function childrenCpuS(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields after the command: state is field 3, so cutime (16) and cstime (17) are at 13 and 14.
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+/** The files through tap's runner, one at a time, in one tap process. */
+function viaRunner(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(ROOT, 'node_modules/.bin/tap'), ['--reporter=silent', '--jobs=1', ...FILES], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`tap exited with ${code}`))));
+  });
+}
+
+/** The files started directly, one at a time, as test/run-suite.mjs does. */
+async function direct(): Promise<void> {
+  const report = createWriteStream('/dev/null');
+  let n = 0;
+  for (const file of FILES) {
+    const r = await runTestFile(file, { number: ++n, report });
+    if (!r.ok) throw new Error(`${r.line}\n${r.failures.join('\n')}`);
+  }
+  report.end();
+}
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
+const round = (x: number) => Math.round(x * 100) / 100;
+
+const load_before = loadavg().map(round);
+const ways = { runner: { wall_s: [] as number[], cpu_s: [] as number[] }, direct: { wall_s: [] as number[], cpu_s: [] as number[] } };
+for (let i = 0; i < Number(values.pairs); i++) {
+  for (const [name, fn] of [['runner', viaRunner], ['direct', direct]] as const) {
+    const cpu0 = childrenCpuS();
+    const t0 = performance.now();
+    await fn();
+    ways[name].wall_s.push(round((performance.now() - t0) / 1000));
+    ways[name].cpu_s.push(round(childrenCpuS() - cpu0));
+    process.stderr.write(`pair ${i + 1}: ${name} ${ways[name].wall_s.at(-1)} s wall, ${ways[name].cpu_s.at(-1)} s CPU\n`);
+  }
+}
+const summary = (w: { wall_s: number[]; cpu_s: number[] }) => ({ ...w, wall_median_s: round(median(w.wall_s)), cpu_median_s: round(median(w.cpu_s)) });
+const runner = summary(ways.runner);
+const directly = summary(ways.direct);
+console.log(JSON.stringify({
+  files: FILES.length, pairs: Number(values.pairs), runner, direct: directly,
+  wall_ratio: round(directly.wall_median_s / runner.wall_median_s), cpu_ratio: round(directly.cpu_median_s / runner.cpu_median_s),
+  load_before, load_after: loadavg().map(round),
+}, null, 1));
