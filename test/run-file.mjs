@@ -4,7 +4,7 @@
 // more than the file does. The runner adds to every test process a loader hook of its
 // own (@tapjs/processinfo: for coverage, which this project turns off, it reads every module the
 // process loads again and measures its lines) and a second one when the mock plugin is on, and
-// passes them on to every Node.js process a test starts; a file importing the app loads ~2,000
+// passes them on to every Node.js process a test starts; a file importing the app loads ~1,330
 // modules through them. test/run-suite.mjs and test/node22.mjs run their files with this.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
