@@ -46,12 +46,12 @@ const seconds = () => ((Date.now() - started) / 1000).toFixed(0);
 let passed = 0;
 let failed = 0;
 
-function run(cmd, cmdArgs, onLine, onStderr = () => {}) {
+function run(cmd, cmdArgs, onLine) {
   return new Promise((resolve) => {
     const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
     const rl = createInterface({ input: child.stdout });
     rl.on('line', onLine);
-    child.stderr.on('data', (d) => { process.stderr.write(d); onStderr(String(d)); });
+    child.stderr.on('data', (d) => process.stderr.write(d));
     child.on('close', (code) => { rl.close(); resolve(code ?? 1); });
   });
 }
