@@ -15,24 +15,27 @@ t.test('uptime arithmetic: downtime, maintenance left out, incidents and MTTR, w
   const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 3_600_000 });
   const sink = createResultSink({ sql, log: createLogger('silent'), config, checks: createCheckStore({ config }) });
   const m = await seedMonitor(sql, { nodes: 1, interval_s: 60 });
+  // Rounds are placed from one instant: a round boundary passing while the test runs moves nothing.
+  const now = Date.now();
+  const at = (k: number) => roundAt(m, k, now);
   const node = m.node_ids[0]!;
   // A maintenance window over rounds -60..-51, written as the maintenance feature would (state column).
-  const ms = (k: number) => new Date(Date.parse(roundAt(m, k)) - 1000);
+  const ms = (k: number) => new Date(Date.parse(at(k)) - 1000);
   await sql`UPDATE monitors SET state = 'maintenance', state_changed_at = ${ms(-60)} WHERE id = ${m.monitor_id}`;
   await sql`UPDATE monitors SET state = 'pending', state_changed_at = ${ms(-50)} WHERE id = ${m.monitor_id}`;
   // Rounds -130..-11: down for -100..-91 (10 min) and, inside the maintenance, -58..-52; up otherwise.
   const results = [];
   for (let k = -130; k <= -11; k++) {
     const down = (k >= -100 && k <= -91) || (k >= -58 && k <= -52);
-    results.push(httpResult(m.monitor_id, roundAt(m, k), { success: !down }));
+    results.push(httpResult(m.monitor_id, at(k), { success: !down }));
   }
   for (let i = 0; i < results.length; i += 40) await sink.ingest(node, results.slice(i, i + 40));
   await expireRounds(sql, m.monitor_id);
   while ((await decidePass({ sql })).monitors > 0);
   t.equal((await sql`SELECT state FROM monitors WHERE id = ${m.monitor_id}`)[0]!.state, 'up');
 
-  const from = new Date(roundAt(m, -130));
-  const to = new Date(roundAt(m, -10));
+  const from = new Date(at(-130));
+  const to = new Date(at(-10));
   const u = await monitorUptime(sql, m.monitor_id, from, to, null, new Date(Date.now() - 30 * 86_400_000));
   t.match(u, {
     monitored_s: 110 * 60, downtime_s: 600, maintenance_s: 600, up_s: 100 * 60, degraded_s: 0,
@@ -61,12 +64,15 @@ t.test('uptime figures agree with each other when a round is still running (the 
   const config = loadConfig({}, { database_url: 'postgres://unused', log_level: 'silent', checks_round_grace_ms: 3_600_000 });
   const sink = createResultSink({ sql, log: createLogger('silent'), config, checks: createCheckStore({ config }) });
   const m = await seedMonitor(sql, { nodes: 1, interval_s: 60 });
+  // Rounds are placed from one instant: a round boundary passing while the test runs moves nothing.
+  const now = Date.now();
+  const at = (k: number) => roundAt(m, k, now);
   // Rounds -3 up, -2 down, -1 up; the range ends 2.3 s into round -1, which counts its elapsed part.
-  await sink.ingest(m.node_ids[0]!, [-3, -2, -1].map((k) => httpResult(m.monitor_id, roundAt(m, k), { success: k !== -2 })));
+  await sink.ingest(m.node_ids[0]!, [-3, -2, -1].map((k) => httpResult(m.monitor_id, at(k), { success: k !== -2 })));
   await expireRounds(sql, m.monitor_id);
   while ((await decidePass({ sql })).monitors > 0);
-  const to = new Date(Date.parse(roundAt(m, -1)) + 2300);
-  const u = await monitorUptime(sql, m.monitor_id, new Date(roundAt(m, -3)), to, null, new Date(Date.now() - 30 * 86_400_000));
+  const to = new Date(Date.parse(at(-1)) + 2300);
+  const u = await monitorUptime(sql, m.monitor_id, new Date(at(-3)), to, null, new Date(Date.now() - 30 * 86_400_000));
   t.match(u, { up_s: 62, downtime_s: 60, monitored_s: 122, incidents: 1, rounds: { up: 2, down: 1 } });
   t.equal(u.monitored_s, u.up_s + u.degraded_s + u.downtime_s, 'monitored is the sum of the seconds shown');
   t.equal(u.uptime_percent, Math.round(((u.up_s + u.degraded_s) / u.monitored_s) * 1e5) / 1e3, `${u.uptime_percent} % is ${u.up_s} of ${u.monitored_s} s`);
