@@ -14,7 +14,8 @@
 //    the Node.js version that the agent's other files do not exercise).
 //
 // `node test/node22.mjs` runs it alone and ends with `N passed, N failed`; test/run-suite.mjs
-// calls node22Step() after its streams and adds the counts to its own. Where no Node 22 binary
+// runs it through node22Run() in its workers once the network stream and the unit queue are done,
+// and adds the counts to its own. Where no Node 22 binary
 // can be installed (no registry), the step says so and counts nothing.
 import { execFile } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ import { availableParallelism } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { runTestFile } from './run-file.mjs';
+import { runQueue } from './run-file.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'node_modules', '.cache', 'vantage-node22');
@@ -103,48 +104,73 @@ export async function node22Prepare() {
 }
 
 /**
- * Run the step (`prepared`: node22Prepare()'s promise, started earlier; by default now), a file per
- * core, each in a Node 22 process of its own (run-file.mjs runTestFile): prints each file's outcome
- * as `ok N - file # time=..ms [node22, at S s]`, the failures in full; the full TAP goes to
- * .tap/report-node22.tap.
+ * The step's run, to be shared by workers (test/run-suite.mjs's unit workers join it one by one as
+ * the unit queue empties, so no core waits for the last unit file): `join()` runs the step's files
+ * one at a time, each in a Node 22 process of its own (run-file.mjs runQueue), from one queue that
+ * every join() call shares; `end()` closes the report, .tap/report-node22.tap. Results print as
+ * `ok N - file # time=..ms [node22, at S s]`.
  * @param seconds () => seconds since the suite started, for the tags
+ * @param prepared node22Prepare()'s promise, started earlier (by default now)
+ * @returns `{ join, end }`: join() resolves to `{ passed, failed }` (a failed preparation counts
+ *   one failure, on the first join only; a skipped step prints why, once, and counts nothing);
+ *   end() to the step's `{ skipped }` (the reason, or null)
+ */
+export function node22Run(seconds = () => '?', prepared = node22Prepare()) {
+  let skipped = null;
+  let opened = null;
+  prepared.catch(() => undefined); // reported by the first join(), not as an unhandled rejection
+
+  const open = () => opened ??= prepared.then((ready) => {
+    const { bin, files, native } = ready;
+    if (bin.skip) {
+      skipped = bin.skip;
+      console.log(`# node22 step skipped: ${bin.skip}`);
+      return null;
+    }
+    console.log(`▶ node22: ${files.length} unit files on ${bin.version} (${native.length} left out: they load better-sqlite3, raw-socket or ioctl)`);
+    mkdirSync(join(ROOT, '.tap'), { recursive: true });
+    const report = createWriteStream(join(ROOT, '.tap', 'report-node22.tap'));
+    report.write('TAP version 14\n');
+    // Node 22 first on PATH: every process a test starts with `node` or process.execPath.
+    const env = { ...process.env, PATH: `${dirname(bin.node)}${delimiter}${process.env.PATH}` };
+    return { queue: [...files], report, counter: { n: 0 }, node: bin.node, env };
+  }, (err) => {
+    console.log(`not ok - node22 step: ${err?.message ?? err}`);
+    return { failedToPrepare: true };
+  });
+  let failureCounted = false;
+  return {
+    async join() {
+      const run = await open();
+      if (!run) return { passed: 0, failed: 0 };
+      if (run.failedToPrepare) {
+        if (failureCounted) return { passed: 0, failed: 0 };
+        failureCounted = true;
+        return { passed: 0, failed: 1 };
+      }
+      const { passed, failed } = await runQueue(run.queue, { tag: 'node22', seconds, ...run });
+      return { passed, failed };
+    },
+    async end() {
+      const run = await open();
+      if (run?.report) {
+        run.report.write(`1..${run.counter.n}\n`);
+        await new Promise((resolve) => run.report.end(resolve));
+      }
+      return { skipped };
+    },
+  };
+}
+
+/**
+ * Run the step alone, a file per core (node22Run).
  * @returns `{ passed, failed, skipped }` counts of top-level test files (skipped: the reason, or null)
  */
 export async function node22Step(seconds = () => '?', prepared = node22Prepare()) {
-  let ready;
-  try {
-    ready = await prepared;
-  } catch (err) {
-    console.log(`not ok - node22 step: ${err?.message ?? err}`);
-    return { passed: 0, failed: 1, skipped: null };
-  }
-  const { bin, files, native } = ready;
-  if (bin.skip) {
-    console.log(`# node22 step skipped: ${bin.skip}`);
-    return { passed: 0, failed: 0, skipped: bin.skip };
-  }
-  console.log(`▶ node22: ${files.length} unit files on ${bin.version} (${native.length} left out: they load better-sqlite3, raw-socket or ioctl)`);
-  mkdirSync(join(ROOT, '.tap'), { recursive: true });
-  const report = createWriteStream(join(ROOT, '.tap', 'report-node22.tap'));
-  report.write('TAP version 14\n');
-  let passed = 0;
-  let failed = 0;
-  let number = 0;
-  // Node 22 first on PATH: every process a test starts with `node` or process.execPath.
-  // The step runs after every other file, with the machine to itself: one file per core.
-  const env = { ...process.env, PATH: `${dirname(bin.node)}${delimiter}${process.env.PATH}` };
-  const queue = [...files];
-  await Promise.all(Array.from({ length: availableParallelism() }, async () => {
-    while (queue.length) {
-      const r = await runTestFile(queue.shift(), { number: ++number, report, node: bin.node, env });
-      if (r.ok) passed++; else failed++;
-      if (r.failures.length) console.log(r.failures.join('\n'));
-      console.log(`${r.line} [node22, at ${seconds()} s]`);
-    }
-  }));
-  report.write(`1..${number}\n`);
-  await new Promise((resolve) => report.end(resolve));
-  return { passed, failed, skipped: null };
+  const step = node22Run(seconds, prepared);
+  const runs = await Promise.all(Array.from({ length: availableParallelism() }, () => step.join()));
+  const { skipped } = await step.end();
+  return { passed: runs.reduce((n, r) => n + r.passed, 0), failed: runs.reduce((n, r) => n + r.failed, 0), skipped };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -91,3 +91,29 @@ export function runTestFile(file, { number, report, node = process.execPath, env
     });
   });
 }
+
+/**
+ * Run the files of `queue` one after another, each taken from the queue's front when the one
+ * before it ends, so several calls sharing one queue keep a file per call running until it is
+ * empty. Prints each file's outcome as `ok N - file # time=..ms [tag, at S s]`, the failing
+ * assertions in full before it; the TAP of each goes to `report` (runTestFile).
+ * @param queue repository-relative test files (consumed)
+ * @param opts.tag the name shown with each result; opts.seconds () => seconds since the suite began
+ * @param opts.counter `{ n }`, the last result number written to `report` (shared by the calls
+ *   that write to one report)
+ * @param opts.node, opts.env as runTestFile
+ * @returns `{ passed, failed, summaries }`: files passed and failed, and tap's assertion summaries
+ */
+export async function runQueue(queue, { tag, seconds, report, counter, node, env }) {
+  let passed = 0;
+  let failed = 0;
+  const summaries = [];
+  while (queue.length) {
+    const r = await runTestFile(queue.shift(), { number: ++counter.n, report, node, env });
+    if (r.ok) passed++; else failed++;
+    if (r.failures.length) console.log(r.failures.join('\n'));
+    console.log(`${r.line} [${tag}, at ${seconds()} s]`);
+    if (r.summary) summaries.push(r.summary);
+  }
+  return { passed, failed, summaries };
+}

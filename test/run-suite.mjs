@@ -17,7 +17,8 @@
 // VANTAGE_TEST_STREAMS=1 runs every file in one stream.
 //
 // Then the Node 22 step (test/node22.mjs: a unit subset again on Node.js 22 LTS, installed from the
-// npm registry; VANTAGE_TEST_NODE22=0 skips it).
+// npm registry; VANTAGE_TEST_NODE22=0 skips it): each unit worker takes its files once the unit
+// queue is empty, while the others finish their last unit file.
 //
 // Prints each test file's outcome as it finishes (tagged with its stream), the failures in full,
 // and a last line `N passed, N failed` (N counts the test files plus the web console build and the
@@ -28,7 +29,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
-import { runTestFile } from './run-file.mjs';
+import { runQueue } from './run-file.mjs';
 
 /** Test files that build the routed test network (kept to one stream, one at a time). */
 const NETWORK_FILES = [
@@ -81,26 +82,28 @@ function addSummaries(parts) {
 }
 
 /**
- * A worker: takes the next file from `queue` and runs it (run-file.mjs runTestFile) until the
- * queue is empty. Each file's result is printed as `ok N - file # time=..ms [name, at S s]`, the
- * failing assertions in full before it; the TAP goes to .tap/report-<name>.tap.
- * @returns the assertion summaries of its files
+ * A worker: runs the files of `queue` one at a time (run-file.mjs runQueue) until it is empty, its
+ * TAP in .tap/report-<name>.tap; then, in a full run, joins the Node 22 step (node22.mjs node22Run),
+ * so a worker whose queue ran dry takes the step's files while the others finish their last file
+ * (never before the network stream's files have ended: the network worker, which does not join,
+ * marks that with `onQueueDone`).
+ * @returns the assertion summaries of its files (the Node 22 step's are not counted there)
  */
-async function worker(name, queue) {
+async function worker(name, queue, { onQueueDone = () => undefined, joinNode22 = true } = {}) {
   const report = createWriteStream(`.tap/report-${name}.tap`);
   report.write('TAP version 14\n');
-  const summaries = [];
-  let number = 0;
-  while (queue.length) {
-    const r = await runTestFile(queue.shift(), { number: ++number, report });
-    if (r.ok) passed++; else failed++;
-    if (r.failures.length) console.log(r.failures.join('\n'));
-    console.log(`${r.line} [${name}, at ${seconds()} s]`);
-    if (r.summary) summaries.push(r.summary);
-  }
-  report.write(`1..${number}\n`);
+  const counter = { n: 0 };
+  const r = await runQueue(queue, { tag: name, seconds, report, counter });
+  passed += r.passed; failed += r.failed;
+  report.write(`1..${counter.n}\n`);
   await new Promise((resolve) => report.end(resolve));
-  return summaries;
+  onQueueDone();
+  if (node22Run && joinNode22) {
+    await networkEnded;
+    const step = await (await node22Run).join();
+    passed += step.passed; failed += step.failed;
+  }
+  return r.summaries;
 }
 
 /** Every file in one tap process (`pnpm test <filters>`: tap's runner selects the files). */
@@ -138,12 +141,14 @@ async function unitFiles() {
 
 mkdirSync('.tap', { recursive: true });
 // The Node 22 step's binary (an npm install on a fresh machine) and file list are fetched while
-// the rest runs; only its tap run waits for the end.
+// the rest runs; its files run at the end, in the unit workers.
 const oneStream = args.length > 0 || process.env.VANTAGE_TEST_STREAMS === '1';
-const node22 = !oneStream && process.env.VANTAGE_TEST_NODE22 !== '0'
-  ? import('./node22.mjs').then((m) => ({ m, prepared: m.node22Prepare() }))
+/** Resolved when the network stream's files have ended (the unit workers join the Node 22 step after). */
+let endNetwork;
+const networkEnded = new Promise((resolve) => { endNetwork = resolve; });
+const node22Run = !oneStream && process.env.VANTAGE_TEST_NODE22 !== '0'
+  ? import('./node22.mjs').then((m) => m.node22Run(seconds, m.node22Prepare()))
   : null;
-node22?.then(({ prepared }) => prepared.catch(() => undefined));
 // The web console is built before the tests (its browser tests drive the build the control plane
 // serves); a failed build is one failure, and the tests still run (the API does not need it).
 console.log('▶ web console build (pnpm --filter @vantage/console build)');
@@ -171,7 +176,7 @@ if (args.length > 0) {
   console.log(`▶ type check and tests: network stream (${NETWORK_FILES.length} files, one at a time) beside `
     + `${besideNetwork} unit worker(s) over ${queue.length} files; one more unit worker when the network stream ends`);
   const workers = Array.from({ length: besideNetwork }, (_, i) => worker(`unit-${i + 1}`, queue));
-  const network = worker('network', [...NETWORK_FILES]).then(async (net) => {
+  const network = worker('network', [...NETWORK_FILES], { onQueueDone: endNetwork, joinNode22: false }).then(async (net) => {
     console.log(`▶ network stream ended (${seconds()} s): unit-${besideNetwork + 1} starts on the freed core`);
     return net.concat(await worker(`unit-${besideNetwork + 1}`, queue));
   });
@@ -179,13 +184,10 @@ if (args.length > 0) {
   summaries = [addSummaries(results.flat())];
 }
 for (const s of summaries) if (s) console.log(`assertions: { ${s} }`);
-// ── Node 22 hook: the unit files that load no native addon, again on Node.js 22 (test/node22.mjs;
-// after the streams, so it never shares the machine with the network stream). Counted below.
-if (node22) {
-  const { m, prepared } = await node22;
-  const step = await m.node22Step(seconds, prepared);
-  passed += step.passed; failed += step.failed;
-}
+// The Node 22 step (test/node22.mjs: the unit files that load no native addon, again on Node.js
+// 22) ran in the workers as the unit queue emptied, after the network stream, so it never shared
+// the machine with it; its files are counted in the same line.
+if (node22Run) await (await node22Run).end();
 console.log(`(tests took ${seconds()} s)`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
