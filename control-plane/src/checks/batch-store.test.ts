@@ -19,8 +19,10 @@ async function setup(t: Parameters<typeof testDatabase>[0], monitors = 1) {
   const ms: SeededMonitor[] = [];
   for (let i = 0; i < monitors; i++) ms.push(await seedMonitor(sql, { nodes: [node!] }));
   const series = await createSeries(sql, node!, ms.map((m) => m.monitor_id));
+  // Rounds are placed from one instant: a round boundary passing while the test runs moves nothing.
+  const now = Date.now();
   const check = (m: SeededMonitor, k: number, over: Partial<NodeCheckInsert> = {}): NodeCheckInsert => ({
-    series_id: series.get(m.monitor_id)!, scheduled_ms: Date.parse(roundAt(m, k)), start_offset_ms: 3, duration_ms: 40, response_ms: 40,
+    series_id: series.get(m.monitor_id)!, scheduled_ms: Date.parse(roundAt(m, k, now)), start_offset_ms: 3, duration_ms: 40, response_ms: 40,
     success: true, error_class: null, error: null, assertions: null, output: { k }, monitor_id: m.monitor_id, deadline_offset_ms: 60_000,
     interval_s: m.interval_s, expected: 1, ...over,
   });

@@ -64,7 +64,10 @@ t.test('a monitor whose only node is removed goes to no_data after two silent ro
   // Created 4.5 minutes ago: its rounds before that are not swept (ingest accepts them: clock tolerance).
   const m = await seedMonitor(sql, { nodes: 1, interval_s: 60, age_ms: 270_000 });
   const node = m.node_ids[0]!;
-  const rounds = [-5, -4, -3].map((k) => roundAt(m, k));
+  // Rounds are placed from one instant: a round boundary passing while the test runs moves nothing.
+  const now = Date.now();
+  const at = (k: number) => roundAt(m, k, now);
+  const rounds = [-5, -4, -3].map((k) => at(k));
   await sink.ingest(node, rounds.map((at) => httpResult(m.monitor_id, at)));
   await decideAll();
   t.match(await monitor(m.monitor_id), { state: 'up', last_check_at: new Date(rounds[2]!) });
@@ -77,8 +80,8 @@ t.test('a monitor whose only node is removed goes to no_data after two silent ro
   t.equal((await sweepSilentRounds(sql, null, GRACE_MS)).written, 0, 'swept again: nothing new');
   await decideAll();
 
-  const r2 = roundAt(m, -2);
-  const r1 = roundAt(m, -1);
+  const r2 = at(-2);
+  const r1 = at(-1);
   const rows = await sql`SELECT scheduled_at, verdict, reported, expected FROM check_rounds WHERE monitor_id = ${m.monitor_id} AND scheduled_at IN (${r2}, ${r1}) ORDER BY 1`;
   t.match(rows, [{ verdict: 'no_data', reported: 0 }, { verdict: 'no_data', reported: 0 }]);
   t.match(await monitor(m.monitor_id), { state: 'no_data', state_changed_at: new Date(r1), last_check_at: new Date(rounds[2]!) }, 'the last check stays the last round with a report');

@@ -115,7 +115,9 @@ t.test('late results after an outage fill their rounds, replay the state and are
   const m = await seedMonitor(sql, { nodes: 2 });
   const [a, b] = m.node_ids as [string, string];
   // Rounds 0-5 are past (over a second: past their deadline); 6-8 are ahead (their results are timely).
-  const k = (i: number) => roundAt(m, i <= 5 ? i - 6 : i - 5);
+  // Rounds are placed from one instant: a round boundary passing while the test runs moves nothing.
+  const now = Date.now();
+  const k = (i: number) => roundAt(m, i <= 5 ? i - 6 : i - 5, now);
   const both = async (i: number, ok: boolean) => {
     await sink.ingest(a, [httpResult(m.monitor_id, k(i), { success: ok })]);
     await sink.ingest(b, [httpResult(m.monitor_id, k(i), { success: ok })]);

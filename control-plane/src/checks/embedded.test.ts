@@ -38,11 +38,14 @@ t.test('embedded PGlite (one connection): partitioned check history, verdicts, j
   const config = loadConfig({}, { data_dir, log_level: 'silent', checks_round_grace_ms: 3_600_000 });
   const sink = createResultSink({ sql, log, config, checks: createCheckStore({ config }) });
   const m = await seedMonitor(sql, { nodes: 2 });
+  // Rounds are placed from one instant: a round boundary passing while the test runs moves nothing.
+  const now = Date.now();
+  const at = (k: number) => roundAt(m, k, now);
   for (const node of m.node_ids) {
-    const out = await sink.ingest(node, Array.from({ length: 5 }, (_, k) => httpResult(m.monitor_id, roundAt(m, k - 5), { success: !(node === m.node_ids[0] && k === 2) })));
+    const out = await sink.ingest(node, Array.from({ length: 5 }, (_, k) => httpResult(m.monitor_id, at(k - 5), { success: !(node === m.node_ids[0] && k === 2) })));
     t.equal(out.stored.length, 5);
   }
-  const again = await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, roundAt(m, -5))]);
+  const again = await sink.ingest(m.node_ids[0]!, [httpResult(m.monitor_id, at(-5))]);
   t.equal(again.stored.length, 1, 'a repeated round is acked');
   const parts = await sql`SELECT DISTINCT tableoid::regclass::text AS p FROM check_batches`;
   t.notOk(parts.some((r) => r.p === 'check_batches_default'), 'batches in their dated partitions');

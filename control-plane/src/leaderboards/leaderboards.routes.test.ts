@@ -47,14 +47,16 @@ t.test('leaderboards: monitors, opt-outs, report states, signed PDF and errata, 
   // Three vendors' monitors on nodes in two countries: Alpha always up and fast, Beta down in one round, Gamma opts out.
   const nodes = await seedNodes(sql, 2, ['DE', 'US']);
   const [alpha, beta, gamma] = await Promise.all([0, 1, 2].map(() => seedMonitor(sql, { user_id: alice.user_id, nodes, interval_s: 60 })));
+  // Rounds are placed from one instant: a round boundary passing while the test runs moves nothing.
+  const now = Date.now();
   for (const node of nodes) {
-    await deps.results.ingest(node, [-5, -4, -3, -2].map((k) => httpResult(alpha!.monitor_id, roundAt(alpha!, k), { success: true, response_ms: 40 })));
-    await deps.results.ingest(node, [-5, -4, -3, -2].map((k) => httpResult(beta!.monitor_id, roundAt(beta!, k), { success: k !== -3, response_ms: 90 })));
-    await deps.results.ingest(node, [-5, -4, -3, -2].map((k) => httpResult(gamma!.monitor_id, roundAt(gamma!, k), { success: true, response_ms: 20 })));
+    await deps.results.ingest(node, [-5, -4, -3, -2].map((k) => httpResult(alpha!.monitor_id, roundAt(alpha!, k, now), { success: true, response_ms: 40 })));
+    await deps.results.ingest(node, [-5, -4, -3, -2].map((k) => httpResult(beta!.monitor_id, roundAt(beta!, k, now), { success: k !== -3, response_ms: 90 })));
+    await deps.results.ingest(node, [-5, -4, -3, -2].map((k) => httpResult(gamma!.monitor_id, roundAt(gamma!, k, now), { success: true, response_ms: 20 })));
   }
   // Judge the rounds (the verdict job's pass, run here until nothing is left).
   while ((await decidePass({ sql })).rounds > 0);
-  const when = new Date(roundAt(alpha!, -3));
+  const when = new Date(roundAt(alpha!, -3, now));
   const period = { period_year: when.getUTCFullYear(), period_month: when.getUTCMonth() + 1 };
 
   t.test('the admin boundary: every admin route refuses other accounts (403) and anonymous callers (401)', async (t) => {
