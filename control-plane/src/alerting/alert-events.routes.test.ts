@@ -49,10 +49,10 @@ t.test('an outage learnt late and already over is recorded resolved, nobody page
     id: '1', monitor_id: w.monitor_id, from_state: from, to_state: to, changed_at: at(s).toISOString(), recorded_at: at(900).toISOString(),
     source: 'verdict', late: true, reason: to === 'down' ? 'timeout on 1 of 1 nodes' : null, failing_nodes: [], round_at: at(s).toISOString(),
   });
-  await ctx.sql.begin((tx) => lateOutageListener()({
+  await ctx.sql.begin((tx) => lateOutageListener()([{
     monitor: { id: w.monitor_id, user_id: w.user_id, name: 'm', type: 'http', target: 'https://example.com/' },
     previous_state: 'up', state: 'up', changes: [change('up', 'down', 0), change('down', 'up', 120)] as never,
-  }, tx));
+  }], tx));
   await w.pass(900);
   t.match(await w.events(), [{ status: 'resolved', suppressed: 'late' }]);
   t.same(await w.sent(), [], 'no notification');

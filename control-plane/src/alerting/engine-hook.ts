@@ -1,5 +1,6 @@
 import { newId } from '@vantage/shared-protocol';
-import type { StatePassListener } from '../checks/hooks.js';
+import type { StatePass, StatePassListener } from '../checks/hooks.js';
+import type { SqlExecutor } from '../contracts.js';
 import { enabledPolicies, hasOpenEvent, insertEvent } from './alert-events.db.js';
 
 /** The NOTIFY channel that wakes the alert engines (engine.ts startAlertEngine) when a monitor starts or stops failing. */
@@ -19,33 +20,36 @@ export const ALERT_ENGINE_WAKE_CHANNEL = 'vantage_alert_engine';
  * which pages once for it.
  */
 export function lateOutageListener(): StatePassListener {
-  // Transactions that NOTIFYed already: Postgres folds a channel's identical notifications of one
-  // transaction into one anyway, so a verdict pass moving 200 monitors sends it once, not 200 times.
-  const notified = new WeakSet<object>();
-  return async (pass, tx) => {
+  return async (passes, tx) => {
     const failing = (state: string) => state === 'down' || state === 'degraded' || state === 'no_data';
-    if (pass.state !== pass.previous_state && (failing(pass.state) || failing(pass.previous_state)) && !notified.has(tx)) {
+    // One NOTIFY per pass: Postgres folds a channel's identical notifications of one transaction
+    // into one anyway.
+    if (passes.some((p) => p.state !== p.previous_state && (failing(p.state) || failing(p.previous_state)))) {
       await tx`SELECT pg_notify(${ALERT_ENGINE_WAKE_CHANNEL}, '')`;
-      notified.add(tx);
     }
-    if (pass.state !== 'up') return;
-    const changes = pass.changes;
-    for (let i = 0; i < changes.length; i++) {
-      const c = changes[i]!;
-      if (!c.late || (c.to_state !== 'down' && c.to_state !== 'degraded')) continue;
-      const end = changes.slice(i + 1).find((n) => n.to_state === 'up');
-      if (!end) continue;
-      const now = new Date();
-      for (const p of await enabledPolicies(tx, pass.monitor.id)) {
-        if (c.to_state === 'degraded' && !p.fire_on_degraded) continue;
-        if (await hasOpenEvent(tx, p.id, pass.monitor.id)) continue;
-        await insertEvent(tx, {
-          id: newId('alert_event'), user_id: pass.monitor.user_id, policy_id: p.id, monitor_id: pass.monitor.id, type: c.to_state,
-          status: 'resolved', started_at: new Date(c.changed_at), fired_at: now, acknowledged_at: null, acknowledged_by: null,
-          resolved_at: new Date(end.changed_at), resolved_by: null, notified_at: null, next_level: null, next_due_at: null,
-          suppressed: 'late', metadata: { reason: c.reason, failing_nodes: c.failing_nodes, late: true },
-        }, now);
-      }
-    }
+    for (const pass of passes) await recordLateOutages(pass, tx);
   };
+}
+
+/** The late outages of one monitor's pass, recorded as resolved, suppressed events (see lateOutageListener). */
+async function recordLateOutages(pass: StatePass, tx: SqlExecutor): Promise<void> {
+  if (pass.state !== 'up') return;
+  const changes = pass.changes;
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i]!;
+    if (!c.late || (c.to_state !== 'down' && c.to_state !== 'degraded')) continue;
+    const end = changes.slice(i + 1).find((n) => n.to_state === 'up');
+    if (!end) continue;
+    const now = new Date();
+    for (const p of await enabledPolicies(tx, pass.monitor.id)) {
+      if (c.to_state === 'degraded' && !p.fire_on_degraded) continue;
+      if (await hasOpenEvent(tx, p.id, pass.monitor.id)) continue;
+      await insertEvent(tx, {
+        id: newId('alert_event'), user_id: pass.monitor.user_id, policy_id: p.id, monitor_id: pass.monitor.id, type: c.to_state,
+        status: 'resolved', started_at: new Date(c.changed_at), fired_at: now, acknowledged_at: null, acknowledged_by: null,
+        resolved_at: new Date(end.changed_at), resolved_by: null, notified_at: null, next_level: null, next_due_at: null,
+        suppressed: 'late', metadata: { reason: c.reason, failing_nodes: c.failing_nodes, late: true },
+      }, now);
+    }
+  }
 }

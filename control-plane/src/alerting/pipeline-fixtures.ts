@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import { createCheckHooks } from '../checks/hooks.js';
 import { startCheckJobs } from '../checks/jobs.js';
+import { webhookStateEvents } from '../checks/webhook-events.js';
 import { ensurePartitions } from '../checks/partitions.js';
 import { httpResult, seedMonitor, seedNodes } from '../checks/test-support.js';
 import { startReceiver } from '../delivery/test-support.js';
@@ -52,7 +53,9 @@ export async function startAlertPipeline(t: Teardown, opts: { config?: Partial<C
     return r.body.data;
   };
   const channel_id = (await api('POST', '/v1/alert-channels', { name: 'on-call hook', type: 'webhook', config: { url: receiver.url, secret: WEBHOOK_SECRET } })).id as string;
+  // The verdict job's subscribers as main.ts subscribes them: webhook events, then the alert engine's.
   const hooks = createCheckHooks(ctx.deps.log);
+  hooks.onStatePass(webhookStateEvents(ctx.outbound.events));
   hooks.onStatePass(lateOutageListener());
   const jobs = startCheckJobs({ ...ctx.deps, hooks, maintenance: createMaintenanceCalendar(), wake: opts.verdict_wake === false ? undefined : ctx.verdict_wake });
   const engine = startAlertEngine({ ...ctx.deps, events: ctx.outbound.events, mail: ctx.outbound.mail }, { interval_ms: opts.engine_interval_ms ?? 1000 });

@@ -24,7 +24,7 @@ async function setup(t: Teardown) {
   const sink = createResultSink({ sql, log: createLogger('silent'), config, checks: createCheckStore({ config }) });
   const hooks = createCheckHooks();
   const events: OutboundEvent[] = [];
-  hooks.onStatePass(webhookStateEvents({ publish: async (e) => { events.push(e); return 1; } }));
+  hooks.onStatePass(webhookStateEvents({ publish: async (e) => { events.push(e); return 1; }, publishMany: async (es) => { events.push(...es); return es.length; } }));
   const decideAll = async () => { while ((await decidePass({ sql, hooks })).monitors > 0); };
   const monitor = async (id: string) => (await sql`SELECT state, state_changed_at, last_check_at FROM monitors WHERE id = ${id}`)[0]!;
   const changes = async (id: string) => sql`

@@ -24,8 +24,8 @@ async function setup(t: Teardown, grace_ms = 3_600_000) {
   const hooks = createCheckHooks();
   const events: OutboundEvent[] = [];
   const passes: StatePass[] = [];
-  hooks.onStatePass(webhookStateEvents({ publish: async (e) => { events.push(e); return 1; } }));
-  hooks.onStatePass((p) => { passes.push(p); });
+  hooks.onStatePass(webhookStateEvents({ publish: async (e) => { events.push(e); return 1; }, publishMany: async (es) => { events.push(...es); return es.length; } }));
+  hooks.onStatePass((ps) => { passes.push(...ps); });
   const decide = () => decidePass({ sql, hooks });
   const monitor = async (id: string) => (await sql`SELECT state, state_changed_at, last_check_at FROM monitors WHERE id = ${id}`)[0]!;
   const changes = async (id: string) => sql`

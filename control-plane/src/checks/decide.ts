@@ -157,8 +157,8 @@ function planMonitor(m: ClaimedMonitor, rounds: RoundRow[], before: { to_state: 
  * to `limit` monitors with rounds to judge (FOR NO KEY UPDATE SKIP LOCKED: any number of instances), lock
  * their rounds from the earliest dirty one, judge and replay (planMonitor), and write verdicts,
  * state changes (with reasons: which nodes failed, with which errors), uptime rollup differences
- * and each monitor's state and last check; then tell `hooks` subscribers, still inside the
- * transaction.
+ * and each monitor's state and last check; then tell `hooks` subscribers, once for every monitor
+ * with changes, still inside the transaction.
  */
 export async function decidePass(deps: { sql: Sql; hooks?: CheckHooks; maintenance?: MaintenanceCalendar }, limit = 200): Promise<DecideOutcome> {
   return deps.sql.begin(async (tx) => {
@@ -203,14 +203,13 @@ export async function decidePass(deps: { sql: Sql; hooks?: CheckHooks; maintenan
     if (deps.hooks) {
       const byMonitor = new Map<string, ChangeRow[]>();
       for (const r of inserted) byMonitor.set(r.monitor_id, [...(byMonitor.get(r.monitor_id) ?? []), r]);
-      for (const m of claimed) {
+      await deps.hooks.emit(claimed.flatMap((m) => {
         const changes = byMonitor.get(m.id);
-        if (!changes) continue;
-        await deps.hooks.emit({
+        return changes ? [{
           monitor: { id: m.id, user_id: m.user_id, name: m.name, type: m.type, target: m.target },
           previous_state: m.state, state: plans.get(m.id)!.write?.state ?? m.state, changes: changes.map(toStateChange),
-        }, tx);
-      }
+        }] : [];
+      }), tx);
     }
     return { monitors: claimed.length, rounds: all.reduce((n, p) => n + p.decided, 0), changes: inserted.length };
   });

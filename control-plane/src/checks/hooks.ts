@@ -16,18 +16,21 @@ export interface StatePass {
 }
 
 /**
- * A subscriber (webhook events, alerting). It runs inside the verdict job's transaction (`tx`), so
- * what it queues commits with the changes it reports, exactly once; it must not throw for data
- * it does not care about (a throw rolls the pass back and it is retried).
+ * A subscriber (webhook events, alerting). It is called once per verdict pass with every monitor
+ * the pass recorded changes for (`passes`, one entry each, in the pass's order), inside the
+ * verdict job's transaction (`tx`), so what it queues commits with the changes it reports,
+ * exactly once; it should do its reads and writes for all of them together (a storm's pass holds
+ * 200 monitors). It must not throw for data it does not care about (a throw rolls the pass back
+ * and it is retried).
  */
-export type StatePassListener = (pass: StatePass, tx: SqlExecutor) => Promise<unknown> | unknown;
+export type StatePassListener = (passes: StatePass[], tx: SqlExecutor) => Promise<unknown> | unknown;
 
 /** The registry subscribers add themselves to (one per process, built in main.ts). */
 export interface CheckHooks {
   /** Subscribe; @returns unsubscribe */
   onStatePass(listener: StatePassListener): () => void;
-  /** Run every subscriber for `pass`, in subscription order. */
-  emit(pass: StatePass, tx: SqlExecutor): Promise<void>;
+  /** Run every subscriber for `passes` (nothing when empty), in subscription order. */
+  emit(passes: StatePass[], tx: SqlExecutor): Promise<void>;
 }
 
 /** A hook registry. */
@@ -41,12 +44,13 @@ export function createCheckHooks(log?: Logger): CheckHooks {
         if (i >= 0) listeners.splice(i, 1);
       };
     },
-    async emit(pass, tx) {
+    async emit(passes, tx) {
+      if (passes.length === 0) return;
       for (const l of listeners) {
         try {
-          await l(pass, tx);
+          await l(passes, tx);
         } catch (err) {
-          log?.error({ err, monitor_id: pass.monitor.id }, 'state-change subscriber failed');
+          log?.error({ err, monitor_ids: passes.map((p) => p.monitor.id) }, 'state-change subscriber failed');
           throw err;
         }
       }

@@ -22,15 +22,24 @@ function subjectOf(event: OutboundEvent): { table: 'monitors' | 'alert_policies'
 }
 
 /**
- * The owner `{user_id, team_id}` whose endpoints receive `event`: `event.team_id` when the
- * producer gave one; else the team of the monitor (monitor.*, heartbeat.missed, ssl.expiring,
- * domain.expiring), alert policy (alert.*; its monitor when it has no policy) or node (node.*) the
- * event names; else, and for a personal or vanished resource, `event.user_id` alone.
+ * The owner `{user_id, team_id}` whose endpoints receive each of `events`, in their order: the
+ * event's `team_id` when the producer gave one; else the team of the monitor (monitor.*,
+ * heartbeat.missed, ssl.expiring, domain.expiring), alert policy (alert.*; its monitor when it has
+ * no policy) or node (node.*) the event names; else, and for a personal or vanished resource, the
+ * event's `user_id` alone. One statement per kind of resource they name, whatever their number.
  */
-export async function eventOwner(ex: SqlExecutor, event: OutboundEvent): Promise<Owner> {
-  if (event.team_id !== undefined) return { user_id: event.user_id, team_id: event.team_id };
-  const subject = subjectOf(event);
-  if (!subject) return { user_id: event.user_id, team_id: null };
-  const [row] = await ex<{ team_id: string | null }[]>`SELECT team_id FROM ${ex(subject.table)} WHERE id = ${subject.id}`;
-  return { user_id: event.user_id, team_id: row?.team_id ?? null };
+export async function eventOwners(ex: SqlExecutor, events: OutboundEvent[]): Promise<Owner[]> {
+  const subjects = events.map((e) => (e.team_id !== undefined ? null : subjectOf(e)));
+  const teams = new Map<string, string | null>();
+  for (const table of ['monitors', 'alert_policies', 'nodes'] as const) {
+    const ids = [...new Set(subjects.flatMap((s) => (s?.table === table ? [s.id] : [])))];
+    if (ids.length === 0) continue;
+    const rows = await ex<{ id: string; team_id: string | null }[]>`SELECT id, team_id FROM ${ex(table)} WHERE id = ANY(${ids}::text[])`;
+    for (const r of rows) teams.set(`${table}/${r.id}`, r.team_id);
+  }
+  return events.map((e, i) => {
+    if (e.team_id !== undefined) return { user_id: e.user_id, team_id: e.team_id };
+    const s = subjects[i];
+    return { user_id: e.user_id, team_id: s ? teams.get(`${s.table}/${s.id}`) ?? null : null };
+  });
 }

@@ -142,6 +142,31 @@ export async function subscribedEndpoints(ex: SqlExecutor, owner: Owner, type: s
   return rows.map((r) => r.id);
 }
 
+/** The key of an owner in {@link enabledEndpointsOf}'s answer: `team:<id>` or `user:<id>`. */
+export function ownerKey(owner: Owner): string {
+  return owner.team_id === null ? `user:${owner.user_id}` : `team:${owner.team_id}`;
+}
+
+/**
+ * The enabled endpoints of each of `owners` with the event types each is subscribed to, in one
+ * statement: keyed by {@link ownerKey}; an owner without any is absent.
+ */
+export async function enabledEndpointsOf(ex: SqlExecutor, owners: Owner[]): Promise<Map<string, Array<{ id: string; events: string[] }>>> {
+  const out = new Map<string, Array<{ id: string; events: string[] }>>();
+  const team_ids = [...new Set(owners.flatMap((o) => (o.team_id === null ? [] : [o.team_id])))];
+  const user_ids = [...new Set(owners.flatMap((o) => (o.team_id === null ? [o.user_id] : [])))];
+  if (team_ids.length === 0 && user_ids.length === 0) return out;
+  const rows = await ex<{ id: string; user_id: string; team_id: string | null; events: string[] }[]>`
+    SELECT id, user_id, team_id, events FROM webhook_endpoints
+    WHERE enabled AND (team_id = ANY(${team_ids}::text[]) OR (team_id IS NULL AND user_id = ANY(${user_ids}::text[])))
+    ORDER BY created_at, id`;
+  for (const r of rows) {
+    const key = ownerKey({ user_id: r.user_id, team_id: r.team_id });
+    out.set(key, [...(out.get(key) ?? []), { id: r.id, events: r.events }]);
+  }
+  return out;
+}
+
 /** Record a failed attempt: `failing_since` is set if the endpoint was healthy. */
 export async function markFailing(sql: Sql, id: string): Promise<void> {
   await sql`UPDATE webhook_endpoints SET failing_since = now() WHERE id = ${id} AND failing_since IS NULL`;

@@ -147,3 +147,52 @@ t.test("a team monitor's event reaches the team's endpoint, not a member's perso
   t.equal(personalRx.received.length, 1, 'the member\'s personal endpoint never got the team monitor\'s event');
   t.equal(teamRx.received.length, 1, 'the team endpoint never got the personal monitor\'s event');
 });
+
+t.test('publishMany: events of several owners in one call reach the same endpoints one publish each would, an invalid one is dropped alone', async (t) => {
+  const { app, sql, deps } = await testApp(t, { config: FAST });
+  const [owner, member, other] = [await registerUser(app), await registerUser(app), await registerUser(app)];
+  const team_id = await teamOf(sql, { owner, member });
+  const endpoint = async (token: string, body: object) => {
+    const r = await call(app, 'POST', '/v1/webhook-endpoints', { token, body: { url: 'http://127.0.0.1:9/hook', ...body } });
+    t.equal(r.status, 201, JSON.stringify(r.body));
+    return r.body.data.endpoint.id as string;
+  };
+  const teamDown = await endpoint(member.access_token, { events: ['monitor.down'], team_id });
+  const teamAll = await endpoint(owner.access_token, { events: ['*'], team_id });
+  const personal = await endpoint(member.access_token, { events: ['monitor.up'] });
+  const others = await endpoint(other.access_token, { events: ['*'] });
+  const monitor = async (token: string, name: string) => {
+    const r = await call(app, 'POST', '/v1/monitors', { token, body: { name, type: 'heartbeat', config: { period_s: 3600 } } });
+    t.equal(r.status, 201, JSON.stringify(r.body));
+    return r.body.data.id as string;
+  };
+  const [team_monitor, personal_monitor, other_monitor] = [await monitor(member.access_token, 'team'), await monitor(member.access_token, 'mine'), await monitor(other.access_token, 'theirs')];
+  await sql`UPDATE monitors SET team_id = ${team_id} WHERE id = ${team_monitor}`;
+  const change = (user_id: string, monitor_id: string, status: 'down' | 'up') => ({
+    type: `monitor.${status}` as const, user_id,
+    data: {
+      monitor: { id: monitor_id, name: 'm', type: 'heartbeat', target: '' }, status, previous_status: status === 'down' ? 'up' : 'down',
+      reason: status === 'down' ? 'no check-in' : null, failing_nodes: [], changed_at: new Date().toISOString(),
+    },
+  });
+  const queued = await deps.events.publishMany([
+    change(member.user_id, team_monitor, 'down'), // the team's two endpoints
+    change(member.user_id, team_monitor, 'up'), // the team's `*` endpoint only
+    change(member.user_id, personal_monitor, 'down'), // the member's personal endpoint takes monitor.up only: none
+    change(member.user_id, personal_monitor, 'up'), // the personal endpoint
+    { ...change(other.user_id, other_monitor, 'down'), data: { monitor: { id: other_monitor } } } as never, // fails the catalog: dropped
+    change(other.user_id, other_monitor, 'up'), // the other account's endpoint
+  ]);
+  t.equal(queued, 5);
+  const rows = await sql<{ destination: string; event_type: string; monitor_id: string }[]>`
+    SELECT destination, event_type, payload->'data'->'monitor'->>'id' AS monitor_id FROM deliveries WHERE channel = 'webhook' ORDER BY destination, event_type`;
+  const want = [
+    { destination: teamDown, event_type: 'monitor.down', monitor_id: team_monitor },
+    { destination: teamAll, event_type: 'monitor.down', monitor_id: team_monitor },
+    { destination: teamAll, event_type: 'monitor.up', monitor_id: team_monitor },
+    { destination: personal, event_type: 'monitor.up', monitor_id: personal_monitor },
+    { destination: others, event_type: 'monitor.up', monitor_id: other_monitor },
+  ].sort((a, b) => (a.destination + a.event_type < b.destination + b.event_type ? -1 : 1));
+  t.same(rows, want, 'each event went to its owner\'s subscribed endpoints');
+  t.equal(await deps.events.publishMany([]), 0, 'nothing to publish: nothing queued');
+});

@@ -55,8 +55,8 @@ export async function traceAlertPath(p: Pipeline) {
     verdict_wakes.push(nowMs());
     inner();
   };
-  const unhook = p.hooks.onStatePass((pass) => {
-    if (pass.state === 'down' && !passes.has(pass.monitor.id)) passes.set(pass.monitor.id, nowMs());
+  const unhook = p.hooks.onStatePass((list) => {
+    for (const pass of list) if (pass.state === 'down' && !passes.has(pass.monitor.id)) passes.set(pass.monitor.id, nowMs());
   });
   const subs = await Promise.all([
     p.ctx.sql.listen(ALERT_ENGINE_WAKE_CHANNEL, () => engine_notifies.push(nowMs())),
