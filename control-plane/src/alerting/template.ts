@@ -157,12 +157,32 @@ export function compileTemplate(source: string, model: TemplateModel): TemplateT
   return root;
 }
 
-/** compileTemplate's answer as a value: the tokens, or why `source` cannot be used (the TemplateError's message). */
-export function tryCompileTemplate(source: string, model: TemplateModel): { ok: true; tokens: TemplateTokens } | { ok: false; fault: string } {
+/** tryCompileTemplate's answer. */
+export type CompiledTemplate = { ok: true; tokens: TemplateTokens } | { ok: false; fault: string };
+
+/** Sources compiled per model, kept for reuse; a model's map is emptied when it reaches COMPILED_MAX. */
+const compiled = new WeakMap<TemplateModel, Map<string, CompiledTemplate>>();
+const COMPILED_MAX = 500;
+
+/**
+ * compileTemplate's answer as a value: the tokens, or why `source` cannot be used (the
+ * TemplateError's message). Answers are kept per (model, source) and shared, so the tokens must
+ * not be changed (renderTemplate only reads them): a storm of pages renders a few policies'
+ * templates thousands of times.
+ */
+export function tryCompileTemplate(source: string, model: TemplateModel): CompiledTemplate {
+  let byModel = compiled.get(model);
+  if (!byModel) compiled.set(model, byModel = new Map());
+  const known = byModel.get(source);
+  if (known) return known;
+  let answer: CompiledTemplate;
   try {
-    return { ok: true, tokens: compileTemplate(source, model) };
+    answer = { ok: true, tokens: compileTemplate(source, model) };
   } catch (err) {
-    if (err instanceof TemplateError) return { ok: false, fault: err.message };
-    throw err;
+    if (!(err instanceof TemplateError)) throw err;
+    answer = { ok: false, fault: err.message };
   }
+  if (byModel.size >= COMPILED_MAX) byModel.clear();
+  byModel.set(source, answer);
+  return answer;
 }

@@ -99,6 +99,17 @@ export async function afterSuccess(sql: Sql, delivery: DeliveryRow, n: AlertNoti
   await markVerified(sql, channel.id, delivery.created_at).catch((err: unknown) => ctx.log.warn({ err, channel_id: channel.id }, 'could not mark the alert channel verified'));
 }
 
+type ParsedConfig = ReturnType<(typeof ALERT_CHANNEL_CONFIG_SCHEMAS)[AlertChannelType]['safeParse']>;
+/** Channel rows' configs as parsed, per row object: the sends of one claim share the row the loader read. */
+const parsedConfigs = new WeakMap<AlertChannelRow, ParsedConfig>();
+
+/** `channel.config` checked against its type's schema, once per row object read. */
+function parsedConfig(channel: AlertChannelRow, type: AlertChannelType): ParsedConfig {
+  let parsed = parsedConfigs.get(channel);
+  if (!parsed) parsedConfigs.set(channel, parsed = ALERT_CHANNEL_CONFIG_SCHEMAS[type].safeParse(channel.config));
+  return parsed;
+}
+
 /**
  * The sender of an HTTP channel type (delivery channel `alert.<type>`): reads the channel at
  * send time (a config change applies to retries), sends each request of `format.build` through
@@ -112,7 +123,7 @@ export function createHttpChannelSender<T extends AlertChannelType>(format: Chan
       const loaded = await loadDelivery(deps, delivery, format.type);
       if (!('channel' in loaded)) return loaded;
       const { channel, n } = loaded;
-      const parsed = ALERT_CHANNEL_CONFIG_SCHEMAS[format.type].safeParse(channel.config);
+      const parsed = parsedConfig(channel, format.type);
       if (!parsed.success) return failure(`the channel's stored config is invalid: ${parsed.error.issues[0]?.message ?? 'unknown'}`, false);
       const log = ctx.log.child({ channel_id: channel.id, delivery_id: delivery.id });
       const requests = format.build(parsed.data as AlertChannelConfig<T>, n, { message_id: delivery.message_id, now: new Date(), log });
