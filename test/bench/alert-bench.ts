@@ -7,6 +7,7 @@
  *
  *   npx tsx test/bench/alert-bench.ts [--trials 30] [--interval-s 60] [--storm 1000] [--group-wait-s 10]
  *       [--phases latency,storm] [--decide-interval-ms N] [--no-verdict-wake] [--slowest 5] [--pace-ms N]
+ *       [--cpu-profile PATH]
  *
  * `--phases`: `latency`, `storm` (both storms), or one storm alone: `storm-ungrouped`, `storm-grouped`.
  *
@@ -37,8 +38,11 @@
  *   and max; `stages` the same for each step's database timestamps; `cpu_s` the CPU spent from the
  *   hand-over to the last message by this process (the control plane with the receiver) and by
  *   the whole machine (busy, idle: /proc/stat), so a slower run shows whether it had less CPU.
+ *   `--cpu-profile <path>` writes this process's CPU profile over that span to
+ *   `<path>.cpuprofile` (`<path>.grouped.cpuprofile` for the grouped storm).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { roundAt } from '../../control-plane/src/checks/test-support.js';
 import { httpResult } from '../../control-plane/src/checks/test-support.js';
@@ -53,6 +57,7 @@ const { values } = parseArgs({ options: {
   phases: { type: 'string', default: 'latency,storm' }, 'decide-interval-ms': { type: 'string' },
   'no-verdict-wake': { type: 'boolean', default: false }, slowest: { type: 'string', default: '5' },
   'pace-ms': { type: 'string', default: '0' },
+  'cpu-profile': { type: 'string' },
 } });
 // Setting up 1,000 monitors takes minutes on a busy machine: with the longest round grace no round
 // of theirs goes silent (no_data, paged) before the storm (with AGE_MS below); rounds are judged
@@ -152,6 +157,26 @@ async function latency() {
   }
 }
 
+/**
+ * This process's CPU profile (V8's sampling profiler through node:inspector) from now until
+ * `stop(file)` writes it, in the .cpuprofile format Chrome DevTools and speedscope read.
+ */
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return {
+    async stop(file: string) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+      log(`CPU profile of the storm written to ${file}`);
+    },
+  };
+}
+
 async function storm(grouped: boolean) {
   const s = scope();
   try {
@@ -167,6 +192,7 @@ async function storm(grouped: boolean) {
     log(`storm${grouped ? ` (grouped, wait ${GROUP_WAIT_S} s)` : ''}: ${STORM} monitors on ${STORM_NODES} nodes go down at once`);
     const batches = new Map<string, ReturnType<typeof httpResult>[]>();
     for (const m of monitors) batches.set(m.node_ids[0]!, [...(batches.get(m.node_ids[0]!) ?? []), httpResult(m.monitor_id, roundAt(m, 0), { success: false })]);
+    const profiler = values['cpu-profile'] ? await startProfile() : null;
     const cpu0 = { node: process.cpuUsage(), machine: machineCpu() };
     const t0 = performance.timeOrigin + performance.now();
     await Promise.all([...batches].map(([node_id, results]) => p.ctx.deps.results.ingest(node_id, results)));
@@ -175,6 +201,7 @@ async function storm(grouped: boolean) {
     await until('every notification', () => p.receiver.received.length >= expected, 600_000);
     const node_cpu = process.cpuUsage(cpu0.node);
     const machine = machineCpu();
+    if (profiler) await profiler.stop(`${values['cpu-profile']}${grouped ? '.grouped' : ''}.cpuprofile`);
     const listed = grouped
       ? (JSON.parse(p.receiver.received[0]!.body) as { data: { group: { monitors: unknown[] } } }).data.group.monitors.length
       : new Set(p.receiver.received.map(monitorOf)).size;
