@@ -1,6 +1,9 @@
 import t from 'tap';
 import { newId } from '@vantage/shared-protocol';
+import { loadConfig } from '../config/index.js';
 import { connect } from '../db/sql.js';
+import { createLogger } from '../log.js';
+import { createEventPublisher } from '../webhooks/publisher.js';
 import { testDatabase } from '../test-support/db.js';
 import { acknowledgeEvent, alertEnginePass, resolveEvent } from './engine.js';
 import { at, seedWorld, type PolicySpec, type World } from './engine-fixtures.js';
@@ -182,4 +185,37 @@ t.test('one pass opens every failing monitor\'s event, past a page of candidates
   t.equal(r.opened, 15, 'all 15 opened in one pass');
   t.equal(r.steps, 15, 'and paged');
   t.equal((await sql`SELECT count(*)::int AS n FROM alert_events`)[0]!.n, 15, 'none for the monitors below their threshold');
+});
+
+t.test('alert.* webhook events: each opened and resolved event reaches its owner\'s subscribed endpoints, pages of several owners in one pass', async (t) => {
+  const { sql } = await testDatabase(t);
+  const config = loadConfig({}, { database_url: '', log_level: 'silent', delivery_notify_channel: 'vantage_delivery_test_alerts' });
+  const events = createEventPublisher({ sql, log: createLogger('silent'), config });
+  const worlds = [await seedWorld(sql), await seedWorld(sql), await seedWorld(sql)];
+  // The first two accounts have an endpoint (every event; firing only), the third none.
+  const endpoint = async (user_id: string, types: string[]) => {
+    const id = newId('webhook_endpoint');
+    await sql`INSERT INTO webhook_endpoints (id, user_id, url, events, secret) VALUES (${id}, ${user_id}, 'http://127.0.0.1:9/hook', ${types}, 'whsec_dGVzdA==')`;
+    return id;
+  };
+  const all = await endpoint(worlds[0]!.user_id, ['*']);
+  const firingOnly = await endpoint(worlds[1]!.user_id, ['alert.firing']);
+  const deps = { ...worlds[0]!.deps, events };
+  const webhooks = () => sql<Array<{ destination: string; event_type: string; monitor_id: string }>>`
+    SELECT destination, event_type, payload->'data'->'alert_event'->>'monitor_id' AS monitor_id FROM deliveries
+    WHERE channel = 'webhook' ORDER BY destination, event_type`;
+  for (const w of worlds) await w.round(0, 'down');
+  t.match(await alertEnginePass(deps, at(0)), { opened: 3, steps: 3 });
+  const sorted = <T extends { destination: string; event_type: string }>(xs: T[]) => xs.sort((a, b) => (a.destination + a.event_type < b.destination + b.event_type ? -1 : 1));
+  t.same(await webhooks(), sorted([
+    { destination: all, event_type: 'alert.firing', monitor_id: worlds[0]!.monitor_id },
+    { destination: firingOnly, event_type: 'alert.firing', monitor_id: worlds[1]!.monitor_id },
+  ]), 'one alert.firing per account with a subscribed endpoint');
+  for (const w of worlds) await w.round(60, 'up');
+  await alertEnginePass(deps, at(60));
+  t.same(await webhooks(), sorted([
+    { destination: all, event_type: 'alert.firing', monitor_id: worlds[0]!.monitor_id },
+    { destination: all, event_type: 'alert.resolved', monitor_id: worlds[0]!.monitor_id },
+    { destination: firingOnly, event_type: 'alert.firing', monitor_id: worlds[1]!.monitor_id },
+  ]), 'alert.resolved only where subscribed');
 });

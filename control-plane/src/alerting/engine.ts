@@ -1,6 +1,6 @@
 import { isId, newId, type AlertChannelType } from '@vantage/shared-protocol';
 import type { Config } from '../config/index.js';
-import type { EventPublisher, Mailer, SqlExecutor } from '../contracts.js';
+import type { EventPublisher, Mailer, OutboundEvent, SqlExecutor } from '../contracts.js';
 import { createMailer } from '../delivery/mailer.js';
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../log.js';
@@ -92,21 +92,23 @@ async function notify(log: Logger | undefined, tx: SqlExecutor, reads: StepReads
 }
 
 /**
- * Publish the alert.* webhook event of `event` (webhooks/publisher.ts). With its `policy` read, the
- * owner is known (the policy's team, else its user: webhooks/event-owner.db.ts), so an owner
- * without an endpoint subscribed to the type is skipped on one cached read per transaction, and
- * the publisher is told the team instead of reading it: a storm of pages costs no query per page
- * for owners without webhooks, one with them.
+ * The alert.* webhook event of `event` (webhooks/publisher.ts), or null when nobody can receive
+ * it. With its `policy` read, the owner is known (the policy's team, else its user:
+ * webhooks/event-owner.db.ts), so an owner without an endpoint subscribed to the type is skipped
+ * on one cached read per transaction, and the publisher is told the team instead of reading it.
+ * Steps gather their events and publish them together when their writes are made (step-writes.ts
+ * writeSteps): a storm of pages costs no query per page for owners without webhooks, and a few
+ * statements per batch of pages for those with them.
  */
-async function publish(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads, event: AlertEventRow, policy: EnginePolicy | null, at: Date): Promise<void> {
-  if (!deps.events) return;
+async function webhookEvent(deps: AlertEngineDeps, reads: StepReads, event: AlertEventRow, policy: EnginePolicy | null, at: Date): Promise<OutboundEvent | null> {
+  if (!deps.events) return null;
   const e = alertWebhookEvent(event, at);
   if (policy && policy.team_id !== undefined) {
     const owner = { user_id: event.user_id, team_id: policy.team_id };
-    if (!await reads.hasEndpoints(owner, e.type)) return;
+    if (!await reads.hasEndpoints(owner, e.type)) return null;
     e.team_id = owner.team_id;
   }
-  await deps.events.publish(e, tx);
+  return e;
 }
 
 /**
@@ -174,7 +176,7 @@ async function runSteps(deps: AlertEngineDeps, tx: SqlExecutor, events: AlertEve
   const reads = await stepReads(tx, events);
   const w = stepWrites();
   for (const e of events) await runStep(deps, tx, reads, w, e, now);
-  await writeSteps(tx, deps.config, w);
+  await writeSteps(tx, deps, w);
 }
 
 /**
@@ -205,7 +207,8 @@ async function runStep(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads,
     await notify(deps.log, tx, reads, w, event, policy, monitor, 'firing', channel_ids.map((channel_id) => ({ level, channel_id })), now);
     if (!notified_at) {
       notified_at = now;
-      await publish(deps, tx, reads, event, policy, now);
+      const e = await webhookEvent(deps, reads, event, policy, now);
+      if (e) w.events.push(e);
     }
   }
   const next = nextStep(policy, level, event.next_due_at);
@@ -243,9 +246,10 @@ async function finish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventR
     const [policy, monitor] = [await reads.policy(event.policy_id), await reads.monitor(event.monitor_id)];
     const w = stepWrites();
     if (policy && monitor) await notify(deps.log, tx, reads, w, row, policy, monitor, kind, paged, now);
-    await writeSteps(tx, deps.config, w);
+    await writeSteps(tx, deps, w);
   }
-  if (row.notified_at) await publish(deps, tx, reads, row, null, now);
+  const e = row.notified_at ? await webhookEvent(deps, reads, row, null, now) : null;
+  if (e) await deps.events!.publish(e, tx);
   return row;
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import type { SqlExecutor } from '../contracts.js';
+import type { EventPublisher, OutboundEvent, SqlExecutor } from '../contracts.js';
 import { insertDeliveries, type NewDelivery } from '../delivery/deliveries.db.js';
 import { openBatch } from './alert-batches.db.js';
 import { recordNotifications, updateSchedules, type EventNotificationRow, type StepSchedule } from './alert-events.db.js';
@@ -17,11 +17,13 @@ export interface StepWrites {
   schedules: StepSchedule[];
   /** open batch ids by `<group id>/<channel id>` */
   batches: Map<string, string>;
+  /** alert.* webhook events of the steps (published together, EventPublisher.publishMany) */
+  events: OutboundEvent[];
 }
 
 /** An empty set of writes. */
 export function stepWrites(): StepWrites {
-  return { deliveries: [], notifications: [], schedules: [], batches: new Map() };
+  return { deliveries: [], notifications: [], schedules: [], batches: new Map(), events: [] };
 }
 
 /** The open batch of (group, channel) for this transaction (alert-batches.db.ts openBatch, once). */
@@ -35,10 +37,15 @@ export async function batchFor(tx: SqlExecutor, w: StepWrites, user_id: string, 
   return id;
 }
 
-/** Write what was gathered (deliveries first: notification rows name them). @returns how many deliveries were queued now */
-export async function writeSteps(tx: SqlExecutor, config: Pick<Config, 'delivery_notify_channel'>, w: StepWrites): Promise<number> {
-  const queued = await insertDeliveries(tx, w.deliveries, config.delivery_notify_channel);
+/**
+ * Write what was gathered (deliveries first: notification rows name them), then publish the
+ * webhook events through `deps.events` (all of them in one call).
+ * @returns how many deliveries of notifications were queued now
+ */
+export async function writeSteps(tx: SqlExecutor, deps: { config: Pick<Config, 'delivery_notify_channel'>; events?: EventPublisher }, w: StepWrites): Promise<number> {
+  const queued = await insertDeliveries(tx, w.deliveries, deps.config.delivery_notify_channel);
   await recordNotifications(tx, w.notifications);
   await updateSchedules(tx, w.schedules);
+  if (w.events.length > 0) await deps.events?.publishMany(w.events, tx);
   return queued;
 }
