@@ -23,7 +23,7 @@ export async function queueEvent(ex: SqlExecutor, config: Pick<Config, 'delivery
 
 /**
  * The EventPublisher of contracts.ts: validates `data` against the catalog (shared-protocol
- * events.ts; an invalid event is logged and dropped), builds the envelope `{id, type, timestamp,
+ * events.ts; an invalid event with a subscribed endpoint is logged and dropped), builds the envelope `{id, type, timestamp,
  * data}` and queues one delivery per enabled endpoint of the event's owner subscribed to the type
  * or to `*`, in the caller's transaction when given: the team's endpoints for an event of a team's
  * monitor, policy or node, the account's personal ones otherwise (event-owner.db.ts). The event id is the message id of every
@@ -34,23 +34,24 @@ export async function queueEvent(ex: SqlExecutor, config: Pick<Config, 'delivery
 export function createEventPublisher(deps: { sql: Sql; log: Logger; config: Config; signal?: WakeSignal }): EventPublisher {
   const log = deps.log.child({ module: 'events' });
   async function publishMany(events: OutboundEvent[], tx?: SqlExecutor): Promise<number> {
-    const valid: Array<{ event: OutboundEvent; data: unknown }> = [];
-    for (const event of events) {
-      const parsed = parseEventData(event.type, event.data);
-      if (parsed.ok) valid.push({ event, data: parsed.value });
-      else log.error({ type: event.type, error: parsed.error }, 'event dropped: data does not match the catalog schema');
-    }
-    if (valid.length === 0) return 0;
+    if (events.length === 0) return 0;
     const ex = tx ?? deps.sql;
-    const owners = await eventOwners(ex, valid.map((v) => v.event));
+    // Owners and their endpoints first: an event nobody is subscribed to is not even checked
+    // (a storm's monitor.down events of an account without webhooks cost two reads, no parse).
+    const owners = await eventOwners(ex, events);
     const endpoints = await enabledEndpointsOf(ex, owners);
     const rows: NewDelivery[] = [];
-    valid.forEach(({ event, data }, i) => {
+    events.forEach((event, i) => {
       const subscribed = (endpoints.get(ownerKey(owners[i]!)) ?? []).filter((e) => e.events.includes(event.type) || e.events.includes('*'));
       if (subscribed.length === 0) return;
+      const parsed = parseEventData(event.type, event.data);
+      if (!parsed.ok) {
+        log.error({ type: event.type, error: parsed.error }, 'event dropped: data does not match the catalog schema');
+        return;
+      }
       const envelope: EventEnvelope<EventType> = {
         id: event.id ?? newId('event'), type: event.type,
-        timestamp: (event.occurred_at ?? new Date()).toISOString(), data: data as EventEnvelope<EventType>['data'],
+        timestamp: (event.occurred_at ?? new Date()).toISOString(), data: parsed.value,
       };
       rows.push(...eventDeliveries(event.user_id, envelope, subscribed.map((e) => e.id)));
     });
