@@ -75,10 +75,12 @@ export function createEventRelay(deps: { sql: Sql; log: Logger; config: Config; 
     return sql.begin(async (tx) => {
       const rows = await claimOutbox(tx, BATCH);
       if (rows.length === 0) return 0;
+      const relayed: OutboundEvent[] = [];
       for (const { row, event } of await toEvents(tx, rows)) {
-        if (event) await events.publish(event, tx);
+        if (event) relayed.push(event);
         else log.warn({ type: row.type, subject_id: row.subject_id }, 'event dropped: its subject no longer exists');
       }
+      await events.publishMany(relayed, tx);
       await markRelayed(tx, rows.map((r) => r.id));
       return rows.length;
     });
