@@ -168,7 +168,8 @@ export interface EventPublisher {
    * else `event.user_id`) subscribed to its type or `*`,
    * through the durable delivery engine. With `tx`, the deliveries commit (or roll back) with the
    * caller's transaction, so the event cannot be lost after the change it reports committed.
-   * `data` that fails the catalog schema is logged and dropped (never thrown into the caller).
+   * `data` that fails the catalog schema is dropped, and logged when an endpoint is subscribed
+   * to the event (it is never thrown into the caller).
    * @returns how many deliveries were queued
    */
   publish(event: OutboundEvent, tx?: SqlExecutor): Promise<number>;

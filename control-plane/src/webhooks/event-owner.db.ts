@@ -8,8 +8,12 @@ import type { Owner } from '../teams/authorize.js';
  * reports to its new owner from the next event on.
  */
 
-/** The resource an event reports, named by its data (shared-protocol events.ts). */
+/**
+ * The resource an event reports, named by its data (shared-protocol events.ts). Read before the
+ * data is checked against the catalog (webhooks/publisher.ts), so any shape gives an answer.
+ */
 function subjectOf(event: OutboundEvent): { table: 'monitors' | 'alert_policies' | 'nodes'; id: string } | null {
+  if (typeof event.data !== 'object' || event.data === null) return null;
   const data = event.data as { monitor?: { id?: unknown }; alert_event?: { policy_id?: unknown; monitor_id?: unknown }; node?: { id?: unknown } };
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
   const policy = str(data.alert_event?.policy_id);

@@ -181,6 +181,7 @@ t.test('publishMany: events of several owners in one call reach the same endpoin
     change(member.user_id, personal_monitor, 'down'), // the member's personal endpoint takes monitor.up only: none
     change(member.user_id, personal_monitor, 'up'), // the personal endpoint
     { ...change(other.user_id, other_monitor, 'down'), data: { monitor: { id: other_monitor } } } as never, // fails the catalog: dropped
+    { ...change(other.user_id, other_monitor, 'down'), data: null } as never, // no data at all: dropped, nothing thrown
     change(other.user_id, other_monitor, 'up'), // the other account's endpoint
   ]);
   t.equal(queued, 5);
