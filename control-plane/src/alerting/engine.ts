@@ -92,22 +92,17 @@ async function notify(log: Logger | undefined, tx: SqlExecutor, reads: StepReads
 }
 
 /**
- * The alert.* webhook event of `event` (webhooks/publisher.ts), or null when nobody can receive
- * it. With its `policy` read, the owner is known (the policy's team, else its user:
- * webhooks/event-owner.db.ts), so an owner without an endpoint subscribed to the type is skipped
- * on one cached read per transaction, and the publisher is told the team instead of reading it.
- * Steps gather their events and publish them together when their writes are made (step-writes.ts
- * writeSteps): a storm of pages costs no query per page for owners without webhooks, and a few
- * statements per batch of pages for those with them.
+ * The alert.* webhook event of `event` (webhooks/publisher.ts), or null without a publisher. With
+ * its `policy` read, the owner is known (the policy's team, else its user:
+ * webhooks/event-owner.db.ts), so the publisher is told the team instead of reading it. Steps
+ * gather their events and publish them together when their writes are made (step-writes.ts
+ * writeSteps: one read of the owners' endpoints per batch of pages; an owner without a subscribed
+ * endpoint gets nothing queued).
  */
-async function webhookEvent(deps: AlertEngineDeps, reads: StepReads, event: AlertEventRow, policy: EnginePolicy | null, at: Date): Promise<OutboundEvent | null> {
+function webhookEvent(deps: AlertEngineDeps, event: AlertEventRow, policy: EnginePolicy | null, at: Date): OutboundEvent | null {
   if (!deps.events) return null;
   const e = alertWebhookEvent(event, at);
-  if (policy && policy.team_id !== undefined) {
-    const owner = { user_id: event.user_id, team_id: policy.team_id };
-    if (!await reads.hasEndpoints(owner, e.type)) return null;
-    e.team_id = owner.team_id;
-  }
+  if (policy && policy.team_id !== undefined) e.team_id = policy.team_id;
   return e;
 }
 
@@ -207,7 +202,7 @@ async function runStep(deps: AlertEngineDeps, tx: SqlExecutor, reads: StepReads,
     await notify(deps.log, tx, reads, w, event, policy, monitor, 'firing', channel_ids.map((channel_id) => ({ level, channel_id })), now);
     if (!notified_at) {
       notified_at = now;
-      const e = await webhookEvent(deps, reads, event, policy, now);
+      const e = webhookEvent(deps, event, policy, now);
       if (e) w.events.push(e);
     }
   }
@@ -248,7 +243,7 @@ async function finish(deps: AlertEngineDeps, tx: SqlExecutor, event: AlertEventR
     if (policy && monitor) await notify(deps.log, tx, reads, w, row, policy, monitor, kind, paged, now);
     await writeSteps(tx, deps, w);
   }
-  const e = row.notified_at ? await webhookEvent(deps, reads, row, null, now) : null;
+  const e = row.notified_at ? webhookEvent(deps, row, null, now) : null;
   if (e) await deps.events!.publish(e, tx);
   return row;
 }

@@ -9,8 +9,6 @@ import { liveWindows } from './maintenance-windows.db.js';
 import { onCallContact, type OnCallContact } from '../oncall/contact.js';
 import type { RulesOf } from './noise-engine.js';
 import { rulesOfMonitor, rulesOfMonitors } from './noise-rules.db.js';
-import type { Owner } from '../teams/authorize.js';
-import { subscribedEndpoints } from '../webhooks/webhook-endpoints.db.js';
 
 /** A channel as the engine queues for it. */
 export interface StepChannel { id: string; type: string; user_id: string }
@@ -32,8 +30,6 @@ export interface StepReads {
   onCall(id: string, at: Date): Promise<OnCallContact | null>;
   /** The noise rules of a monitor (noise-rules.db.ts rulesOfMonitor): the batch's monitors' read in one query. */
   noiseRules: RulesOf;
-  /** Whether `owner` has an enabled webhook endpoint subscribed to event `type` (webhooks/webhook-endpoints.db.ts), once per owner and type. */
-  hasEndpoints(owner: Owner, type: string): Promise<boolean>;
 }
 
 /** Reads for `tx`, with the policies and monitors of `events` fetched now. */
@@ -73,7 +69,6 @@ export async function stepReads(tx: SqlExecutor, events: Array<{ policy_id: stri
       const windows = await once(`w:${key}`, () => liveWindows(tx as Sql, monitor, at));
       return suppressionAt({ monitor, policy, silences, windows, owner_tz: monitor.owner_tz || 'UTC' }, at);
     },
-    hasEndpoints: (owner, type) => once(`e:${owner.team_id ?? `u:${owner.user_id}`}:${type}`, async () => (await subscribedEndpoints(tx, owner, type)).length > 0),
     groups: (owner) => once(`g:${owner.team_id ?? owner.user_id}`, () => groupsOfUser(tx, owner)),
     onCall: (id, at) => once(`o:${id}@${at.getTime()}`, () => onCallContact(tx, id, at)),
     async channels(ids) {

@@ -130,18 +130,6 @@ export async function rotateSecret(sql: Sql, id: string, secret: string, overlap
   return row ?? null;
 }
 
-/**
- * Ids of `owner`'s enabled endpoints subscribed to `type` or to `*`: a team's endpoints for a
- * team's resource, the account's personal endpoints for a personal one (docs/api/webhooks.md
- * "Teams": a member's personal endpoints never receive the team's events).
- */
-export async function subscribedEndpoints(ex: SqlExecutor, owner: Owner, type: string): Promise<string[]> {
-  const rows = await ex<{ id: string }[]>`
-    SELECT id FROM webhook_endpoints
-    WHERE ${ofOwner(ex, owner)} AND enabled AND (${type} = ANY(events) OR '*' = ANY(events))`;
-  return rows.map((r) => r.id);
-}
-
 /** The key of an owner in {@link enabledEndpointsOf}'s answer: `team:<id>` or `user:<id>`. */
 export function ownerKey(owner: Owner): string {
   return owner.team_id === null ? `user:${owner.user_id}` : `team:${owner.team_id}`;
