@@ -39,9 +39,10 @@ export function openStateDb(state_dir: string, opts: { must_exist?: boolean } = 
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   restrict(file);
   const db = new Database(file);
+  // First, so that switching to WAL and the migrations wait for another process opening the DB.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
   migrate(db);
   restrict(`${file}-wal`);
   restrict(`${file}-shm`);

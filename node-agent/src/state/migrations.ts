@@ -32,17 +32,23 @@ export const MIGRATIONS: string[] = [
 
 /**
  * Apply the migrations `db` has not run yet, each in its own transaction with the version bump.
- * @throws Error when the DB was written by a newer agent (user_version beyond what we know).
+ * Several processes may open one state DB at once (the service starting while the installer runs
+ * `status`), so each step takes the write lock first (BEGIN IMMEDIATE, waiting up to the
+ * connection's busy_timeout) and reads `user_version` under it: a step another process has
+ * already applied is skipped, never run twice.
+ * @throws Error when the DB was written by a newer agent (user_version beyond what we know), or
+ *   SQLITE_BUSY when another process holds the write lock past the busy timeout.
  */
 export function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(`state DB schema version ${current} is newer than this agent knows (${MIGRATIONS.length}); upgrade the agent`);
-  }
-  for (let v = current; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
-  }
+  const step = db.transaction((): boolean => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length) {
+      throw new Error(`state DB schema version ${current} is newer than this agent knows (${MIGRATIONS.length}); upgrade the agent`);
+    }
+    if (current === MIGRATIONS.length) return false;
+    db.exec(MIGRATIONS[current]!);
+    db.pragma(`user_version = ${current + 1}`);
+    return true;
+  });
+  while (step.immediate()) { /* one migration per transaction */ }
 }
