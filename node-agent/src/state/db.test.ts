@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import t from 'tap';
@@ -48,6 +49,43 @@ t.test('processes opening a new state DB at once each see it migrated, none fail
     t.ok(db.prepare(`SELECT 1 FROM pragma_table_info('outbox') WHERE name = 'held'`).get(), 'the last migration is in the schema');
     db.close();
   }
+});
+
+// Another connection holds the write lock of a new DB (still in rollback-journal mode), as a
+// process switching it to WAL at the same moment does: SQLite refuses this connection's switch at
+// once (SQLITE_BUSY without the busy timeout, since it already reads), so openStateDb waits
+// itself. The other connection runs in a worker, which lets go after 300 ms while this thread is
+// inside openStateDb.
+const WRITER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const Database = require(workerData.sqlite);
+const db = new Database(workerData.file);
+db.exec('BEGIN IMMEDIATE');
+parentPort.postMessage('locked');
+setTimeout(() => { db.exec('COMMIT'); db.close(); parentPort.postMessage('done'); }, 300);
+`;
+
+t.test('a new DB another connection is writing is switched to WAL once the writer ends', async (t) => {
+  const dir = `${t.testdir()}/state`;
+  fs.mkdirSync(dir, { mode: 0o700 });
+  const file = stateFile(dir);
+  new Database(file).close(); // a new, empty DB in rollback-journal mode
+  const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+  const writer = new Worker(WRITER, { eval: true, workerData: { file, sqlite } });
+  const messages: string[] = [];
+  const done = new Promise<void>((resolve, reject) => {
+    writer.on('message', (m: string) => { messages.push(m); if (m === 'done') resolve(); });
+    writer.once('error', reject);
+  });
+  await new Promise<void>((resolve) => { const check = () => (messages.includes('locked') ? resolve() : setTimeout(check, 5)); check(); });
+  const started = Date.now();
+  const db = openStateDb(dir);
+  t.equal(db.pragma('journal_mode', { simple: true }), 'wal', 'the DB is in WAL mode');
+  t.equal(db.pragma('user_version', { simple: true }), MIGRATIONS.length, 'and migrated');
+  t.ok(Date.now() - started >= 200, `it waited for the writer (${Date.now() - started} ms)`);
+  db.close();
+  await done;
+  await writer.terminate();
 });
 
 t.test('a DB written by a newer agent is refused and left as it is', async (t) => {

@@ -21,6 +21,31 @@ function restrict(file: string): void {
   }
 }
 
+/** How long a statement waits for another process's lock on the state DB, ms. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * `PRAGMA journal_mode = WAL`, tried again while another connection holds the lock, up to
+ * BUSY_TIMEOUT_MS. Two processes switching a new DB at once both read its header, then each asks
+ * for the write lock; SQLite answers one of them SQLITE_BUSY at once, without waiting through the
+ * busy timeout (a reader may not wait for the write lock: https://sqlite.org/lockingv3.html,
+ * "deadlock"), so the wait is ours.
+ * @throws SqliteError SQLITE_BUSY still after BUSY_TIMEOUT_MS; any other error at once
+ */
+function useWal(db: StateDb): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      Atomics.wait(pause, 0, 0, 5 + Math.random() * 20); // a synchronous pause: opening is synchronous
+    }
+  }
+}
+
 /**
  * Open (creating if needed) the node's state DB `<state_dir>/state.db` with better-sqlite3:
  * directory 0700 when it creates it, DB file (and its -wal/-shm) 0600 because it holds the node credential; WAL
@@ -39,9 +64,9 @@ export function openStateDb(state_dir: string, opts: { must_exist?: boolean } = 
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   restrict(file);
   const db = new Database(file);
-  // First, so that switching to WAL and the migrations wait for another process opening the DB.
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
+  // First, so that the migrations wait for another process opening the DB.
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  useWal(db);
   db.pragma('synchronous = NORMAL');
   migrate(db);
   restrict(`${file}-wal`);
