@@ -15,6 +15,10 @@ import { check, DIST, ensureBuilt, LOOPBACK, openBrowser, SHOTS, skip } from './
 // refresh cookie), API keys, profile, log out and in again. axe-core checks every page; each page
 // is screenshotted at 1366x768 to .tap/console/. Also the JS size budget of the shell.
 
+// Browser sessions and two real agents: on a loaded 2-core VM its first two subtests took 37 s and
+// over 76 s, past the 120 s tap gives a file by default.
+t.setTimeout(300_000);
+
 /** A real agent with its own state folder, enrolled with `token`, stopped at teardown. */
 async function startAgent(t: Test, url: string, token: string): Promise<void> {
   await startRealAgent(t, { url, token, allow_cidrs: LOOPBACK, capabilities: ['http', 'dns', 'tcp'] });
