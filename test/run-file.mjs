@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { mirrorOf } from './mirror.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TAP_CONFIG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).tap ?? {};
@@ -39,14 +40,17 @@ const FAILURE_LINES = 400;
  * `ok N - <file> # time=<ms>ms` (N: `number`); its stderr goes to this process's stderr.
  * @param opts.node the Node.js binary (default: this one)
  * @param opts.env the environment (default: this process's, with FORCE_COLOR=0 and TAP_TIMEOUT)
+ * @param opts.mirror run the file's transpiled copy (test/mirror.mjs, built by the caller) with no
+ *   loader hook, where it has one; else (and by default) the file itself through tsx
  * @returns `{ ok, line, failures, summary }`: `line` is the result line; `failures` the lines of
  *   failing assertions (from each `not ok` to the next `ok`, capped) or, for a file that failed
  *   without one (a crash, a signal), its last lines; `summary` the assertion counts tap printed
  *   (`total: 39, pass: 39`) or null
  */
-export function runTestFile(file, { number, report, node = process.execPath, env = process.env }) {
+export function runTestFile(file, { number, report, node = process.execPath, env = process.env, mirror = false }) {
   const started = Date.now();
-  const child = spawn(node, [...TEST_NODE_ARGS, file], {
+  const mirrored = mirror ? mirrorOf(file) : null;
+  const child = spawn(node, mirrored ? ['--enable-source-maps', mirrored] : [...TEST_NODE_ARGS, file], {
     cwd: ROOT,
     env: { ...env, FORCE_COLOR: '0', TAP_TIMEOUT: String(TEST_TIMEOUT_S) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -101,15 +105,15 @@ export function runTestFile(file, { number, report, node = process.execPath, env
  * @param opts.tag the name shown with each result; opts.seconds () => seconds since the suite began
  * @param opts.counter `{ n }`, the last result number written to `report` (shared by the calls
  *   that write to one report)
- * @param opts.node, opts.env as runTestFile
+ * @param opts.node, opts.env, opts.mirror as runTestFile
  * @returns `{ passed, failed, summaries }`: files passed and failed, and tap's assertion summaries
  */
-export async function runQueue(queue, { tag, seconds, report, counter, node, env }) {
+export async function runQueue(queue, { tag, seconds, report, counter, node, env, mirror }) {
   let passed = 0;
   let failed = 0;
   const summaries = [];
   while (queue.length) {
-    const r = await runTestFile(queue.shift(), { number: ++counter.n, report, node, env });
+    const r = await runTestFile(queue.shift(), { number: ++counter.n, report, node, env, mirror });
     if (r.ok) passed++; else failed++;
     if (r.failures.length) console.log(r.failures.join('\n'));
     console.log(`${r.line} [${tag}, at ${seconds()} s]`);

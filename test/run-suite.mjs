@@ -5,7 +5,10 @@
 // every tap test file.
 //
 // Every file runs in a Node.js process of its own, started directly (test/run-file.mjs: what
-// tap's runner would start, less the runner's coverage hooks). The files run in two streams at
+// tap's runner would start, less the runner's coverage hooks). A unit file runs as its transpiled
+// copy in the test mirror (test/mirror.mjs: every TypeScript file transpiled once at the start, so
+// its process loads plain JavaScript with no loader hook; VANTAGE_TEST_MIRROR=0 runs every file
+// through tsx instead); a network file runs through tsx, as it always has. The files run in two streams at
 // once: the network stream (the files in NETWORK_FILES: each builds a routed test network with
 // installed agents, its own control plane and receivers, and counts rounds and deliveries against
 // the clock, so two of them never share the machine) and the unit stream (every other file: each
@@ -29,6 +32,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
+import { buildMirror } from './mirror.mjs';
 import { runQueue } from './run-file.mjs';
 
 /** Test files that build the routed test network (kept to one stream, one at a time). */
@@ -87,13 +91,14 @@ function addSummaries(parts) {
  * so a worker whose queue ran dry takes the step's files while the others finish their last file
  * (never before the network stream's files have ended: the network worker, which does not join,
  * marks that with `onQueueDone`).
+ * @param opts.mirror run the files from the test mirror (run-file.mjs runTestFile)
  * @returns the assertion summaries of its files (the Node 22 step's are not counted there)
  */
-async function worker(name, queue, { onQueueDone = () => undefined, joinNode22 = true } = {}) {
+async function worker(name, queue, { onQueueDone = () => undefined, joinNode22 = true, mirror = false } = {}) {
   const report = createWriteStream(`.tap/report-${name}.tap`);
   report.write('TAP version 14\n');
   const counter = { n: 0 };
-  const r = await runQueue(queue, { tag: name, seconds, report, counter });
+  const r = await runQueue(queue, { tag: name, seconds, report, counter, mirror });
   passed += r.passed; failed += r.failed;
   report.write(`1..${counter.n}\n`);
   await new Promise((resolve) => report.end(resolve));
@@ -151,9 +156,19 @@ const node22Run = !oneStream && process.env.VANTAGE_TEST_NODE22 !== '0'
   : null;
 // The web console is built before the tests (its browser tests drive the build the control plane
 // serves); a failed build is one failure, and the tests still run (the API does not need it).
-console.log('▶ web console build (pnpm --filter @vantage/console build)');
+console.log('▶ web console build (pnpm --filter @vantage/console build) and the test mirror (test/mirror.mjs)');
 const consoleLines = [];
+// The mirror is written beside the console build; should it fail, every file runs through tsx.
+const mirrorBuilt = args.length > 0 || process.env.VANTAGE_TEST_MIRROR === '0' ? Promise.resolve(false)
+  : buildMirror().then(({ files, ms }) => {
+    console.log(`test mirror: ${files} TypeScript files transpiled in ${(ms / 1000).toFixed(1)} s; the unit files run from it`);
+    return true;
+  }, (err) => {
+    console.log(`test mirror not built, every file runs through tsx: ${err.stack ?? err}`);
+    return false;
+  });
 const consoleCode = await run('pnpm', ['--filter', '@vantage/console', 'build'], (line) => consoleLines.push(line));
+const mirror = await mirrorBuilt;
 if (consoleCode === 0) { passed++; console.log(`ok - web console build (${seconds()} s)`); }
 else { failed++; console.log(consoleLines.join('\n')); console.log('not ok - web console build'); }
 // A test file's `import t from 'tap'` loads the plugin set tap last built; tap's runner rebuilds
@@ -168,17 +183,17 @@ if (args.length > 0) {
   [, ...summaries] = await Promise.all([typeCheck(), tapStream(args)]);
 } else if (oneStream) {
   console.log('▶ type check and tests (one stream)');
-  const queue = [...await unitFiles(), ...NETWORK_FILES];
-  summaries = [addSummaries((await Promise.all([typeCheck(), worker('all', queue)]))[1])];
+  const oneQueue = async () => (await worker('all', await unitFiles(), { mirror })).concat(await worker('network', [...NETWORK_FILES]));
+  summaries = [addSummaries((await Promise.all([typeCheck(), oneQueue()]))[1])];
 } else {
   const queue = await unitFiles();
   const besideNetwork = Math.max(1, availableParallelism() - 1);
   console.log(`▶ type check and tests: network stream (${NETWORK_FILES.length} files, one at a time) beside `
     + `${besideNetwork} unit worker(s) over ${queue.length} files; one more unit worker when the network stream ends`);
-  const workers = Array.from({ length: besideNetwork }, (_, i) => worker(`unit-${i + 1}`, queue));
+  const workers = Array.from({ length: besideNetwork }, (_, i) => worker(`unit-${i + 1}`, queue, { mirror }));
   const network = worker('network', [...NETWORK_FILES], { onQueueDone: endNetwork, joinNode22: false }).then(async (net) => {
     console.log(`▶ network stream ended (${seconds()} s): unit-${besideNetwork + 1} starts on the freed core`);
-    return net.concat(await worker(`unit-${besideNetwork + 1}`, queue));
+    return net.concat(await worker(`unit-${besideNetwork + 1}`, queue, { mirror }));
   });
   const [, ...results] = await Promise.all([typeCheck(), network, ...workers]);
   summaries = [addSummaries(results.flat())];

@@ -1,15 +1,19 @@
 /**
- * Benchmark (not a test): what starting each test file through tap's runner costs beside starting
- * it directly as `pnpm test` does (test/run-file.mjs: `node --import=tsx <file>`), on the same
- * files, in alternated pairs (runner first, then direct, `--pairs` times).
+ * Benchmark (not a test): what a test file costs to start three ways, on the same files, in
+ * alternated rounds (`--pairs` times: runner, direct, mirror):
+ * - `runner`: tap's runner (`tap --jobs=1 <files>`);
+ * - `direct`: started directly through tsx (test/run-file.mjs: `node --import=tsx <file>`);
+ * - `mirror`: started directly from the test mirror, as `pnpm test` starts a unit file
+ *   (test/mirror.mjs: the file transpiled once, run with no loader hook). The mirror is built
+ *   once before the first round; its build time is printed apart.
  *
  *   npx tsx test/bench/test-start-bench.ts [--pairs 3] [file ...]
  *
  * Default files: eight unit files (six that load the app and a database, two that load neither).
- * Both ways run the files one after another. Prints JSON: per way the wall time of each run (s)
+ * Every way runs the files one after another. Prints JSON: per way the wall time of each run (s)
  * and its CPU (user + system of every process it started, from /proc/self/stat's children
- * times), their medians, and the ratio direct / runner; the load average before and after.
- * A file that fails in either way stops the benchmark (the two must pass the same).
+ * times), their medians, and the ratios direct / runner and mirror / direct; the load average
+ * before and after. A file that fails in any way stops the benchmark (all must pass the same).
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
@@ -17,6 +21,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+// @ts-expect-error: a plain ES module of the test suite, without declarations
+import { buildMirror } from '../mirror.mjs';
 // @ts-expect-error: a plain ES module of the test suite, without declarations
 import { runTestFile } from '../run-file.mjs';
 
@@ -49,12 +55,12 @@ function viaRunner(): Promise<void> {
   });
 }
 
-/** The files started directly, one at a time, as test/run-suite.mjs does. */
-async function direct(): Promise<void> {
+/** The files started directly, one at a time, through tsx or (`mirror`) from the test mirror. */
+async function direct(mirror: boolean): Promise<void> {
   const report = createWriteStream('/dev/null');
   let n = 0;
   for (const file of FILES) {
-    const r = await runTestFile(file, { number: ++n, report });
+    const r = await runTestFile(file, { number: ++n, report, mirror });
     if (!r.ok) throw new Error(`${r.line}\n${r.failures.join('\n')}`);
   }
   report.end();
@@ -63,23 +69,27 @@ async function direct(): Promise<void> {
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
 const round = (x: number) => Math.round(x * 100) / 100;
 
+const mirror_build = (await buildMirror()) as { files: number; ms: number };
 const load_before = loadavg().map(round);
-const ways = { runner: { wall_s: [] as number[], cpu_s: [] as number[] }, direct: { wall_s: [] as number[], cpu_s: [] as number[] } };
+type Way = { wall_s: number[]; cpu_s: number[] };
+const ways: Record<'runner' | 'direct' | 'mirror', Way> = { runner: { wall_s: [], cpu_s: [] }, direct: { wall_s: [], cpu_s: [] }, mirror: { wall_s: [], cpu_s: [] } };
+const runs = [['runner', viaRunner], ['direct', () => direct(false)], ['mirror', () => direct(true)]] as const;
 for (let i = 0; i < Number(values.pairs); i++) {
-  for (const [name, fn] of [['runner', viaRunner], ['direct', direct]] as const) {
+  for (const [name, fn] of runs) {
     const cpu0 = childrenCpuS();
     const t0 = performance.now();
     await fn();
     ways[name].wall_s.push(round((performance.now() - t0) / 1000));
     ways[name].cpu_s.push(round(childrenCpuS() - cpu0));
-    process.stderr.write(`pair ${i + 1}: ${name} ${ways[name].wall_s.at(-1)} s wall, ${ways[name].cpu_s.at(-1)} s CPU\n`);
+    process.stderr.write(`round ${i + 1}: ${name} ${ways[name].wall_s.at(-1)} s wall, ${ways[name].cpu_s.at(-1)} s CPU\n`);
   }
 }
-const summary = (w: { wall_s: number[]; cpu_s: number[] }) => ({ ...w, wall_median_s: round(median(w.wall_s)), cpu_median_s: round(median(w.cpu_s)) });
-const runner = summary(ways.runner);
-const directly = summary(ways.direct);
+const summary = (w: Way) => ({ ...w, wall_median_s: round(median(w.wall_s)), cpu_median_s: round(median(w.cpu_s)) });
+const [runner, directly, mirrored] = [summary(ways.runner), summary(ways.direct), summary(ways.mirror)];
 console.log(JSON.stringify({
-  files: FILES.length, pairs: Number(values.pairs), runner, direct: directly,
-  wall_ratio: round(directly.wall_median_s / runner.wall_median_s), cpu_ratio: round(directly.cpu_median_s / runner.cpu_median_s),
+  files: FILES.length, rounds: Number(values.pairs), mirror_build: { files: mirror_build.files, s: round(mirror_build.ms / 1000) },
+  runner, direct: directly, mirror: mirrored,
+  direct_vs_runner: { wall: round(directly.wall_median_s / runner.wall_median_s), cpu: round(directly.cpu_median_s / runner.cpu_median_s) },
+  mirror_vs_direct: { wall: round(mirrored.wall_median_s / directly.wall_median_s), cpu: round(mirrored.cpu_median_s / directly.cpu_median_s) },
   load_before, load_after: loadavg().map(round),
 }, null, 1));
