@@ -95,7 +95,10 @@ t.test('console in Chromium: signing keys', { skip }, async (t) => {
   await loginInBrowser(page, url, user.email, user.password);
   await page.goto(`${url}/signing-keys`);
   await page.getByText('Rotation and revocation are for this deployment’s administrators.').waitFor({ timeout: 30_000 });
-  t.equal(await page.getByTestId('signing-keys').locator('tbody tr').count(), 2, 'both keys listed');
+  // The notice renders before the key list has loaded: wait for the rows, then count them.
+  const rows = page.getByTestId('signing-keys').locator('tbody tr');
+  await rows.nth(1).waitFor({ timeout: 30_000 });
+  t.equal(await rows.count(), 2, 'both keys listed');
   t.equal(await page.getByRole('button', { name: 'Carry out' }).count(), 0, 'no ceremony form');
   await check(t, page, 'signing-keys-reader');
   t.same(problems, ['Failed to load resource: the server responded with a status of 400 (Bad Request)'], 'no script error or CSP violation (but the refusal the test provoked)');
