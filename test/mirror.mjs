@@ -14,8 +14,10 @@
 // - `<package>/package.json`: the workspace package's, its `.ts` entry points named `.js`.
 // - `<package>/node_modules/`: links to the package's own dependencies, the workspace ones
 //   (`@vantage/*`) to their mirror, so a dependency resolves exactly as from the sources.
-// A file that needs the hook (the web console's sources use bundler-style imports; a test that
-// starts a worker or a process inheriting its loader) is run through tsx instead: TSX_ONLY.
+// The web console's sources are left out: they import the bundler way (no extensions), which
+// plain Node.js does not resolve, and Vite builds them. A test file importing them has no mirror
+// and runs through tsx (mirrorOf). A test that starts a worker or a process on TypeScript files
+// registers tsx there itself (`tsx/esm/api`), or starts `node --import=tsx`.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -31,12 +33,11 @@ export const MIRROR = join(ROOT, '.tap', 'mirror');
 /** The packages whose dependencies the mirror links: the root and pnpm-workspace.yaml's. */
 const PACKAGES = ['.', 'shared-protocol', 'control-plane', 'control-plane/console', 'node-agent', 'test'];
 
-/**
- * Test files (repository-relative, or a prefix ending in `/`) that run through tsx, not the
- * mirror: the web console's sources resolve imports the bundler way (no extension), which plain
- * Node.js does not.
- */
-const TSX_ONLY = ['test/console/', 'control-plane/console/'];
+/** Sources not mirrored: the web console's (see above). */
+const CONSOLE_SOURCES = 'control-plane/console/';
+
+/** A test file importing the web console's sources: not mirrored, so it runs through tsx. */
+const IMPORTS_CONSOLE = /\bfrom\s+['"][^'"]*\/console\/src\//;
 
 /** Compiler options that change what a transform emits (tsconfig.base.json; tsx reads the same). */
 function tsconfigRaw() {
@@ -44,20 +45,25 @@ function tsconfigRaw() {
   return { compilerOptions: { target: base.target, verbatimModuleSyntax: base.verbatimModuleSyntax, useDefineForClassFields: true } };
 }
 
-/** The repository's TypeScript sources (tracked and new, not ignored), `.d.ts` left out. */
+/** The repository's TypeScript sources (tracked and new, not ignored), `.d.ts` and the console's left out. */
 function sources() {
   const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*.ts', '*.mts'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
-  return out.split('\0').filter((f) => f && !f.endsWith('.d.ts') && !f.includes('node_modules/') && existsSync(join(ROOT, f)));
+  return out.split('\0').filter((f) => f && !f.endsWith('.d.ts') && !f.includes('node_modules/') && !f.startsWith(CONSOLE_SOURCES) && existsSync(join(ROOT, f)));
 }
 
 /** `x.ts` → `x.js`, `x.mts` → `x.mjs`. */
 const jsName = (file) => file.replace(/\.ts$/, '.js').replace(/\.mts$/, '.mjs');
 
-/** Transpile one file into the mirror (esbuild's transform, as tsx does, with an inline source map). */
+/**
+ * Transpile one file into the mirror (esbuild's transform, as tsx does, with an inline source map).
+ * @returns false for a test file left to tsx (IMPORTS_CONSOLE), true when written
+ */
 async function transpile(esbuild, options, file) {
   const path = join(ROOT, file);
   const url = pathToFileURL(path).href;
-  const { code } = await esbuild.transform(await readFile(path, 'utf8'), {
+  const text = await readFile(path, 'utf8');
+  if (file.endsWith('.test.ts') && IMPORTS_CONSOLE.test(text)) return false;
+  const { code } = await esbuild.transform(text, {
     ...options,
     sourcefile: path,
     define: {
@@ -69,6 +75,7 @@ async function transpile(esbuild, options, file) {
   const out = join(MIRROR, jsName(file));
   mkdirSync(dirname(out), { recursive: true });
   await writeFile(out, code);
+  return true;
 }
 
 /** The package's package.json with its `.ts` entry points (exports, main) named as in the mirror. */
@@ -115,25 +122,24 @@ export async function buildMirror() {
   const esbuild = await import(createRequire(join(ROOT, 'test', 'package.json')).resolve('esbuild'));
   rmSync(MIRROR, { recursive: true, force: true });
   const options = { loader: 'ts', format: 'esm', platform: 'node', target: 'node20', sourcemap: 'inline', sourcesContent: false, tsconfigRaw: tsconfigRaw() };
-  const files = sources();
-  const queue = [...files];
+  const queue = sources();
+  let files = 0;
   // A few transforms in flight at a time: esbuild's service runs them on its own threads.
   await Promise.all(Array.from({ length: 16 }, async () => {
-    while (queue.length) await transpile(esbuild, options, queue.shift());
+    while (queue.length) if (await transpile(esbuild, options, queue.shift())) files++;
   }));
   for (const pkg of PACKAGES) {
     mirrorManifest(pkg);
     linkDependencies(pkg);
   }
-  return { files: files.length, ms: Date.now() - started };
+  return { files, ms: Date.now() - started };
 }
 
 /**
- * The file to run for test file `file` (repository-relative): its mirror, or `null` when it runs
- * through tsx (TSX_ONLY, or no mirror of it).
+ * The file to run for test file `file` (repository-relative): its mirror, or `null` when it has
+ * none and runs through tsx (a test file importing the console's sources, or a mirror not built).
  */
 export function mirrorOf(file) {
-  if (TSX_ONLY.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p))) return null;
   const out = join(MIRROR, jsName(file));
   return existsSync(out) ? out : null;
 }

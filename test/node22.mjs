@@ -111,11 +111,13 @@ export async function node22Prepare() {
  * `ok N - file # time=..ms [node22, at S s]`.
  * @param seconds () => seconds since the suite started, for the tags
  * @param prepared node22Prepare()'s promise, started earlier (by default now)
+ * @param mirror a promise of whether the test mirror was built (test/mirror.mjs): the files then
+ *   run from it on Node 22 too (by default they run through tsx)
  * @returns `{ join, end }`: join() resolves to `{ passed, failed }` (a failed preparation counts
  *   one failure, on the first join only; a skipped step prints why, once, and counts nothing);
  *   end() to the step's `{ skipped }` (the reason, or null)
  */
-export function node22Run(seconds = () => '?', prepared = node22Prepare()) {
+export function node22Run(seconds = () => '?', prepared = node22Prepare(), mirror = Promise.resolve(false)) {
   let skipped = null;
   let opened = null;
   prepared.catch(() => undefined); // reported by the first join(), not as an unhandled rejection
@@ -148,7 +150,7 @@ export function node22Run(seconds = () => '?', prepared = node22Prepare()) {
         failureCounted = true;
         return { passed: 0, failed: 1 };
       }
-      const { passed, failed } = await runQueue(run.queue, { tag: 'node22', seconds, ...run });
+      const { passed, failed } = await runQueue(run.queue, { tag: 'node22', seconds, ...run, mirror: await mirror });
       return { passed, failed };
     },
     async end() {
@@ -163,11 +165,11 @@ export function node22Run(seconds = () => '?', prepared = node22Prepare()) {
 }
 
 /**
- * Run the step alone, a file per core (node22Run).
+ * Run the step alone, a file per core (node22Run; `mirror` as there).
  * @returns `{ passed, failed, skipped }` counts of top-level test files (skipped: the reason, or null)
  */
-export async function node22Step(seconds = () => '?', prepared = node22Prepare()) {
-  const step = node22Run(seconds, prepared);
+export async function node22Step(seconds = () => '?', prepared = node22Prepare(), mirror = Promise.resolve(false)) {
+  const step = node22Run(seconds, prepared, mirror);
   const runs = await Promise.all(Array.from({ length: availableParallelism() }, () => step.join()));
   const { skipped } = await step.end();
   return { passed: runs.reduce((n, r) => n + r.passed, 0), failed: runs.reduce((n, r) => n + r.failed, 0), skipped };

@@ -8,7 +8,8 @@
 // tap's runner would start, less the runner's coverage hooks). A unit file runs as its transpiled
 // copy in the test mirror (test/mirror.mjs: every TypeScript file transpiled once at the start, so
 // its process loads plain JavaScript with no loader hook; VANTAGE_TEST_MIRROR=0 runs every file
-// through tsx instead); a network file runs through tsx, as it always has. The files run in two streams at
+// through tsx instead), and so does a file of the Node 22 step; a network file runs through tsx,
+// as it always has, and so does a file the mirror leaves out. The files run in two streams at
 // once: the network stream (the files in NETWORK_FILES: each builds a routed test network with
 // installed agents, its own control plane and receivers, and counts rounds and deliveries against
 // the clock, so two of them never share the machine) and the unit stream (every other file: each
@@ -151,14 +152,9 @@ const oneStream = args.length > 0 || process.env.VANTAGE_TEST_STREAMS === '1';
 /** Resolved when the network stream's files have ended (the unit workers join the Node 22 step after). */
 let endNetwork;
 const networkEnded = new Promise((resolve) => { endNetwork = resolve; });
-const node22Run = !oneStream && process.env.VANTAGE_TEST_NODE22 !== '0'
-  ? import('./node22.mjs').then((m) => m.node22Run(seconds, m.node22Prepare()))
-  : null;
-// The web console is built before the tests (its browser tests drive the build the control plane
-// serves); a failed build is one failure, and the tests still run (the API does not need it).
+// The test mirror is written beside the console build below; should it fail, every file runs
+// through tsx.
 console.log('▶ web console build (pnpm --filter @vantage/console build) and the test mirror (test/mirror.mjs)');
-const consoleLines = [];
-// The mirror is written beside the console build; should it fail, every file runs through tsx.
 const mirrorBuilt = args.length > 0 || process.env.VANTAGE_TEST_MIRROR === '0' ? Promise.resolve(false)
   : buildMirror().then(({ files, ms }) => {
     console.log(`test mirror: ${files} TypeScript files transpiled in ${(ms / 1000).toFixed(1)} s; the unit files run from it`);
@@ -167,6 +163,12 @@ const mirrorBuilt = args.length > 0 || process.env.VANTAGE_TEST_MIRROR === '0' ?
     console.log(`test mirror not built, every file runs through tsx: ${err.stack ?? err}`);
     return false;
   });
+const node22Run = !oneStream && process.env.VANTAGE_TEST_NODE22 !== '0'
+  ? import('./node22.mjs').then((m) => m.node22Run(seconds, m.node22Prepare(), mirrorBuilt))
+  : null;
+// The web console is built before the tests (its browser tests drive the build the control plane
+// serves); a failed build is one failure, and the tests still run (the API does not need it).
+const consoleLines = [];
 const consoleCode = await run('pnpm', ['--filter', '@vantage/console', 'build'], (line) => consoleLines.push(line));
 const mirror = await mirrorBuilt;
 if (consoleCode === 0) { passed++; console.log(`ok - web console build (${seconds()} s)`); }
