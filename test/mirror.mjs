@@ -30,8 +30,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where the mirror is written (repository-relative paths map below it unchanged, `.ts` to `.js`). */
 export const MIRROR = join(ROOT, '.tap', 'mirror');
 
-/** The packages whose dependencies the mirror links: the root and pnpm-workspace.yaml's. */
-const PACKAGES = ['.', 'shared-protocol', 'control-plane', 'control-plane/console', 'node-agent', 'test'];
+/**
+ * The packages whose dependencies the mirror links: the root and pnpm-workspace.yaml's, but the
+ * web console, whose sources are not mirrored (CONSOLE_SOURCES).
+ */
+const PACKAGES = ['.', 'shared-protocol', 'control-plane', 'node-agent', 'test'];
 
 /** Sources not mirrored: the web console's (see above). */
 const CONSOLE_SOURCES = 'control-plane/console/';
