@@ -50,3 +50,13 @@ t.test('a suppressed event opening without a delay records the held-back page, q
     SELECT n.suppressed, n.delivery_id FROM alert_event_notifications n JOIN alert_events e ON e.id = n.event_id WHERE e.monitor_id = ${w.monitor_id}`;
   t.same(rows, [{ suppressed: 'mute', delivery_id: null }], 'the step is recorded as muted');
 });
+
+t.test('a pass opens every candidate page by page, each once', async (t) => {
+  const { sql } = await testDatabase(t);
+  const worlds = [];
+  for (let i = 0; i < 5; i++) worlds.push(await seedWorld(sql, { delay_s: 0 }));
+  for (const w of worlds) await w.round(0, 'down');
+  t.same(await openEvents(worlds[0]!.deps, at(0), 2), { opened: 5, steps: 5 }, 'five candidates in pages of two: all opened in one pass');
+  for (const w of worlds) t.same(await w.sent(), ['0:first:firing'], 'each monitor paged once');
+  t.same(await openEvents(worlds[0]!.deps, at(1), 2), { opened: 0, steps: 0 }, 'a second pass finds none');
+});

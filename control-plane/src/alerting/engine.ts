@@ -46,7 +46,14 @@ export interface AlertEngineDeps {
 }
 
 type Kind = 'firing' | 'acknowledged' | 'resolved';
-const BATCH = 100;
+/**
+ * Events (candidates, due steps, recoveries) a pass takes per page and transaction. Each page
+ * costs a fixed round of reads and writes (candidates, rounds, failures, suppressions, channels,
+ * the events' and deliveries' inserts) whatever its size: a storm of 1,000 monitors down at once
+ * had all its pages queued 1.2 s after the hand-over in pages of 250, 1.6 s in pages of 100
+ * (docs/benchmarks.md "Alert path").
+ */
+const BATCH = 250;
 
 /**
  * Gather in `w` the notifications of `kind` for `targets` (level and channel each): a delivery
@@ -112,17 +119,17 @@ function webhookEvent(deps: AlertEngineDeps, event: AlertEventRow, policy: Engin
  * due at once paging in the transaction that opens them.
  * @returns how many opened, and how many of their steps ran
  */
-export async function openEvents(deps: AlertEngineDeps, now: Date): Promise<{ opened: number; steps: number }> {
+export async function openEvents(deps: AlertEngineDeps, now: Date, page_size = BATCH): Promise<{ opened: number; steps: number }> {
   const total = { opened: 0, steps: 0 };
   let after: CandidateCursor | undefined;
   for (;;) {
-    const page = await failingCandidates(deps.sql, BATCH, after);
+    const page = await failingCandidates(deps.sql, page_size, after);
     if (page.length > 0) {
       const r = await openPage(deps, page, now);
       total.opened += r.opened;
       total.steps += r.steps;
     }
-    if (page.length < BATCH) return total;
+    if (page.length < page_size) return total;
     after = page.at(-1)!.cursor;
   }
 }
