@@ -49,9 +49,9 @@ type Kind = 'firing' | 'acknowledged' | 'resolved';
 /**
  * Events (candidates, due steps, recoveries) a pass takes per page and transaction. Each page
  * costs a fixed round of reads and writes (candidates, rounds, failures, suppressions, channels,
- * the events' and deliveries' inserts) whatever its size: a storm of 1,000 monitors down at once
- * had all its pages queued 1.2 s after the hand-over in pages of 250, 1.6 s in pages of 100
- * (docs/benchmarks.md "Alert path").
+ * the events' and deliveries' inserts) whatever its size: on a 2-core VM, a storm of 1,000 monitors
+ * down at once had all its pages queued 1.2 s after the hand-over in pages of 250, 1.6 s in pages
+ * of 100 (medians of six runs each: docs/benchmarks.md "Alert path").
  */
 const BATCH = 250;
 
@@ -116,7 +116,8 @@ function webhookEvent(deps: AlertEngineDeps, event: AlertEventRow, policy: Engin
 /**
  * Open events for failing monitors that reached their policy's threshold, every candidate page
  * by page (a storm of monitors going down opens all its events in one pass), each page's events
- * due at once paging in the transaction that opens them.
+ * due at once paging in the transaction that opens them. `page_size`: candidates per page and
+ * transaction (default {@link BATCH}).
  * @returns how many opened, and how many of their steps ran
  */
 export async function openEvents(deps: AlertEngineDeps, now: Date, page_size = BATCH): Promise<{ opened: number; steps: number }> {
