@@ -52,6 +52,8 @@ t.test('console in Chromium: MCP tokens, sessions and tool calls', { skip }, asy
   await page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
   const session = page.locator('tbody tr').first();
   await session.getByText('TypeScript SDK').waitFor({ timeout: 30_000 });
+  // The token's name replaces its id once the token list has loaded beside the sessions.
+  await session.getByText('ci agent').waitFor({ timeout: 30_000 });
   t.match(await session.innerText(), /ci agent[\s\S]*1\.2\.3[\s\S]*127\.0\.0\.1[\s\S]*2 calls/, 'the session: token, client, address, calls');
   await check(t, page, 'mcp-sessions');
 

@@ -27,15 +27,16 @@ t.test('a browser monitor runs on the node that advertises browser and its resul
   t.teardown(() => pages.close());
 
   /** A real agent; `capabilities` absent = detected (Chromium at CHROMIUM_PATH tried). */
-  async function startAgent(country: string, capabilities?: NodeCapability[]): Promise<{ agent: Agent; node_id: () => string }> {
+  async function startAgent(country: string, capabilities?: NodeCapability[]): Promise<{ agent: Agent; enrolled: () => boolean; node_id: () => string }> {
     const token = await makeToken(sql, { country_code: country, user_id: user.user_id });
     const { agent, db } = await startRealAgent(t, { url, token, allow_cidrs: LOOPBACK, capabilities, config: { browser_executable: CHROMIUM_PATH } });
-    return { agent, node_id: () => readIdentity(db)!.node_id };
+    return { agent, enrolled: () => readIdentity(db) !== null, node_id: () => readIdentity(db)!.node_id };
   }
 
   const withBrowser = await startAgent('DE');
   const without = await startAgent('FR', ['http', 'dns', 'tcp']);
-  await waitFor(async () => (await sql`SELECT count(*)::int AS n FROM nodes WHERE status = 'online'`)[0]!.n === 2, 60_000);
+  // The node rows are online once the welcome is sent; each agent stores its identity when the welcome arrives.
+  await waitFor(async () => withBrowser.enrolled() && without.enrolled() && (await sql`SELECT count(*)::int AS n FROM nodes WHERE status = 'online'`)[0]!.n === 2, 60_000);
   const caps = new Map((await sql<{ id: string; capabilities: string[] }[]>`SELECT id, capabilities FROM nodes`).map((r) => [r.id, r.capabilities]));
   t.ok(caps.get(withBrowser.node_id())!.includes('browser'), 'the node whose Chromium starts advertises browser');
   t.notOk(caps.get(without.node_id())!.includes('browser'));

@@ -67,7 +67,8 @@ t.test('browser artifacts: uploaded per result, stored content-addressed, served
     db.close();
     rmSync(state_dir, { recursive: true, force: true });
   });
-  await waitFor(async () => (await sql`SELECT 1 FROM nodes WHERE status = 'online' AND 'browser' = ANY(capabilities)`).length === 1, 60_000);
+  // The node row is online once the welcome is sent; the agent stores its identity when the welcome arrives.
+  await waitFor(async () => readIdentity(db) !== null && (await sql`SELECT 1 FROM nodes WHERE status = 'online' AND 'browser' = ANY(capabilities)`).length === 1, 60_000);
   const node_id = readIdentity(db)!.node_id;
   const node_credential = readIdentity(db)!.credential.reveal();
 
