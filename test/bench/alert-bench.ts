@@ -45,14 +45,14 @@
  *   plane that has paged before (V8 has compiled the alert path, the pool's connections hold its
  *   prepared statements). Without it the storm is the process's first.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { roundAt } from '../../control-plane/src/checks/test-support.js';
 import { httpResult } from '../../control-plane/src/checks/test-support.js';
 import { startAlertPipeline } from '../../control-plane/src/alerting/pipeline-fixtures.js';
 import type { Received } from '../../control-plane/src/delivery/test-support.js';
 import { longestWait, traceAlertPath, type Trial } from './lib/alert-stages.js';
+import { startCpuProfile } from './lib/cpu-profiler.js';
 import { median, quantile } from './lib/stats.js';
 
 const { values } = parseArgs({ options: {
@@ -163,25 +163,6 @@ async function latency() {
   }
 }
 
-/**
- * This process's CPU profile (V8's sampling profiler through node:inspector) from now until
- * `stop(file)` writes it, in the .cpuprofile format Chrome DevTools and speedscope read.
- */
-async function startProfile() {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 200 });
-  await session.post('Profiler.start');
-  return {
-    async stop(file: string) {
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(file, JSON.stringify(profile));
-      session.disconnect();
-      log(`CPU profile of the storm written to ${file}`);
-    },
-  };
-}
 
 async function storm(grouped: boolean) {
   const s = scope();
@@ -221,7 +202,7 @@ async function storm(grouped: boolean) {
     }
     log(`storm${grouped ? ` (grouped, wait ${GROUP_WAIT_S} s)` : ''}: ${STORM} monitors on ${STORM_NODES} nodes go down at once`);
     const batches = byNode(monitors);
-    const profiler = values['cpu-profile'] ? await startProfile() : null;
+    const profiler = values['cpu-profile'] ? await startCpuProfile() : null;
     const cpu0 = { node: process.cpuUsage(), machine: machineCpu() };
     const t0 = performance.timeOrigin + performance.now();
     await Promise.all([...batches].map(([node_id, results]) => p.ctx.deps.results.ingest(node_id, results)));
@@ -230,7 +211,11 @@ async function storm(grouped: boolean) {
     await until('every notification', () => p.receiver.received.length >= expected, 600_000);
     const node_cpu = process.cpuUsage(cpu0.node);
     const machine = machineCpu();
-    if (profiler) await profiler.stop(`${values['cpu-profile']}${grouped ? '.grouped' : ''}.cpuprofile`);
+    if (profiler) {
+      const file = `${values['cpu-profile']}${grouped ? '.grouped' : ''}.cpuprofile`;
+      await profiler.stop(file);
+      log(`CPU profile of the storm written to ${file}`);
+    }
     const listed = grouped
       ? (JSON.parse(p.receiver.received[0]!.body) as { data: { group: { monitors: unknown[] } } }).data.group.monitors.length
       : new Set(p.receiver.received.map(monitorOf)).size;

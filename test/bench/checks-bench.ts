@@ -6,7 +6,7 @@
  *   npx tsx test/bench/checks-bench.ts [--monitors 10000] [--nodes 100] [--rounds 7] [--batch 100]
  *       [--concurrency 8] [--steady-s 60] [--warm-s 30] [--history-days 90] [--others 200] [--pack-series 100]
  *       [--pack-spread-ms 30] [--requests 200] [--warmup-calls 2000] [--warmup-s 20]
- *       [--phases ingest,ceiling,decide,bytes,steady,queries]
+ *       [--phases ingest,ceiling,decide,bytes,steady,queries] [--cpu-profile FILE] [--explain]
  *
  * Prints JSON figures:
  * - ingest_results_per_s: sustained ingest of ping results, `rounds` rounds of `monitors`
@@ -52,6 +52,7 @@
  *   the routes do; `_query_planned_per_call` is the same read on the main client.
  * `--phases` runs only the named parts (ceiling and decide need ingest, the projection needs
  * ingest and bytes); figures of the others are left out.
+ * `--cpu-profile FILE` writes this process's CPU profile of the timed ingest (cpu-profile-top.ts reads it).
  * `--explain` prints EXPLAIN (ANALYZE, BUFFERS) of every statement the uptime and stats reads send (stderr).
  */
 import { readFileSync } from 'node:fs';
@@ -72,6 +73,7 @@ import { call, registerUser, testApp } from '../../control-plane/src/test-suppor
 import { bulkMonitors, monitorHistory, otherRollups, pastPartitions, pingDay } from './lib/checks-data.js';
 import { packHistory } from '../../control-plane/src/checks/pack.js';
 import { rollUpHour } from '../../control-plane/src/checks/jobs.db.js';
+import { startCpuProfile } from './lib/cpu-profiler.js';
 import { quantile } from './lib/stats.js';
 
 const { values } = parseArgs({ options: {
@@ -81,7 +83,7 @@ const { values } = parseArgs({ options: {
   'pack-spread-ms': { type: 'string', default: '30' }, requests: { type: 'string', default: '200' },
   'warmup-calls': { type: 'string', default: '2000' }, 'warmup-s': { type: 'string', default: '20' },
   phases: { type: 'string', default: 'ingest,ceiling,decide,bytes,steady,queries' },
-  explain: { type: 'boolean', default: false },
+  explain: { type: 'boolean', default: false }, 'cpu-profile': { type: 'string' },
 } });
 const PHASES = new Set(values.phases.split(',').map((x) => x.trim()));
 const MONITORS = Number(values.monitors);
@@ -183,9 +185,14 @@ try {
     const total = batches.reduce((n, b) => n + b.n, 0);
     log(`${total} results in ${batches.length} batches`);
     let next = 0;
+    const profiler = values['cpu-profile'] ? await startCpuProfile() : null;
     const ingest = await measured(() => Promise.all(Array.from({ length: CONCURRENCY }, async () => {
       while (next < batches.length) await ingestOne(batches[next++]!);
     })));
+    if (profiler) {
+      await profiler.stop(values['cpu-profile']!);
+      log(`CPU profile of the ingest written to ${values['cpu-profile']}`);
+    }
     const ingest_per_s = total / ingest.wall_s;
     log(`ingest: ${Math.round(ingest_per_s)} results/s`);
 

@@ -5,7 +5,7 @@
  * (online, spread over 40 countries and many networks); one of them is a real WebSocket client.
  *
  *   npx tsx test/bench/monitor-bench.ts [--monitors 100000] [--nodes 1000] [--concurrency 16] [--api-creates N]
- *       [--warmup-calls 2000] [--warmup-s 20]
+ *       [--warmup-calls 2000] [--warmup-s 20] [--cpu-profile FILE]
  *
  * With --api-creates N (default: all), only the last N monitors are created through the API;
  * the others are inserted with SQL and placed by the placement job (as monitors imported or
@@ -19,7 +19,9 @@
  *   `warmup-calls` untimed ones (or `warmup-s` seconds of them when those take longer: V8 keeps
  *   optimizing a request's code for thousands of calls, which a running server made long before);
  *   with the statements each request sent, this process's CPU per request (µs) and its garbage
- *   collections over the 300 requests (count, pause ms); list_page100_cold_*: the same 300 timed
+ *   collections over the 300 requests (count, pause ms; list_gc_major_*: the full ones) and its heap
+ *   in use after them (list_heap_used_mb); with --cpu-profile FILE, this process's CPU profile of
+ *   those 300 requests; list_page100_cold_*: the same 300 timed
  *   first, before the warm-up (as this figure was measured before the warm-up was added);
  * - uptime_p50_ms / uptime_p99_ms: GET /v1/monitors/{id}/uptime?period=24h of 300 random monitors
  *   (no check history: the query among this many monitors; over history see checks-bench.ts);
@@ -30,7 +32,7 @@
  *   placement job to move every one of them (goal < 5 s; the job's own period, 2 s by default,
  *   comes on top).
  */
-import { PerformanceObserver } from 'node:perf_hooks';
+import { PerformanceObserver, constants as perf } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { NODE_WS_PATH, PROTOCOL_VERSION, newSecret, parseServerMessage } from '@vantage/shared-protocol';
 import { createRequire } from 'node:module';
@@ -38,6 +40,7 @@ import { secretHash } from '../../control-plane/src/nodes/secrets.js';
 import { listMonitors } from '../../control-plane/src/monitors/monitors.db.js';
 import { startPlacementJob } from '../../control-plane/src/monitors/placement-job.js';
 import { call, registerUser, testApp } from '../../control-plane/src/test-support/app.js';
+import { startCpuProfile } from './lib/cpu-profiler.js';
 import { quantile } from './lib/stats.js';
 
 // ws is a dependency of the control plane (its type declarations are not visible from test/).
@@ -51,7 +54,7 @@ const WebSocket = createRequire(new URL('../../control-plane/package.json', impo
 
 const { values } = parseArgs({ options: {
   monitors: { type: 'string', default: '100000' }, nodes: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, 'api-creates': { type: 'string' },
-  'warmup-calls': { type: 'string', default: '2000' }, 'warmup-s': { type: 'string', default: '20' },
+  'warmup-calls': { type: 'string', default: '2000' }, 'warmup-s': { type: 'string', default: '20' }, 'cpu-profile': { type: 'string' },
 } });
 const MONITORS = Number(values.monitors);
 const API_CREATES = Math.min(MONITORS, Number(values['api-creates'] ?? MONITORS));
@@ -149,8 +152,14 @@ try {
     const ms: number[] = [];
     let statements = 0;
     (sql.options as unknown as { debug: unknown }).debug = () => { statements++; };
-    const gc = { n: 0, ms: 0 };
-    const gcWatch = new PerformanceObserver((list) => { for (const e of list.getEntries()) { gc.n++; gc.ms += e.duration; } });
+    const gc = { n: 0, ms: 0, major: 0, major_ms: 0 };
+    const gcWatch = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        gc.n++;
+        gc.ms += e.duration;
+        if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === perf.NODE_PERFORMANCE_GC_MAJOR) { gc.major++; gc.major_ms += e.duration; }
+      }
+    });
     gcWatch.observe({ entryTypes: ['gc'] });
     const cpu0 = process.cpuUsage();
     for (let i = 0; i < 300; i++) {
@@ -163,15 +172,22 @@ try {
     (sql.options as unknown as { debug: unknown }).debug = undefined;
     return {
       ms, statements_per_request: round(statements / 300), node_cpu_us: Math.round((cpu.user + cpu.system) / 300), gc_count: gc.n, gc_ms: round(gc.ms),
+      gc_major_count: gc.major, gc_major_ms: round(gc.major_ms), heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
     };
   };
   const cold = await timeList();
   const warm_until = performance.now() + WARMUP_S * 1000;
   for (let i = 0; i < WARMUP_CALLS && performance.now() < warm_until; i++) await listPage(i);
+  const profiler = values['cpu-profile'] ? await startCpuProfile() : null;
   const listed = await timeList();
+  if (profiler) {
+    await profiler.stop(values['cpu-profile']!);
+    log(`CPU profile of the warm list requests written to ${values['cpu-profile']}`);
+  }
   const list_ms = listed.ms;
   const list_cost = {
     list_statements_per_request: listed.statements_per_request, list_node_cpu_us: listed.node_cpu_us, list_gc_count: listed.gc_count, list_gc_ms: listed.gc_ms,
+    list_gc_major_count: listed.gc_major_count, list_gc_major_ms: listed.gc_major_ms, list_heap_used_mb: listed.heap_used_mb,
     list_page100_cold_p50_ms: round(quantile(cold.ms, 0.5)), list_page100_cold_p99_ms: round(quantile(cold.ms, 0.99)), list_cold_node_cpu_us: cold.node_cpu_us,
   };
 
