@@ -163,7 +163,6 @@ async function latency() {
   }
 }
 
-
 async function storm(grouped: boolean) {
   const s = scope();
   try {
