@@ -14,7 +14,7 @@ export const platformConfigSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Base URL clients and nodes use to reach this instance (printed, used in install.sh). */
   public_url: z.url().optional(),
-  /** Postgres URL; absent = embedded PGlite served on a local socket, data in data_dir. */
+  /** Postgres URL (a Unix socket as libpq writes it: `?host=/var/run/postgresql` or a %2F-encoded host); absent = embedded PGlite served on a local socket, data in data_dir. */
   database_url: z.string().optional(),
   /**
    * Folder of the embedded database (`<data_dir>/pglite`, used without a database URL) and of the

@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '../log.js';
 import { serializeArray } from './array-text.js';
 import { parseInt4Array } from './int4-array.js';
 import { parseTextArray } from './text-array.js';
+import { databaseTarget } from './url.js';
 
 /** The one `postgres` client of a process (porsager/postgres README: one `sql` instance). */
 export type Sql = postgres.Sql<Record<string, never>>;
@@ -50,7 +51,8 @@ function logNotice(log: Pick<Logger, 'error' | 'debug'>, notice: postgres.Notice
 }
 
 /**
- * Connect to Postgres at `url`, with JIT compilation off for the session (`jit = off`, sent at
+ * Connect to Postgres at `url` (a Unix socket directory may be named the libpq way, by `?host=` or a
+ * percent-encoded host: {@link databaseTarget}), with JIT compilation off for the session (`jit = off`, sent at
  * connection start). Timestamps come back as Date objects, bigint columns as numbers
  * when they fit (counts, ids we own never exceed 2^53), int4[] columns as arrays of numbers (NULL
  * elements null) read by {@link parseInt4Array}, text[] columns as arrays of strings (NULL elements
@@ -69,7 +71,10 @@ function logNotice(log: Pick<Logger, 'error' | 'debug'>, notice: postgres.Notice
  */
 export function connect(url: string, max = 10, log: Pick<Logger, 'error' | 'debug'> = createLogger('info').child({ module: 'db' }), opts: { generic_plans?: boolean } = {}): Sql {
   const pipeline = { max_pipeline: MAX_PIPELINE }; // read by `postgres`, missing from its types
-  return postgres(url, {
+  const target = databaseTarget(url);
+  return postgres(target.url, {
+    ...(target.host === undefined ? {} : { host: target.host }),
+    ...(target.port === undefined ? {} : { port: target.port }),
     max,
     ...pipeline,
     // JIT off: it compiled short statements whose row estimates crossed jit_above_cost (the
