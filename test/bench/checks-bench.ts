@@ -97,6 +97,7 @@ const BATCH = Number(values.batch);
 // 'nodes': one batch of each node in flight, as the hub stores a node's frames one after another.
 const PER_NODE = values.concurrency === 'nodes';
 const CONCURRENCY = PER_NODE ? NODES : Number(values.concurrency);
+if (!(CONCURRENCY >= 1)) throw new Error(`--concurrency: 'nodes' or a number of batches >= 1, not ${values.concurrency}`);
 const STEADY_S = Number(values['steady-s']);
 const WARM_S = Number(values['warm-s']);
 const HISTORY_DAYS = Number(values['history-days']);

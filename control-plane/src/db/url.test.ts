@@ -14,6 +14,8 @@ t.test('libpq forms of a socket directory become the host option', async (t) => 
   t.same(databaseTarget('postgres://u:p@%2Fvar%2Frun%2Fpostgresql:5433/vantage'), { url: 'postgres://u:p@localhost:5433/vantage', host: '/var/run/postgresql' });
   t.same(databaseTarget('postgres://db.example.com:5432/vantage?sslmode=require'), { url: 'postgres://db.example.com:5432/vantage?sslmode=require' }, 'a plain URL is left as it is');
   t.same(databaseTarget('postgres://db:5432/vantage?host=db2.example.com'), { url: 'postgres://localhost:5432/vantage', host: 'db2.example.com' }, 'a host name in ?host= wins, as in libpq');
+  t.same(databaseTarget('postgres://u@[::1]/vantage?host=/run/pg'), { url: 'postgres://u@localhost/vantage', host: '/run/pg' }, 'an IPv6 literal without a port');
+  t.same(databaseTarget('postgres://u@[::1]:5433/vantage'), { url: 'postgres://u@[::1]:5433/vantage' });
   t.same(databaseTarget('postgres://a:5432,b:5433/vantage'), { url: 'postgres://a:5432,b:5433/vantage' }, 'several hosts are left to postgres');
   t.throws(() => databaseTarget('postgres:///vantage?host=/run/pg&port=54x'), /port=54x is not a port number/);
   t.throws(() => databaseTarget('postgres:///vantage?port=70000'), /port=70000/);

@@ -40,9 +40,11 @@ export function databaseTarget(url: string): DatabaseTarget {
   const userinfo = authority.slice(0, at + 1);
   const hostport = authority.slice(at + 1);
   if (hostport.includes(',')) return { url };
-  const colon = hostport.lastIndexOf(':');
-  const hostname = colon === -1 ? hostport : hostport.slice(0, colon);
-  const portpart = colon === -1 ? '' : hostport.slice(colon);
+  // A host (an IPv6 literal in brackets, or anything without ':') and its optional `:port`.
+  const hp = /^(\[[^\]]*\]|[^:]*)(:\d*)?$/.exec(hostport);
+  if (hp === null) return { url };
+  const hostname = hp[1]!;
+  const portpart = hp[2] ?? '';
   const target: DatabaseTarget = { url };
   const decoded = decodeHost(hostname);
   if (decoded?.startsWith('/')) target.host = decoded;
