@@ -40,7 +40,7 @@
  * - query_*: uptime and stats over `history-days` days of one monitor's history (checks for the
  *   last 30, raw for 8 and packed before; rollups before), among `others` monitors' rollups, and
  *   pages of its checks list (raw, and 17 days back among packed ones): p50/p99 ms of `requests`
- *   calls each through the routes (goal p99 < 50 ms; the p99 of 200 is their third slowest), each
+ *   calls each through the routes (goals: uptime over 90 days p99 < 5 ms, stats by day p99 < 10 ms; the p99 of 200 is their third slowest), each
  *   route first made untimed `warmup-calls` times (or for `warmup-s` seconds when those take
  *   longer) so the process is as warm as a running server; `uptime_90d_cold` is the uptime read
  *   timed first, after 20 untimed calls (a process just started), with
