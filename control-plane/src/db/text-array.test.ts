@@ -47,7 +47,7 @@ t.test('the serializer writes what the client writes; the parser reads what the 
 });
 
 t.test('text no text[] output looks like is refused', async (t) => {
-  for (const text of ['', 'a,b', '{a,b', '{a,,b}', '{"a}', '{"a\\}', '{a}x', '{a{b}}', '[0:1]{a,b}', '{"a"b}', '{,}']) {
+  for (const text of ['', 'a,b', '{a,b', '{a,,b}', '{"a}', '{"a\\}', '{a}x', '{a{b}}', '[0:1]{a,b}', '{"a"b}', '{,}', '{a,}', '{,a}', '{a}b}', '{a,b}}']) {
     t.throws(() => parseTextArray(text), TypeError, JSON.stringify(text));
   }
 });

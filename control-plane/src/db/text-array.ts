@@ -17,6 +17,7 @@ import { type ArrayValue, malformedArray, readArrayText } from './array-text.js'
 /** A text[] as read: strings and nulls, nested once per dimension. */
 export type TextArrayValue = ArrayValue<string | null>;
 
+const OPEN = 0x7b; // {
 const CLOSE = 0x7d; // }
 const COMMA = 0x2c; // ,
 const QUOTE = 0x22; // "
@@ -67,5 +68,24 @@ function element(text: string, at: number, items: TextArrayValue): number {
  * @throws TypeError for text that is not text[] output (Postgres does not send any)
  */
 export function parseTextArray(text: string): TextArrayValue {
+  const last = text.length - 1;
+  // One dimension and no element quoted (no quote or backslash, braces only around it; nothing
+  // unquoted is empty): array_out's usual output, split at its commas. String.prototype.split
+  // makes its array in the runtime, without the allocation site an array literal here has. V8
+  // pretenures the arrays of a site whose arrays often outlive a scavenge (a long result read
+  // once is enough), and an array made in the old generation keeps its young strings, and the
+  // column text they are slices of, alive until the next full collection: the list's tags and
+  // node_ids were most of what each list request promoted (docs/benchmarks.md "Monitor list,
+  // uptime and stats latency", sixteenth round).
+  if (text.charCodeAt(0) === OPEN && text.charCodeAt(last) === CLOSE && text.indexOf('"') === -1 && text.indexOf('\\') === -1
+    && text.indexOf('{', 1) === -1 && text.indexOf('}') === last) {
+    if (last === 1) return [];
+    const items: TextArrayValue = text.slice(1, last).split(',');
+    for (let k = 0; k < items.length; k++) {
+      if (items[k] === 'NULL') items[k] = null;
+      else if (items[k] === '') throw malformedArray('text[]', text);
+    }
+    return items;
+  }
   return readArrayText(text, element, 'text[]');
 }
