@@ -149,8 +149,8 @@ try {
   // checked after the clock stops. A client on its own process parses the answer in its own heap:
   // here the client shares the server's, so each answer is read as bytes and its items counted
   // there (no string, no object tree), and every LIST_PARSE_EVERY-th one is decoded and parsed in
-  // full. Parsing every answer (until 2026-12-03) put about 0.4 MB of the client's garbage per
-  // request into the server's young generation: a third more scavenges, landing in later requests.
+  // full. Parsing every answer (until 2026-12-03) cost this process about 0.5 ms of CPU per request
+  // and 23-25 scavenges per 300 requests instead of 19-21, landing in later requests.
   const LIST_PARSE_EVERY = 25;
   const ITEM_KEY = Buffer.from(',"heartbeat":');
   const listPage = async (i: number): Promise<number> => {

@@ -72,8 +72,8 @@ export function parseTextArray(text: string): TextArrayValue {
   // One dimension and no element quoted (no quote or backslash, braces only around it; nothing
   // unquoted is empty): array_out's usual output, split at its commas. String.prototype.split
   // makes its array in the runtime, without the allocation site an array literal here has. V8
-  // pretenures the arrays of a site whose arrays often outlive a scavenge (a long result read
-  // once is enough), and an array made in the old generation keeps its young strings, and the
+  // pretenures the arrays of a site whose arrays often outlive a scavenge (one long result read
+  // and held is enough), and an array made in the old generation keeps its young strings, and the
   // column text they are slices of, alive until the next full collection: the list's tags and
   // node_ids were most of what each list request promoted (docs/benchmarks.md "Monitor list,
   // uptime and stats latency", sixteenth round).
