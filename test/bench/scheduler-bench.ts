@@ -28,6 +28,9 @@
  * 2. The scheduler alone, in this process: the same assignments in an AssignmentScheduler whose
  *    `fire` only notes the time (sub-millisecond clock), for `alone-s` seconds: the timers' own
  *    lateness, without checks or I/O.
+ * For both, how far the wall clock moved against the monotonic clock over the phase: lateness is
+ * wall-clock time, so a step (a VM paused and resumed) shifts it, and a step of 5 ms or more is
+ * printed as a warning.
  * 3. The anchor (test/bench/lib/blackbox.ts): Prometheus blackbox_exporter (Debian package
  *    prometheus-blackbox-exporter, installed by apt-get when missing and run as root; skipped
  *    with a message otherwise; `--blackbox-s 0` skips it) probing the same target for the same
@@ -68,6 +71,8 @@ const N = Number(values.assignments);
 const INTERVAL_S = Number(values['interval-s']);
 const AGENT_S = Number(values['agent-s']);
 const ALONE_S = Number(values['alone-s']);
+/** A wall-clock step (ms) during a phase worth a warning: Date.now() reads are 1 ms apart. */
+const WALL_STEP_WARN_MS = 5;
 const BLACKBOX_S = Number(values['blackbox-s']);
 const BIN = path.resolve('node-agent/bin/node-agent.mjs');
 const AGENT_NODE_ARGS = values['agent-node-args'].split(' ').filter(Boolean);
@@ -183,9 +188,33 @@ async function realAgent(tmp: string, target: string, assignments: Assignment[])
   }
 }
 
+/**
+ * The wall clock's offset from the monotonic one (ms), read at the instant Date.now() ticks to a
+ * new millisecond (to a few µs). It moves only when the wall clock is stepped or slewed, as a VM's
+ * is after a pause; `performance.timeOrigin + performance.now()` keeps the offset of the process's
+ * start, so a sub-millisecond wall clock is this offset, read at the phase's start, plus
+ * performance.now().
+ */
+function wallOffsetMs(): number {
+  const start = Date.now();
+  for (;;) {
+    const mono = performance.now();
+    const wall = Date.now();
+    if (wall !== start) return wall - mono;
+  }
+}
+
+/** Over `phase`, how far (ms) the wall clock moved against the monotonic clock (0 on a steady machine). */
+async function wallStepDuring<T>(phase: () => Promise<T>): Promise<{ value: T; wall_step_ms: number }> {
+  const before = wallOffsetMs();
+  const value = await phase();
+  return { value, wall_step_ms: Math.round((wallOffsetMs() - before) * 10) / 10 };
+}
+
 async function schedulerAlone(assignments: Assignment[]) {
   const late: number[] = [];
-  const now = () => performance.timeOrigin + performance.now();
+  const offset = wallOffsetMs();
+  const now = () => offset + performance.now();
   const scheduler = new AssignmentScheduler({ fire: (_a, scheduled_at) => { late.push(now() - Date.parse(scheduled_at)); } });
   scheduler.sync(assignments);
   await new Promise((r) => setTimeout(r, ALONE_S * 1000));
@@ -200,10 +229,14 @@ async function main(): Promise<void> {
   try {
     const assignments = makeAssignments(N, `127.0.0.1:${(target.address() as AddressInfo).port}`);
     log(`real agent (${FROM_BUILD ? 'from the installer bundle, NODE_ENV=production' : 'from the sources under tsx'}): ${N} tcp assignments at ${INTERVAL_S} s for ${AGENT_S} s`);
-    const agent = await realAgent(tmp, `127.0.0.1:${(target.address() as AddressInfo).port}`, assignments);
+    const { value: agent, wall_step_ms: agent_wall_step_ms } = await wallStepDuring(() => realAgent(tmp, `127.0.0.1:${(target.address() as AddressInfo).port}`, assignments));
     log(`real agent: ${agent.received}/${agent.expected} rounds, p50 ${agent.p50_ms} p99 ${agent.p99_ms} ms`);
     log(`scheduler alone: ${N} assignments for ${ALONE_S} s`);
-    const alone = await schedulerAlone(assignments);
+    const { value: alone, wall_step_ms: alone_wall_step_ms } = await wallStepDuring(() => schedulerAlone(assignments));
+    // Lateness is read off the wall clock (the agent's started_at, the schedule's scheduled_at): a
+    // step of that clock during a phase (a VM paused and resumed) shifts that phase's figures.
+    const stepped = [['real agent', agent_wall_step_ms], ['scheduler alone', alone_wall_step_ms]].filter(([, ms]) => Math.abs(ms as number) >= WALL_STEP_WARN_MS);
+    for (const [phase, ms] of stepped) log(`warning: the wall clock moved ${ms} ms against the monotonic clock during the ${phase} phase; its lateness figures are off by up to that`);
     const target_addr = `127.0.0.1:${(target.address() as AddressInfo).port}`;
     if (BLACKBOX_S > 0) log(`blackbox_exporter: the same ${N} targets at ${INTERVAL_S} s for ${BLACKBOX_S} s`);
     const blackbox = BLACKBOX_S > 0 ? await blackboxAnchor(assignments.map((a) => ({ target: target_addr, phase_ms: a.phase_ms! })), INTERVAL_S, BLACKBOX_S, tmp, log) : null;
@@ -223,6 +256,7 @@ async function main(): Promise<void> {
       row('round start lateness max', ms(agent.max_ms), ms(alone.max_ms, 2), ''),
       row(`rounds run / expected from the schedule (duplicates; skipped by the agent: queue full or previous run still going)`, `${agent.received} / ${agent.expected} (${agent.duplicates}; ${agent.skipped} skipped)`, '', ''),
       row('agent CPU while running them / RSS', `${fmt(agent.cpu_pct)} % of a core / ${fmt(agent.rss_mb, 0)} MB`, '', ''),
+      row('wall clock moved against the monotonic one during the phase (a step shifts the lateness above)', ms(agent_wall_step_ms), ms(alone_wall_step_ms), ''),
       '',
       `Anchor: the same ${N} TCP probes every ${INTERVAL_S} s by Prometheus blackbox_exporter${blackbox ? ` (${blackbox.version})` : ''} through /probe, same run`,
       '',
@@ -234,7 +268,7 @@ async function main(): Promise<void> {
         row('CPU / RSS', `${fmt(agent.cpu_pct)} % / ${fmt(agent.rss_mb, 0)} MB`, `${fmt(blackbox.cpu_pct)} % / ${fmt(blackbox.rss_mb, 0)} MB`, ''),
       ] : [row('(blackbox_exporter not measured: see the log)', '', '', '')]),
     ].join('\n'));
-    console.log(JSON.stringify({ from_build: FROM_BUILD, assignments: N, interval_s: INTERVAL_S, agent_s: AGENT_S, alone_s: ALONE_S, load_average: os.loadavg(), agent, alone,
+    console.log(JSON.stringify({ from_build: FROM_BUILD, assignments: N, interval_s: INTERVAL_S, agent_s: AGENT_S, alone_s: ALONE_S, load_average: os.loadavg(), agent, alone, agent_wall_step_ms, alone_wall_step_ms,
       agent_probes_per_s, agent_cpu_us_per_probe, blackbox_s: BLACKBOX_S, blackbox }));
   } finally {
     target.close();
