@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { CLOSE_CODES, type CloseName, type ServerMessage } from '@vantage/shared-protocol';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
@@ -23,9 +24,12 @@ export interface Conn {
   /** Socket peer address (IPv4-mapped IPv6 unwrapped), used for GeoIP at enrollment. */
   ip: string | null;
   node_id: string | null;
-  /** Date.now() of the last frame or pong received (anything from the node counts as liveness). */
+  /**
+   * performance.now() of the last frame received. Liveness runs on the monotonic clock: a step
+   * of the wall clock (NTP, a VM resumed) must not make every link look quiet or fresh.
+   */
   last_frame_at: number;
-  /** Liveness bookkeeping of hub/liveness.ts (all Date.now() ms, 0 = not set). */
+  /** Liveness bookkeeping of hub/liveness.ts (all performance.now() ms, 0 = not set). */
   live: LinkState;
   /** Consecutive frames that failed validation (too many closes the link with protocol_error). */
   bad_frames: number;
@@ -87,7 +91,7 @@ export function sendFrame(conn: Conn, message: ServerMessage): boolean {
   }
   conn.ws.send(JSON.stringify(message));
   // An agent acks a task.run at once: nothing back from the node soon after is a sign (liveness.ts).
-  if (message.type === 'task.run' && !conn.live.task_sent_at) conn.live.task_sent_at = Date.now();
+  if (message.type === 'task.run' && !conn.live.task_sent_at) conn.live.task_sent_at = performance.now();
   return true;
 }
 

@@ -245,7 +245,7 @@ t.test('heartbeats: the hub sends them, and a silent node is closed and marked o
   const { node, node_id } = await enrollNode(base, await makeToken(sql));
   node.autoHeartbeat = false;
   t.ok(await node.next('heartbeat'), 'hub heartbeat arrives');
-  // The node never answers: after 3 intervals (1 s each here) the hub closes it.
+  // The node never answers: quiet past two intervals and a half (2 s each here) the hub closes it.
   t.equal((await node.closed).code, CLOSE_CODES.heartbeat_timeout.code);
   await t.resolves(waitFor(async () => (await nodeRow(node_id)).status === 'offline'));
 });

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, Server } from 'node:http';
 import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
@@ -153,7 +154,7 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     conns.add(conn);
     conn.hello_timer = setTimeout(() => closeWith(conn, 'hello_timeout'), config.hello_timeout_ms);
     const alive = (kind: 'frame' | 'pong') => {
-      if (!noteLife(conn, Date.now(), kind).recovered || !conn.node_id) return;
+      if (!noteLife(conn, performance.now(), kind).recovered || !conn.node_id) return;
       const node_id = conn.node_id;
       log.info({ node_id }, 'suspect node answered: back in service');
       writeAfter(conn, node_id, 'back in service', () => setNodeReachable(sql, node_id, instance_id, true));
@@ -161,7 +162,7 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     ws.on('pong', () => alive('pong'));
     ws.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
       alive('frame');
-      beatWithFrame(conn, Date.now(), interval_ms);
+      beatWithFrame(conn, performance.now(), interval_ms);
       const raw = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       conn.chain = conn.chain.then(async () => {
         if (conn.ws.readyState !== conn.ws.OPEN) return;
@@ -196,8 +197,8 @@ export function createHub(deps: { sql: Sql; log: Logger; config: Config; results
     ready: () => started,
     accept(req: IncomingMessage, socket: Duplex, head: Buffer, auth: Conn['auth'], ip: string | null) {
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, {
-        ws, socket, auth, ip, node_id: null, live: newLinkState(Date.now(), interval_ms),
-        last_frame_at: Date.now(), bad_frames: 0, chain: Promise.resolve(), hello_timer: null, before_welcome: null,
+        ws, socket, auth, ip, node_id: null, live: newLinkState(performance.now(), interval_ms),
+        last_frame_at: performance.now(), bad_frames: 0, chain: Promise.resolve(), hello_timer: null, before_welcome: null,
       }));
     },
   };

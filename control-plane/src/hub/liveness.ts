@@ -31,6 +31,13 @@ const SLICE_BUDGET_MS = 4;
  * in one go (a few ms during which no request was served); a 25 ms tick sends ~60.
  */
 const SLICE_MS = 25;
+/**
+ * The liveness timer came this much later than due: the event loop was held (a long collection,
+ * a starved CPU, a paused VM). Node runs due timers before it reads sockets, so the first visits
+ * after such a stall would see every link as quiet as the stall was long, though their frames
+ * wait unread in the kernel: verdicts wait one visit period (`visit_ms`) while the loop reads them.
+ */
+const STALL_MS = 250;
 
 export interface LivenessDeps {
   interval_ms: number;
@@ -51,6 +58,8 @@ export interface LivenessDeps {
  * (core.ts newLinkState), and a slice stops after SLICE_BUDGET_MS and goes on after other work.
  * So the event loop is never blocked for long, whatever the node count (a tick that went through
  * all nodes at once blocked it 30-40 µs per node). No database work here: see lease.ts.
+ * Times are performance.now() ms (a wall-clock step closed every link at once), and after the
+ * loop was held past STALL_MS no link is judged for one visit period (its frames are read first).
  * @returns `stop()`
  */
 export function startLiveness(deps: LivenessDeps): { stop(): void; limits: LivenessLimits } {
@@ -59,14 +68,18 @@ export function startLiveness(deps: LivenessDeps): { stop(): void; limits: Liven
   let pos = 0;
   let round_started = 0;
   let stopped = false;
+  let last_tick_at = performance.now();
+  // No verdict before this (performance.now() ms): set after a stall (STALL_MS).
+  let judge_from = 0;
 
   const visit = (conn: Conn, now: number, beat: Buffer): void => {
     if (!conn.node_id || conn.ws.readyState !== conn.ws.OPEN) return;
     const live = conn.live;
     const quiet_ms = now - conn.last_frame_at;
-    if (live.suspect_since && now - live.suspect_since > limits.suspect_probe_ms) return deps.onDead(conn, 'task_unanswered');
-    if (quiet_ms > limits.dead_after_ms) return deps.onDead(conn, 'heartbeat_timeout');
-    if (!live.suspect_since && live.task_sent_at && now - live.task_sent_at > limits.task_ack_timeout_ms) {
+    const judging = now >= judge_from;
+    if (judging && live.suspect_since && now - live.suspect_since > limits.suspect_probe_ms) return deps.onDead(conn, 'task_unanswered');
+    if (judging && quiet_ms > limits.dead_after_ms) return deps.onDead(conn, 'heartbeat_timeout');
+    if (judging && !live.suspect_since && live.task_sent_at && now - live.task_sent_at > limits.task_ack_timeout_ms) {
       live.suspect_since = now;
       conn.ws.ping();
       deps.onSuspect(conn);
@@ -82,8 +95,9 @@ export function startLiveness(deps: LivenessDeps): { stop(): void; limits: Liven
   const work = (end: number): void => {
     if (stopped) return;
     const started = performance.now();
-    const now = Date.now();
-    const beat = Buffer.from(JSON.stringify({ type: 'heartbeat', sent_at: now }));
+    const now = performance.now();
+    // `sent_at` is wall-clock time: the node compares it with its own clock (clock-offset.ts).
+    const beat = Buffer.from(JSON.stringify({ type: 'heartbeat', sent_at: Date.now() }));
     while (pos < end) {
       visit(round[pos++]!, now, beat);
       if ((pos & 63) === 0 && performance.now() - started > SLICE_BUDGET_MS) {
@@ -94,7 +108,9 @@ export function startLiveness(deps: LivenessDeps): { stop(): void; limits: Liven
   };
 
   const timer = setInterval(() => {
-    const now = Date.now();
+    const now = performance.now();
+    if (now - last_tick_at > STALL_MS) judge_from = now + limits.visit_ms;
+    last_tick_at = now;
     if (pos >= round.length && now - round_started >= limits.visit_ms) {
       round = [...deps.conns()];
       pos = 0;
@@ -124,20 +140,21 @@ export function startLiveness(deps: LivenessDeps): { stop(): void; limits: Liven
  * always finds it so); {@link startLiveness} sends it half an interval after it was due to a link
  * that sends nothing, so the node still hears from us at least every 1.5 intervals (an agent
  * gives up after HEARTBEAT_MISSES_DEAD = 3).
- * Nothing is sent before `welcome` (core.ts Conn.before_welcome).
+ * Nothing is sent before `welcome` (core.ts Conn.before_welcome). `now` is performance.now() ms.
  */
 export function beatWithFrame(conn: Conn, now: number, interval_ms: number): void {
   const live = conn.live;
   if (!conn.node_id || conn.before_welcome || now < live.next_beat_at - interval_ms / 2 || conn.ws.readyState !== conn.ws.OPEN) return;
   live.next_beat_at = now + interval_ms;
   conn.socket.cork();
-  conn.ws.send(`{"type":"heartbeat","sent_at":${now}}`);
+  conn.ws.send(`{"type":"heartbeat","sent_at":${Date.now()}}`);
   process.nextTick(() => conn.socket.uncork());
 }
 
 /**
  * Something arrived from the node: a frame (the node is alive) or a pong (the link carries
- * traffic both ways). Either puts a suspect link back in service (`recovered`).
+ * traffic both ways). Either puts a suspect link back in service (`recovered`). `now` is
+ * performance.now() ms.
  */
 export function noteLife(conn: Conn, now: number, kind: 'frame' | 'pong'): { recovered: boolean } {
   const live = conn.live;
