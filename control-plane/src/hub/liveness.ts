@@ -58,8 +58,9 @@ export interface LivenessDeps {
  * (core.ts newLinkState), and a slice stops after SLICE_BUDGET_MS and goes on after other work.
  * So the event loop is never blocked for long, whatever the node count (a tick that went through
  * all nodes at once blocked it 30-40 µs per node). No database work here: see lease.ts.
- * Times are performance.now() ms (a forward step of the wall clock would make every link look quiet at once), and after the
- * loop was held past STALL_MS no link is judged for one visit period (its frames are read first).
+ * Times are performance.now() ms (a forward step of the wall clock would make every link look
+ * quiet at once), and after the loop was held past STALL_MS no link is judged for one visit
+ * period (its frames are read first).
  * @returns `stop()`
  */
 export function startLiveness(deps: LivenessDeps): { stop(): void; limits: LivenessLimits } {
