@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import t from 'tap';
 import { CLOSE_CODES, LIMITS, PROTOCOL_VERSION, enrollProof, newId, taskRunMessageSchema } from '@vantage/shared-protocol';
 import { secretHash } from '../nodes/secrets.js';
@@ -248,6 +249,23 @@ t.test('heartbeats: the hub sends them, and a silent node is closed and marked o
   // The node never answers: quiet past two intervals and a half (2 s each here) the hub closes it.
   t.equal((await node.closed).code, CLOSE_CODES.heartbeat_timeout.code);
   await t.resolves(waitFor(async () => (await nodeRow(node_id)).status === 'offline'));
+});
+
+t.test('the hub held past the dead-link time: a node whose frame came meanwhile stays connected and online', async (t) => {
+  const { node, node_id } = await enrollNode(base, await makeToken(sql));
+  t.teardown(() => node.close());
+  // The node's heartbeat is on the wire when the hub's loop is held (inside a timer callback, as
+  // a long task would be) for longer than a quiet link lives (4.5 s here): the hub's liveness
+  // timer comes due meanwhile and runs before the socket is read.
+  await new Promise<void>((resolve) => setTimeout(() => {
+    node.send({ type: 'heartbeat', sent_at: Date.now() });
+    const end = performance.now() + 5_000;
+    while (performance.now() < end) { /* the hub's loop is held */ }
+    resolve();
+  }, 0));
+  await new Promise((r) => setTimeout(r, 1_000));
+  t.equal(node.ws.readyState, node.ws.OPEN, 'the link was not closed for the stall');
+  t.equal((await nodeRow(node_id)).status, 'online');
 });
 
 t.test('disconnect (owner disable) closes the socket with 4003 and the node cannot come back', async (t) => {
