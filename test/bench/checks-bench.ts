@@ -6,7 +6,7 @@
  *   npx tsx test/bench/checks-bench.ts [--monitors 10000] [--nodes 100] [--rounds 7] [--batch 100]
  *       [--concurrency nodes|N] [--steady-s 60] [--warm-s 30] [--history-days 90] [--others 200] [--pack-series 100]
  *       [--pack-spread-ms 30] [--requests 200] [--warmup-calls 2000] [--warmup-s 20]
- *       [--phases ingest,ceiling,decide,bytes,steady,queries] [--cpu-profile FILE] [--explain]
+ *       [--phases ingest,ceiling,decide,store,bytes,steady,queries] [--cpu-profile FILE] [--explain]
  *
  * Prints JSON figures:
  * - ingest_results_per_s: sustained ingest of ping results, `rounds` rounds of `monitors`
@@ -26,6 +26,10 @@
  *   stored, COPYed into empty tables of the same shape (needs ingest); ceiling_upsert_*: the same
  *   rows through conflict-checked inserts (INSERT ... SELECT ... ON CONFLICT, as ingest's
  *   statement does them), still with no client in the loop;
+ * - store_*: the store statement alone (ingest.db.ts storeNodeChecks, one in flight, as the check
+ *   store's shared writes send it), `rounds` more rounds of the series the ingest made, every batch
+ *   row encoded beforehand: what Postgres spends per check (µs) without the hub's parsing and
+ *   validation in the same process (needs ingest);
  * - steady_*: `monitors` monitors x 3 nodes at 60 s fed in real time for `steady-s` seconds (each
  *   round's results when it starts), verdict and periodic jobs running, after `warm-s` seconds
  *   fed the same way unmeasured (the jobs' first runs catch up once): CPU as above;
@@ -77,6 +81,8 @@ import { call, registerUser, testApp } from '../../control-plane/src/test-suppor
 import { bulkMonitors, monitorHistory, otherRollups, pastPartitions, pingDay } from './lib/checks-data.js';
 import { packHistory } from '../../control-plane/src/checks/pack.js';
 import { rollUpHour } from '../../control-plane/src/checks/jobs.db.js';
+import { encodeGroups, storeNodeChecks, type NodeCheckInsert, type StoreGroup } from '../../control-plane/src/checks/ingest.db.js';
+import { WRITE_MAX_CHECKS } from '../../control-plane/src/checks/ingest.js';
 import { startCpuProfile } from './lib/cpu-profiler.js';
 import { quantile } from './lib/stats.js';
 
@@ -86,7 +92,7 @@ const { values } = parseArgs({ options: {
   'history-days': { type: 'string', default: '90' }, others: { type: 'string', default: '200' }, 'pack-series': { type: 'string', default: '100' },
   'pack-spread-ms': { type: 'string', default: '30' }, requests: { type: 'string', default: '200' },
   'warmup-calls': { type: 'string', default: '2000' }, 'warmup-s': { type: 'string', default: '20' },
-  phases: { type: 'string', default: 'ingest,ceiling,decide,bytes,steady,queries' },
+  phases: { type: 'string', default: 'ingest,ceiling,decide,store,bytes,steady,queries' },
   explain: { type: 'boolean', default: false }, 'cpu-profile': { type: 'string' },
 } });
 const PHASES = new Set(values.phases.split(',').map((x) => x.trim()));
@@ -130,9 +136,18 @@ function cpuS(pids: number[]): Map<number, number> {
 /** Backends serving the benchmark's database, and the server's WAL writer, checkpointer and background writer (shared with whatever else runs). */
 let backendPids: () => Promise<number[]>;
 
-/** Run `fn`, measuring wall time and CPU of this process and of the Postgres processes doing its work. */
-async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; wall_s: number; node_cpu_pct: number; pg_cpu_pct: number }> {
+/** The server's WAL position (bytes) and checkpoints so far (timed and requested: pg_stat_bgwriter). */
+let walMark: () => Promise<{ lsn_bytes: number; checkpoints: number }>;
+
+/**
+ * Run `fn`, measuring wall time and CPU of this process and of the Postgres processes doing its
+ * work, and the WAL the server wrote meanwhile (bytes; the whole server's: other work on the
+ * machine adds to it) and the checkpoints that began (after one, the first change of every page
+ * writes the whole page to the WAL, so a phase a checkpoint falls into costs Postgres more).
+ */
+async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; wall_s: number; node_cpu_pct: number; pg_cpu_pct: number; wal_bytes: number; checkpoints: number }> {
   const pids = await backendPids();
+  const m0 = await walMark();
   const c0 = process.cpuUsage();
   const p0 = cpuS(pids);
   const w0 = performance.now();
@@ -140,9 +155,13 @@ async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; wall_s: nu
   const wall_s = (performance.now() - w0) / 1000;
   const c = process.cpuUsage(c0);
   const p1 = cpuS([...new Set([...pids, ...(await backendPids())])]);
+  const m1 = await walMark();
   let pg = 0;
   for (const [pid, s] of p1) pg += s - (p0.get(pid) ?? 0);
-  return { value, wall_s, node_cpu_pct: round(((c.user + c.system) / 1e6 / wall_s) * 100), pg_cpu_pct: round((pg / wall_s) * 100) };
+  return {
+    value, wall_s, node_cpu_pct: round(((c.user + c.system) / 1e6 / wall_s) * 100), pg_cpu_pct: round((pg / wall_s) * 100),
+    wal_bytes: m1.lsn_bytes - m0.lsn_bytes, checkpoints: m1.checkpoints - m0.checkpoints,
+  };
 }
 
 const keepalive = setInterval(() => {}, 1000);
@@ -150,6 +169,8 @@ try {
   const { app, sql, deps } = await testApp(t, { generic_plans: true, config: { checks_round_grace_ms: 3_600_000, checks_decide_interval_ms: 500, checks_jobs_interval_ms: 10_000 } });
   backendPids = async () => (await sql<{ pid: number }[]>`
     SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type IN ('walwriter', 'checkpointer', 'background writer')`).map((r) => r.pid);
+  walMark = async () => (await sql<{ lsn_bytes: number; checkpoints: number }[]>`
+    SELECT (pg_current_wal_lsn() - '0/0')::float8 AS lsn_bytes, (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter)::int AS checkpoints`)[0]!;
   await ensurePartitions(sql);
   const user_id = await seedUser(sql);
   const nodes = await seedNodes(sql, NODES);
@@ -217,6 +238,7 @@ try {
     Object.assign(figures, {
       ingest_results: total, ingest_results_per_s: Math.round(ingest_per_s), ingest_node_cpu_pct: ingest.node_cpu_pct, ingest_pg_cpu_pct: ingest.pg_cpu_pct,
       ingest_node_cpu_us_per_result: perResultUs(ingest.node_cpu_pct, ingest.wall_s), ingest_pg_cpu_us_per_result: perResultUs(ingest.pg_cpu_pct, ingest.wall_s),
+      ingest_wal_bytes_per_result: Math.round(ingest.wal_bytes / total), ingest_checkpoints: ingest.checkpoints,
     });
 
     // Postgres's own ceiling for these rows: the check batches and rounds just stored, COPYed
@@ -277,6 +299,47 @@ try {
       });
       log(`decide: ${Math.round(decide.value / decide.wall_s)} rounds/s`);
       Object.assign(figures, { decide_rounds_per_s: Math.round(decide.value / decide.wall_s), decide_node_cpu_pct: decide.node_cpu_pct, decide_pg_cpu_pct: decide.pg_cpu_pct });
+    }
+
+    // Postgres's cost of ingest's store statement alone (ingest.db.ts storeNodeChecks, as the check
+    // store's shared writes send it: one statement in flight, up to WRITE_MAX_CHECKS checks of
+    // several nodes' batches each), on the series the ingest made: `rounds` more rounds of every
+    // (monitor, node), each check judged at its monitor's revision and placement version (the
+    // steady state: the store's remembered view), every batch row encoded before the clock starts.
+    if (PHASES.has('store')) {
+      const series = await sql<{ id: number; monitor_id: string; node_id: string; revision: number; placement_version: number }[]>`
+        SELECT s.id, s.monitor_id, s.node_id, m.revision::int AS revision, m.placement_version::float8 AS placement_version
+        FROM check_series s JOIN monitors m ON m.id = s.monitor_id WHERE s.node_id IS NOT NULL ORDER BY s.node_id, s.monitor_id`;
+      const statements: Array<{ rows: NodeCheckInsert[]; groups: StoreGroup[] }> = [];
+      for (let k = 0; k < ROUNDS; k++) {
+        for (let i = 0; i < series.length; i += WRITE_MAX_CHECKS) {
+          const rows = series.slice(i, i + WRITE_MAX_CHECKS).map((s): NodeCheckInsert => {
+            const r = pingResult(s.monitor_id, roundStart(s.monitor_id, k, built_at), 10 + Math.random() * 30);
+            const output = r.output as { rtt_avg_ms: number };
+            return {
+              series_id: s.id, scheduled_ms: Date.parse(r.scheduled_at), start_offset_ms: 1, duration_ms: 3050, response_ms: output.rtt_avg_ms,
+              success: true, error_class: null, error: null, assertions: null, output, monitor_id: s.monitor_id, node_id: s.node_id, deadline_offset_ms: 60_000,
+              interval_s: 60, expected: 3, judged_at: { revision: s.revision, placement_version: s.placement_version },
+            };
+          });
+          statements.push({ rows, groups: encodeGroups(rows).groups });
+        }
+      }
+      const n = statements.reduce((x, s) => x + s.rows.length, 0);
+      const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+      const store = await measured(async () => {
+        let inserted = 0;
+        for (const s of statements) inserted += (await storeNodeChecks(sql, s.rows, hour_ms, s.groups)).inserted;
+        return inserted;
+      });
+      if (store.value !== n) throw new Error(`store: ${store.value} of ${n} checks stored`);
+      const us = (pct: number) => round((pct / 100) * store.wall_s * 1e6 / n);
+      log(`store statement alone: ${Math.round(n / store.wall_s)} checks/s, Postgres ${us(store.pg_cpu_pct)} µs a check`);
+      Object.assign(figures, {
+        store_checks: n, store_checks_per_s: Math.round(n / store.wall_s), store_pg_cpu_pct: store.pg_cpu_pct,
+        store_pg_cpu_us_per_check: us(store.pg_cpu_pct), store_node_cpu_us_per_check: us(store.node_cpu_pct),
+        store_wal_bytes_per_check: Math.round(store.wal_bytes / n), store_checkpoints: store.checkpoints,
+      });
     }
   }
 

@@ -45,9 +45,10 @@ async function insertCheck(sql: SqlExecutor, series_id: number, at: Date, monito
               VALUES (${at}, ${series_id}, 2, 80, 80, true)`;
     return;
   }
+  const [series] = await sql<{ node_id: string }[]>`SELECT node_id FROM check_series WHERE id = ${series_id}`;
   await storeNodeChecks(sql, [{
     series_id, scheduled_ms: at.getTime(), start_offset_ms: 2, duration_ms: 80, response_ms: 80, success: true, error_class: null, error: null,
-    assertions: null, output: null, monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 1,
+    assertions: null, output: null, monitor_id, node_id: series!.node_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 1,
   }], at.getTime() + HOUR_MS);
 }
 

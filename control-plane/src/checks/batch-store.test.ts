@@ -23,7 +23,7 @@ async function setup(t: Parameters<typeof testDatabase>[0], monitors = 1) {
   const now = Date.now();
   const check = (m: SeededMonitor, k: number, over: Partial<NodeCheckInsert> = {}): NodeCheckInsert => ({
     series_id: series.get(m.monitor_id)!, scheduled_ms: Date.parse(roundAt(m, k, now)), start_offset_ms: 3, duration_ms: 40, response_ms: 40,
-    success: true, error_class: null, error: null, assertions: null, output: { k }, monitor_id: m.monitor_id, deadline_offset_ms: 60_000,
+    success: true, error_class: null, error: null, assertions: null, output: { k }, monitor_id: m.monitor_id, node_id: node!, deadline_offset_ms: 60_000,
     interval_s: m.interval_s, expected: 1, ...over,
   });
   const hour_ms = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
@@ -83,6 +83,26 @@ t.test('the same batch stored several times at once is stored once', async (t) =
   t.equal(stored.length, rows.length, 'each check stored once');
   t.equal(new Set(stored.map((c) => `${c.series_id}/${c.scheduled_at.getTime()}`)).size, rows.length);
   t.equal((await sql`SELECT 1 FROM check_batches`).length, 1, 'the copies\' batch rows deleted');
+});
+
+t.test('statements over overlapping series, their checks in different orders, at once: none fails, each check stored once', async (t) => {
+  const { sql, ms, check, hour_ms } = await setup(t, 40);
+  // Each statement a different subset of the series (two rounds each), its rows in an order of
+  // its own (a fixed shuffle): the marks are moved in series id order whatever the rows' order,
+  // so statements that share series wait for each other instead of deadlocking.
+  let seed = 7;
+  const draw = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const statements = Array.from({ length: 8 }, (_, j) => ms.filter((_, i) => (i + j) % 4 !== 0)
+    .flatMap((m) => [check(m, -1 - (j % 2)), check(m, -3)])
+    .map((r) => ({ r, key: draw() })).sort((a, b) => a.key - b.key).map(({ r }) => r));
+  const outs = await Promise.all(statements.map((rows) => storeNodeChecks(sql, rows, hour_ms)));
+  const distinct = new Set(statements.flat().map((r) => `${r.series_id}/${r.scheduled_ms}`));
+  t.equal(outs.reduce((n, o) => n + o.inserted, 0), distinct.size, 'each check counted as inserted by one statement');
+  const stored = await storedChecks(sql);
+  t.equal(stored.length, distinct.size, 'each check stored once');
+  t.equal(new Set(stored.map((c) => `${c.series_id}/${c.scheduled_at.getTime()}`)).size, distinct.size);
+  const [counted] = await sql<{ n: number }[]>`SELECT coalesce(sum(reported), 0)::int AS n FROM check_rounds`;
+  t.equal(counted!.n, distinct.size, 'each check counted into its round once');
 });
 
 t.test('checks judged by a revision the monitor no longer has are not stored, and nothing is written for them', async (t) => {

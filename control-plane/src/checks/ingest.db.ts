@@ -178,6 +178,8 @@ export async function addToRounds(tx: SqlExecutor, adds: RoundAdd[]): Promise<vo
  */
 export interface NodeCheckInsert extends BatchCheck {
   monitor_id: string;
+  /** The node that ran it (its series' node). */
+  node_id: string;
   /** The round's deadline, ms after its start. */
   deadline_offset_ms: number;
   interval_s: number;
@@ -223,6 +225,18 @@ export function encodeGroups(rows: BatchCheck[], full_only = false): { groups: S
 interface Maybe { batch_id: string; first_ms: number; pos: number; ord: number }
 
 /**
+ * A scalar subquery that takes the transaction-level advisory lock of each node in `node_ids`, in
+ * the order of their keys, and counts them: two statements that may move the same series' marks
+ * (a series is one node's) take their nodes' locks before any mark and hold them to their commit,
+ * so they run one after the other and cannot deadlock on the marks, which a statement then moves
+ * in whatever order its plan visits them. Two nodes whose keys collide only wait for each other.
+ */
+function nodeLocks(tx: SqlExecutor, node_ids: string[]) {
+  return tx`(SELECT count(pg_advisory_xact_lock(hashtext('vantage.series_marks'), x.k))
+    FROM (SELECT DISTINCT hashtext(n) AS k FROM unnest(${[...new Set(node_ids)]}::text[]) AS n ORDER BY 1) x)`;
+}
+
+/**
  * The CTEs `rounds` and `hours` of a store statement over the CTE `source` (the checks stored now:
  * at, at_ms, deadline_at, monitor_id, interval_s, expected, success): each check counted into its
  * round (a new round inserted, late when created after its deadline; an existing one gets the
@@ -255,16 +269,18 @@ function countedCtes(tx: SqlExecutor, source: 'added' | 'fresh', hour_ms: number
  * checks/batch-codec.ts splitBatches and encoded here), keeping every check
  * stored once, in one statement when the checks come in order (a second transaction otherwise):
  *
- * - Each series' mark (`check_series.last_at`, locked FOR NO KEY UPDATE in id order, so concurrent
- *   batches wait rather than deadlock, and moved forward) tells a new check from one that may have
- *   been stored before: a check after its series' mark is new (a node's outbox releases results in
- *   order); of two with the same (series, scheduled_at) in `rows` the first is. New checks are
+ * - Each series' mark (`check_series.last_at`) tells a new check from one that may have been
+ *   stored before: a check after the mark its series had is new (a node's outbox releases results
+ *   in order); of two with the same (series, scheduled_at) in `rows` the first is. One UPDATE moves
+ *   every mark to its series' latest check and returns the mark it replaced (`prev_at`,
+ *   0104_check_series_prev_at.sql); the rows' nodes are locked first ({@link nodeLocks}), so
+ *   statements over the same series wait for each other rather than deadlock. New checks are
  *   counted into their rounds (`reported`/`failed`, what the verdict job judges by: each check
  *   counted once, so no check is read to judge a round), which are made dirty (a new round is late
  *   when created after its deadline, an existing one when its deadline has passed); the UTC hours
  *   they start in that ended before `hour_ms` are marked for the rollup job.
  * - A check at or before its mark is stored hidden (the batch row's `hidden`), and then, in a
- *   transaction that holds its series' marks (the statement's snapshot then sees every batch
+ *   transaction that holds its nodes' locks (the statement's snapshot then sees every batch
  *   committed before), looked up among the stored checks: found, it stays hidden (a duplicate);
  *   not found (a backlog sent out of order), it is shown and counted into its round (dirty
  *   again: judged again, late when past its deadline). Until that transaction commits it is invisible;
@@ -303,9 +319,12 @@ export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], 
         ${col('monitor_id')}::text[], ${col('deadline_offset_ms')}::int[], ${col('interval_s')}::int[], ${col('expected')}::int[],
         ${rows.map((r) => r.judged_at?.revision ?? null)}::int8[], ${rows.map((r) => r.judged_at?.placement_version ?? null)}::int8[], ${k}::int4[], ${pos}::int4[])
         WITH ORDINALITY AS u(at_ms, series_id, success, monitor_id, deadline_offset_ms, interval_s, expected, revision, placement_version, k, pos, ord)
+      WHERE ${nodeLocks(ex, rows.map((r) => r.node_id))} >= 0
     ),
     old AS MATERIALIZED (
-      SELECT s.id, s.last_at FROM check_series s WHERE s.id IN (SELECT series_id FROM input WHERE fresh) ORDER BY s.id FOR NO KEY UPDATE
+      UPDATE check_series s SET prev_at = s.last_at, last_at = greatest(s.last_at, a.at)
+      FROM (SELECT series_id, max(at) AS at FROM input WHERE fresh GROUP BY series_id) a WHERE s.id = a.series_id
+      RETURNING s.id, s.prev_at AS last_at
     ),
     added AS MATERIALIZED (
       SELECT DISTINCT ON (i.series_id, i.at) i.* FROM input i JOIN old o ON o.id = i.series_id WHERE i.fresh AND i.at > o.last_at
@@ -313,9 +332,6 @@ export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], 
     ),
     maybe AS MATERIALIZED (
       SELECT i.k, i.pos, i.ord FROM input i JOIN old o ON o.id = i.series_id WHERE i.fresh AND i.at <= o.last_at
-    ),
-    moved AS (
-      UPDATE check_series s SET last_at = a.at FROM (SELECT series_id, max(at) AS at FROM added GROUP BY series_id) a WHERE s.id = a.series_id
     ),
     ${countedCtes(ex, 'added', hour_ms)},
     layout AS MATERIALIZED (
@@ -348,16 +364,16 @@ export async function storeNodeChecks(ex: SqlExecutor, rows: NodeCheckInsert[], 
 
 /**
  * The second step of {@link storeNodeChecks} for checks stored hidden at or before their series'
- * mark (`maybe`: where each lies and its index + 1 in `rows`), in a transaction: their series'
- * marks are locked first, so the next statement's snapshot holds every batch committed before; a
+ * mark (`maybe`: where each lies and its index + 1 in `rows`), in a transaction: their nodes are
+ * locked first ({@link nodeLocks}; every statement that moves their series' marks takes them), so
+ * the next statement's snapshot holds every batch committed before; a
  * check found among the stored checks stays hidden, the others are shown and go to their rounds
  * (counted, dirty again, late when past their deadline), and their hours are marked for the rollup job. A
  * batch row left with nothing to show (a batch sent again whole) is deleted.
  */
 async function resolveMaybe(tx: SqlExecutor, rows: NodeCheckInsert[], maybe: Maybe[], hour_ms: number): Promise<{ inserted: number; judgeable: boolean }> {
   const of = maybe.map((m) => rows[m.ord - 1]!);
-  const series = [...new Set(of.map((r) => r.series_id))].sort((a, b) => a - b);
-  await tx`SELECT id FROM check_series WHERE id = ANY(${series}::int4[]) ORDER BY id FOR NO KEY UPDATE`;
+  await tx`SELECT ${nodeLocks(tx, of.map((r) => r.node_id))}`;
   const [out] = await tx<Array<{ inserted: number; judgeable: boolean }>>`
     WITH m AS (
       SELECT u.*, 'epoch'::timestamptz + u.at_ms * interval '1 millisecond' AS at,

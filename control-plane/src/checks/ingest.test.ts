@@ -233,7 +233,8 @@ t.test('one write for several batches: a round sent twice is written once, from 
   const series_b = await createSeries(sql, b, [m.monitor_id]);
   const row = (series_id: number, response_ms: number, expected: number): NodeCheckInsert => ({
     series_id, scheduled_ms: Date.parse(at), start_offset_ms: 1, duration_ms: response_ms, response_ms, success: true, error: null,
-    error_class: null, assertions: null, output: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected,
+    error_class: null, assertions: null, output: null, monitor_id: m.monitor_id, node_id: series_id === series.get(m.monitor_id) ? a : b,
+    deadline_offset_ms: 60_000, interval_s: 60, expected,
   });
   const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
   const out = await writeBatches(sql, [
@@ -260,7 +261,8 @@ t.test('one write for several batches: full batch rows encoded ahead stay whole,
   const day_ms = Math.floor(Date.now() / 86_400_000) * 86_400_000;
   const rows = (series_id: number, n: number, ms: number): NodeCheckInsert[] => Array.from({ length: n }, (_, i) => ({
     series_id, scheduled_ms: day_ms + i * 1000, start_offset_ms: 1, duration_ms: ms + i, response_ms: ms + i, success: true,
-    error: null, error_class: null, assertions: null, output: { i }, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 2,
+    error: null, error_class: null, assertions: null, output: { i }, monitor_id: m.monitor_id, node_id: series_id === sa ? a : b,
+    deadline_offset_ms: 60_000, interval_s: 60, expected: 2,
   }));
   const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
   const first = rows(sa, 150, 1000);
@@ -283,8 +285,8 @@ t.test('a check judged by a remembered view the monitor no longer has is not sto
   const [v] = await sql<{ revision: string; placement_version: string }[]>`SELECT revision, placement_version FROM monitors WHERE id = ${m.monitor_id}`;
   const row = (k: number, revision: number): NodeCheckInsert => ({
     series_id: series.get(m.monitor_id)!, scheduled_ms: Date.parse(roundAt(m, k)), start_offset_ms: 1, duration_ms: 5, response_ms: 5, success: true,
-    error: null, error_class: null, assertions: null, output: null, monitor_id: m.monitor_id, deadline_offset_ms: 60_000, interval_s: 60, expected: 1,
-    judged_at: { revision, placement_version: Number(v!.placement_version) },
+    error: null, error_class: null, assertions: null, output: null, monitor_id: m.monitor_id, node_id: m.node_ids[0]!, deadline_offset_ms: 60_000,
+    interval_s: 60, expected: 1, judged_at: { revision, placement_version: Number(v!.placement_version) },
   });
   const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
   const [ok] = await writeBatches(sql, [{ rows: [row(-2, Number(v!.revision))], hour_ms }]);

@@ -327,7 +327,7 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
         duration_ms: Date.parse(r.finished_at) - started, response_ms: CHECK_TRAITS[r.type].responseMs(output),
         success: r.success, ...agreeingOutcome(r),
         assertions: r.assertions.length > 0 ? r.assertions : null, output,
-        monitor_id: r.monitor_id, deadline_offset_ms: fixed.deadline_ms, interval_s, expected: placed,
+        monitor_id: r.monitor_id, node_id, deadline_offset_ms: fixed.deadline_ms, interval_s, expected: placed,
         judged_at: guarded ? { revision: row.revision, placement_version: row.placement_version } : null,
       });
     }
