@@ -71,7 +71,7 @@ export const pingPacketSchema = z.object({ seq: z.number().int().min(0).max(LIMI
  * sent at most, loss matching the counts, rtt_* present exactly when something was received and
  * min ≤ avg ≤ max.
  */
-export const pingOutputSchema = z.object({
+const pingOutputShape = z.object({
   resolved_address: z.string().nullable(),
   packets_sent: z.number().int().min(0).max(LIMITS.ping_count_max),
   packets_received: z.number().int().min(0).max(LIMITS.ping_count_max),
@@ -81,19 +81,39 @@ export const pingOutputSchema = z.object({
   rtt_max_ms: ms().nullable(),
   rtt_stddev_ms: ms().nullable(),
   packets: z.array(pingPacketSchema).max(LIMITS.ping_count_max),
-}).superRefine((p, ctx) => {
-  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-  if (p.packets_received > p.packets_sent) issue('packets_received', 'more replies than requests sent');
-  if (p.packets.length > p.packets_sent) issue('packets', 'more packet entries than requests sent');
-  if (p.packets.filter((x) => x.rtt_ms !== null).length > p.packets_received) issue('packets', 'more answered packets than packets_received');
-  const loss = p.packets_sent === 0 ? 0 : ((p.packets_sent - p.packets_received) / p.packets_sent) * 100;
-  if (Math.abs(loss - p.packet_loss) > 0.01) issue('packet_loss', `packet_loss must be ${loss.toFixed(2)} for these counts`);
-  const stats = [p.rtt_min_ms, p.rtt_avg_ms, p.rtt_max_ms, p.rtt_stddev_ms];
-  if (p.packets_received === 0 ? stats.some((x) => x !== null) : stats.some((x) => x === null)) issue('rtt_avg_ms', 'rtt statistics must be present exactly when a reply was received');
-  if (p.rtt_min_ms !== null && p.rtt_avg_ms !== null && p.rtt_max_ms !== null && !(p.rtt_min_ms <= p.rtt_avg_ms && p.rtt_avg_ms <= p.rtt_max_ms)) {
-    issue('rtt_avg_ms', 'rtt_min_ms ≤ rtt_avg_ms ≤ rtt_max_ms does not hold');
-  }
 });
+
+/**
+ * The consistency rules of {@link pingOutputSchema}, each broken one an issue at its field. A
+ * module-level function that allocates nothing for a consistent output: it runs for every ping
+ * result a node reports.
+ */
+function pingConsistency(p: z.infer<typeof pingOutputShape>, ctx: z.RefinementCtx): void {
+  if (p.packets_received > p.packets_sent) pingIssue(ctx, 'packets_received', 'more replies than requests sent');
+  if (p.packets.length > p.packets_sent) pingIssue(ctx, 'packets', 'more packet entries than requests sent');
+  let answered = 0;
+  for (const x of p.packets) if (x.rtt_ms !== null) answered++;
+  if (answered > p.packets_received) pingIssue(ctx, 'packets', 'more answered packets than packets_received');
+  const loss = p.packets_sent === 0 ? 0 : ((p.packets_sent - p.packets_received) / p.packets_sent) * 100;
+  if (Math.abs(loss - p.packet_loss) > 0.01) pingIssue(ctx, 'packet_loss', `packet_loss must be ${loss.toFixed(2)} for these counts`);
+  const nulls = Number(p.rtt_min_ms === null) + Number(p.rtt_avg_ms === null) + Number(p.rtt_max_ms === null) + Number(p.rtt_stddev_ms === null);
+  if (p.packets_received === 0 ? nulls < 4 : nulls > 0) pingIssue(ctx, 'rtt_avg_ms', 'rtt statistics must be present exactly when a reply was received');
+  if (p.rtt_min_ms !== null && p.rtt_avg_ms !== null && p.rtt_max_ms !== null && !(p.rtt_min_ms <= p.rtt_avg_ms && p.rtt_avg_ms <= p.rtt_max_ms)) {
+    pingIssue(ctx, 'rtt_avg_ms', 'rtt_min_ms ≤ rtt_avg_ms ≤ rtt_max_ms does not hold');
+  }
+}
+
+function pingIssue(ctx: z.RefinementCtx, path: string, message: string): void {
+  ctx.addIssue({ code: 'custom', path: [path], message });
+}
+
+/**
+ * Ping statistics as iputils ping prints them; rtt_* are null when nothing came back. loss is 0-100 %.
+ * Consistency is checked: received ≤ sent ≤ 50 (docs/api/probes.md count), one packet entry per request
+ * sent at most, loss matching the counts, rtt_* present exactly when something was received and
+ * min ≤ avg ≤ max.
+ */
+export const pingOutputSchema = pingOutputShape.superRefine(pingConsistency);
 
 /** One resource record of an answer; `value` is the presentation form (RFC 1035 master-file style). */
 export const dnsRecordSchema = z.object({
