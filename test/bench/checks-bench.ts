@@ -26,8 +26,8 @@
  *   stored, COPYed into empty tables of the same shape (needs ingest); ceiling_upsert_*: the same
  *   rows through conflict-checked inserts (INSERT ... SELECT ... ON CONFLICT, as ingest's
  *   statement does them), still with no client in the loop;
- * - store_*: the store statement alone (ingest.db.ts storeNodeChecks, one in flight, as the check
- *   store's shared writes send it), `rounds` more rounds of the series the ingest made, every batch
+ * - store_*: the store statement alone (ingest.db.ts storeNodeChecks, one at a time, of up to
+ *   WRITE_MAX_CHECKS checks as the check store's shared writes send it), `rounds` more rounds of the series the ingest made, every batch
  *   row encoded beforehand: what Postgres spends per check (µs) without the hub's parsing and
  *   validation in the same process (needs ingest);
  * - steady_*: `monitors` monitors x 3 nodes at 60 s fed in real time for `steady-s` seconds (each
@@ -302,8 +302,8 @@ try {
     }
 
     // Postgres's cost of ingest's store statement alone (ingest.db.ts storeNodeChecks, as the check
-    // store's shared writes send it: one statement in flight, up to WRITE_MAX_CHECKS checks of
-    // several nodes' batches each), on the series the ingest made: `rounds` more rounds of every
+    // store's shared writes send it: up to WRITE_MAX_CHECKS checks of several nodes' batches each,
+    // here one statement at a time), on the series the ingest made: `rounds` more rounds of every
     // (monitor, node), each check judged at its monitor's revision and placement version (the
     // steady state: the store's remembered view), every batch row encoded before the clock starts.
     if (PHASES.has('store')) {

@@ -28,6 +28,16 @@ const HOUR_MS = 3_600_000;
  */
 export const WRITE_MAX_CHECKS = 1000;
 
+/**
+ * Shared write statements in flight at once per pool. With one, Postgres sat idle while the
+ * statement's commit waited for its WAL flush and the next statement's parameters came in; with
+ * two, the next one runs meanwhile (docs/benchmarks.md "Check ingest", 2026-12-04). They hold
+ * different nodes' series (a node's batches are stored one after another, and storeNodeChecks
+ * locks each node's series for the statement) and upsert rounds in key order, so where they meet
+ * (a round several nodes report) the later one waits for the earlier one's commit, never in a cycle.
+ */
+export const WRITES_IN_FLIGHT = 2;
+
 /** One batch's checks waiting for a shared write: its rows and the start of its current hour (epoch ms). */
 export interface PendingWrite {
   rows: NodeCheckInsert[];
@@ -173,11 +183,11 @@ export function createCheckStore(deps: { config: Pick<Config, 'plan' | 'checks_r
   // these are still the monitor's: a node placed anew is read afresh at its first result.
   const placements = new NodeMonitorMap<Placed>();
   // Per pool: batches stored outside a transaction share write statements (db/batch.ts batchCalls,
-  // a group commit: one statement in flight, the batches that came meanwhile in the next).
+  // a group commit: WRITES_IN_FLIGHT statements in flight, the batches that came meanwhile in the next).
   const writers = new WeakMap<SqlExecutor, (w: PendingWrite) => Promise<Written>>();
   const writerOf = (sql: SqlExecutor) => {
     let w = writers.get(sql);
-    if (!w) writers.set(sql, (w = batchCalls((batches: PendingWrite[]) => writeBatches(sql, batches), { max: WRITE_MAX_CHECKS, weight: (b) => b.rows.length })));
+    if (!w) writers.set(sql, (w = batchCalls((batches: PendingWrite[]) => writeBatches(sql, batches), { max: WRITE_MAX_CHECKS, weight: (b) => b.rows.length, in_flight: WRITES_IN_FLIGHT })));
     return w;
   };
 

@@ -32,6 +32,26 @@ t.test('calls made together share one run; calls during a run wait for the next 
   t.same(r.batches, [[1, 2, 3], [4], [5, 6]], 'one run per burst, in call order');
 });
 
+t.test('in_flight 2: a call made while one batch runs starts a second at once; calls made while both run wait for the first to end', async (t) => {
+  const r = recorder<number>();
+  const call = batchCalls(r.run, { max: 100, in_flight: 2 });
+  const first = call(1);
+  while (r.batches.length < 1) await new Promise((res) => setImmediate(res));
+  const second = call(2);
+  while (r.batches.length < 2) await new Promise((res) => setImmediate(res));
+  t.same(r.batches, [[1], [2]], 'the second batch started while the first runs');
+  const later = [call(3), call(4)];
+  for (let i = 0; i < 20; i++) await new Promise((res) => setImmediate(res));
+  t.equal(r.batches.length, 2, 'no third batch while two run');
+  await r.release();
+  t.equal(await first, 'out:1');
+  while (r.batches.length < 3) await new Promise((res) => setImmediate(res));
+  t.same(r.batches[2], [3, 4], 'the calls that waited go together once a batch ended');
+  await r.release();
+  await r.release();
+  t.same(await Promise.all([second, ...later]), ['out:2', 'out:3', 'out:4']);
+});
+
 t.test('a batch holds at most max by weight; one item heavier than max goes alone', async (t) => {
   const batches: string[][][] = [];
   const call = batchCalls<string[], number>(async (items) => {

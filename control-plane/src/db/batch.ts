@@ -4,6 +4,8 @@ export interface BatchOptions<I> {
   max: number;
   /** An item's share of `max` (default 1 per item). One item heavier than `max` still goes alone. */
   weight?: (item: I) => number;
+  /** Batches run at once (default 1: every call made while one runs goes into the next). */
+  in_flight?: number;
 }
 
 interface Waiting<I, O> { item: I; resolve: (out: O) => void; reject: (err: unknown) => void }
@@ -39,11 +41,14 @@ function settleInSlices<I, O>(batch: Array<Waiting<I, O>>, settle: (w: Waiting<I
  */
 export function batchCalls<I, O>(run: (items: I[]) => Promise<O[]>, opts: BatchOptions<I>): (item: I) => Promise<O> {
   const weight = opts.weight ?? (() => 1);
+  const in_flight = opts.in_flight ?? 1;
   const queue: Array<Waiting<I, O>> = [];
-  let flushing = false;
+  let running = 0;
+  let scheduled = false;
 
-  const flush = async (): Promise<void> => {
-    while (queue.length > 0) {
+  /** Start batches from the queue while fewer than `in_flight` run; each one's end starts the next. */
+  const start = (): void => {
+    while (queue.length > 0 && running < in_flight) {
       const batch: Array<Waiting<I, O>> = [];
       let n = 0;
       while (queue.length > 0 && (batch.length === 0 || n + weight(queue[0]!.item) <= opts.max)) {
@@ -51,22 +56,27 @@ export function batchCalls<I, O>(run: (items: I[]) => Promise<O[]>, opts: BatchO
         batch.push(w);
         n += weight(w.item);
       }
+      running++;
       // The next batch's statement starts while this one's callers resume, slice by slice.
-      try {
-        const out = await run(batch.map((w) => w.item));
+      void run(batch.map((w) => w.item)).then((out) => {
         if (out.length !== batch.length) throw new Error(`batch returned ${out.length} outputs for ${batch.length} inputs`);
         settleInSlices(batch, (w, i) => w.resolve(out[i]!));
-      } catch (err) {
+      }).catch((err: unknown) => {
         settleInSlices(batch, (w) => w.reject(err));
-      }
+      }).finally(() => {
+        running--;
+        start();
+      });
     }
-    flushing = false;
   };
 
   return (item: I) => new Promise<O>((resolve, reject) => {
     queue.push({ item, resolve, reject });
-    if (flushing) return;
-    flushing = true;
-    setImmediate(() => void flush());
+    if (scheduled || running >= in_flight) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      start();
+    });
   });
 }
