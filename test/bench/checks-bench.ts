@@ -6,7 +6,7 @@
  *   npx tsx test/bench/checks-bench.ts [--monitors 10000] [--nodes 100] [--rounds 7] [--batch 100]
  *       [--concurrency nodes|N] [--steady-s 60] [--warm-s 30] [--history-days 90] [--others 200] [--pack-series 100]
  *       [--pack-spread-ms 30] [--requests 200] [--warmup-calls 2000] [--warmup-s 20]
- *       [--phases ingest,ceiling,decide,store,bytes,steady,queries] [--cpu-profile FILE] [--explain]
+ *       [--phases ingest,ceiling,decide,bytes,steady,store,queries] [--cpu-profile FILE] [--explain]
  *
  * Prints JSON figures:
  * - ingest_results_per_s: sustained ingest of ping results, `rounds` rounds of `monitors`
@@ -27,9 +27,11 @@
  *   rows through conflict-checked inserts (INSERT ... SELECT ... ON CONFLICT, as ingest's
  *   statement does them), still with no client in the loop;
  * - store_*: the store statement alone (ingest.db.ts storeNodeChecks, one at a time, of up to
- *   WRITE_MAX_CHECKS checks as the check store's shared writes send it), `rounds` more rounds of the series the ingest made, every batch
- *   row encoded beforehand: what Postgres spends per check (µs) without the hub's parsing and
- *   validation in the same process (needs ingest);
+ *   WRITE_MAX_CHECKS checks as the check store's shared writes send it), `rounds` rounds after
+ *   the steady phase of the series the ingest made, every batch row encoded beforehand: what
+ *   Postgres spends per check (µs) without the hub's parsing and validation in the same process
+ *   (needs ingest); each measured phase also reports the WAL written per result and the
+ *   checkpoints that began during it;
  * - steady_*: `monitors` monitors x 3 nodes at 60 s fed in real time for `steady-s` seconds (each
  *   round's results when it starts), verdict and periodic jobs running, after `warm-s` seconds
  *   fed the same way unmeasured (the jobs' first runs catch up once): CPU as above;
@@ -92,7 +94,7 @@ const { values } = parseArgs({ options: {
   'history-days': { type: 'string', default: '90' }, others: { type: 'string', default: '200' }, 'pack-series': { type: 'string', default: '100' },
   'pack-spread-ms': { type: 'string', default: '30' }, requests: { type: 'string', default: '200' },
   'warmup-calls': { type: 'string', default: '2000' }, 'warmup-s': { type: 'string', default: '20' },
-  phases: { type: 'string', default: 'ingest,ceiling,decide,store,bytes,steady,queries' },
+  phases: { type: 'string', default: 'ingest,ceiling,decide,bytes,steady,store,queries' },
   explain: { type: 'boolean', default: false }, 'cpu-profile': { type: 'string' },
 } });
 const PHASES = new Set(values.phases.split(',').map((x) => x.trim()));
@@ -300,47 +302,6 @@ try {
       log(`decide: ${Math.round(decide.value / decide.wall_s)} rounds/s`);
       Object.assign(figures, { decide_rounds_per_s: Math.round(decide.value / decide.wall_s), decide_node_cpu_pct: decide.node_cpu_pct, decide_pg_cpu_pct: decide.pg_cpu_pct });
     }
-
-    // Postgres's cost of ingest's store statement alone (ingest.db.ts storeNodeChecks, as the check
-    // store's shared writes send it: up to WRITE_MAX_CHECKS checks of several nodes' batches each,
-    // here one statement at a time), on the series the ingest made: `rounds` more rounds of every
-    // (monitor, node), each check judged at its monitor's revision and placement version (the
-    // steady state: the store's remembered view), every batch row encoded before the clock starts.
-    if (PHASES.has('store')) {
-      const series = await sql<{ id: number; monitor_id: string; node_id: string; revision: number; placement_version: number }[]>`
-        SELECT s.id, s.monitor_id, s.node_id, m.revision::int AS revision, m.placement_version::float8 AS placement_version
-        FROM check_series s JOIN monitors m ON m.id = s.monitor_id WHERE s.node_id IS NOT NULL ORDER BY s.node_id, s.monitor_id`;
-      const statements: Array<{ rows: NodeCheckInsert[]; groups: StoreGroup[] }> = [];
-      for (let k = 0; k < ROUNDS; k++) {
-        for (let i = 0; i < series.length; i += WRITE_MAX_CHECKS) {
-          const rows = series.slice(i, i + WRITE_MAX_CHECKS).map((s): NodeCheckInsert => {
-            const r = pingResult(s.monitor_id, roundStart(s.monitor_id, k, built_at), 10 + Math.random() * 30);
-            const output = r.output as { rtt_avg_ms: number };
-            return {
-              series_id: s.id, scheduled_ms: Date.parse(r.scheduled_at), start_offset_ms: 1, duration_ms: 3050, response_ms: output.rtt_avg_ms,
-              success: true, error_class: null, error: null, assertions: null, output, monitor_id: s.monitor_id, node_id: s.node_id, deadline_offset_ms: 60_000,
-              interval_s: 60, expected: 3, judged_at: { revision: s.revision, placement_version: s.placement_version },
-            };
-          });
-          statements.push({ rows, groups: encodeGroups(rows).groups });
-        }
-      }
-      const n = statements.reduce((x, s) => x + s.rows.length, 0);
-      const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
-      const store = await measured(async () => {
-        let inserted = 0;
-        for (const s of statements) inserted += (await storeNodeChecks(sql, s.rows, hour_ms, s.groups)).inserted;
-        return inserted;
-      });
-      if (store.value !== n) throw new Error(`store: ${store.value} of ${n} checks stored`);
-      const us = (pct: number) => round((pct / 100) * store.wall_s * 1e6 / n);
-      log(`store statement alone: ${Math.round(n / store.wall_s)} checks/s, Postgres ${us(store.pg_cpu_pct)} µs a check`);
-      Object.assign(figures, {
-        store_checks: n, store_checks_per_s: Math.round(n / store.wall_s), store_pg_cpu_pct: store.pg_cpu_pct,
-        store_pg_cpu_us_per_check: us(store.pg_cpu_pct), store_node_cpu_us_per_check: us(store.node_cpu_pct),
-        store_wal_bytes_per_check: Math.round(store.wal_bytes / n), store_checkpoints: store.checkpoints,
-      });
-    }
   }
 
   // 2. Bytes on disk per stored ping check and per round: as written (after VACUUM: dead row
@@ -472,6 +433,50 @@ try {
     log(`steady: ${sent} results in ${round(steady.wall_s)} s, node ${steady.node_cpu_pct} %, postgres ${steady.pg_cpu_pct} %`);
     await jobs.stop();
     Object.assign(figures, { steady_results: sent, steady_results_per_s: round(sent / steady.wall_s), steady_node_cpu_pct: steady.node_cpu_pct, steady_pg_cpu_pct: steady.pg_cpu_pct });
+  }
+
+  // 3b. Postgres's cost of ingest's store statement alone (ingest.db.ts storeNodeChecks, as the check
+  // store's shared writes send it: up to WRITE_MAX_CHECKS checks of several nodes' batches each,
+  // here one statement at a time), on the series the ingest made: `rounds` more rounds of every
+  // (monitor, node), each check judged at its monitor's revision and placement version (the
+  // steady state: the store's remembered view), every batch row encoded before the clock starts.
+  // After the steady phase, in rounds after its last (the statement moves the series' marks past
+  // them: run before, every check that phase sends would have been taken for one sent again).
+  if (PHASES.has('store') && PHASES.has('ingest')) {
+    const store_at = Date.now();
+    const series = await sql<{ id: number; monitor_id: string; node_id: string; revision: number; placement_version: number }[]>`
+      SELECT s.id, s.monitor_id, s.node_id, m.revision::int AS revision, m.placement_version::float8 AS placement_version
+      FROM check_series s JOIN monitors m ON m.id = s.monitor_id WHERE s.node_id IS NOT NULL ORDER BY s.node_id, s.monitor_id`;
+    const statements: Array<{ rows: NodeCheckInsert[]; groups: StoreGroup[] }> = [];
+    for (let k = 1; k <= ROUNDS; k++) {
+      for (let i = 0; i < series.length; i += WRITE_MAX_CHECKS) {
+        const rows = series.slice(i, i + WRITE_MAX_CHECKS).map((s): NodeCheckInsert => {
+          const r = pingResult(s.monitor_id, roundStart(s.monitor_id, k, store_at), 10 + Math.random() * 30);
+          const output = r.output as { rtt_avg_ms: number };
+          return {
+            series_id: s.id, scheduled_ms: Date.parse(r.scheduled_at), start_offset_ms: 1, duration_ms: 3050, response_ms: output.rtt_avg_ms,
+            success: true, error_class: null, error: null, assertions: null, output, monitor_id: s.monitor_id, node_id: s.node_id, deadline_offset_ms: 60_000,
+            interval_s: 60, expected: 3, judged_at: { revision: s.revision, placement_version: s.placement_version },
+          };
+        });
+        statements.push({ rows, groups: encodeGroups(rows).groups });
+      }
+    }
+    const n = statements.reduce((x, s) => x + s.rows.length, 0);
+    const hour_ms = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const store = await measured(async () => {
+      let inserted = 0;
+      for (const s of statements) inserted += (await storeNodeChecks(sql, s.rows, hour_ms, s.groups)).inserted;
+      return inserted;
+    });
+    if (store.value !== n) throw new Error(`store: ${store.value} of ${n} checks stored`);
+    const us = (pct: number) => round((pct / 100) * store.wall_s * 1e6 / n);
+    log(`store statement alone: ${Math.round(n / store.wall_s)} checks/s, Postgres ${us(store.pg_cpu_pct)} µs a check`);
+    Object.assign(figures, {
+      store_checks: n, store_checks_per_s: Math.round(n / store.wall_s), store_pg_cpu_pct: store.pg_cpu_pct,
+      store_pg_cpu_us_per_check: us(store.pg_cpu_pct), store_node_cpu_us_per_check: us(store.node_cpu_pct),
+      store_wal_bytes_per_check: Math.round(store.wal_bytes / n), store_checkpoints: store.checkpoints,
+    });
   }
 
   // 4. History queries over HISTORY_DAYS days.

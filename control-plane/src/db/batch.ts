@@ -46,7 +46,21 @@ export function batchCalls<I, O>(run: (items: I[]) => Promise<O[]>, opts: BatchO
   let running = 0;
   let scheduled = false;
 
-  /** Start batches from the queue while fewer than `in_flight` run; each one's end starts the next. */
+  /** Run one batch and settle its callers; its end starts the next. */
+  const runBatch = async (batch: Array<Waiting<I, O>>): Promise<void> => {
+    try {
+      const out = await run(batch.map((w) => w.item));
+      if (out.length !== batch.length) throw new Error(`batch returned ${out.length} outputs for ${batch.length} inputs`);
+      settleInSlices(batch, (w, i) => w.resolve(out[i]!));
+    } catch (err) {
+      settleInSlices(batch, (w) => w.reject(err));
+    } finally {
+      running--;
+      start();
+    }
+  };
+
+  /** Start batches from the queue while fewer than `in_flight` run. */
   const start = (): void => {
     while (queue.length > 0 && running < in_flight) {
       const batch: Array<Waiting<I, O>> = [];
@@ -58,15 +72,7 @@ export function batchCalls<I, O>(run: (items: I[]) => Promise<O[]>, opts: BatchO
       }
       running++;
       // The next batch's statement starts while this one's callers resume, slice by slice.
-      void run(batch.map((w) => w.item)).then((out) => {
-        if (out.length !== batch.length) throw new Error(`batch returned ${out.length} outputs for ${batch.length} inputs`);
-        settleInSlices(batch, (w, i) => w.resolve(out[i]!));
-      }).catch((err: unknown) => {
-        settleInSlices(batch, (w) => w.reject(err));
-      }).finally(() => {
-        running--;
-        start();
-      });
+      void runBatch(batch);
     }
   };
 
