@@ -143,8 +143,8 @@ export function agreeingOutcome(r: { success: boolean; error: string | null; err
  * remembers every monitor of the batch for the node and that view refuses nothing: the write then
  * stores each check only if its monitor still has the revision and placement version it was
  * judged at, and the results of monitors that moved are read and judged again. The batches
- * waiting together share one write statement ({@link writeBatches}: a group commit, one
- * statement in flight, up to {@link WRITE_MAX_CHECKS} checks).
+ * waiting together share one write statement ({@link writeBatches}: a group commit,
+ * {@link WRITES_IN_FLIGHT} statements in flight, each up to {@link WRITE_MAX_CHECKS} checks).
  *
  * A result is refused ({@link CHECK_REJECT}) when its monitor is not placed on the node (nor was
  * within the placement history: monitors/placement-job.ts PLACEMENT_HISTORY_MS), when its type is
