@@ -65,12 +65,7 @@ export const httpOutputSchema = z.object({
 /** One echo request: `rtt_ms` and `ttl` are null when no reply came within the timeout. */
 export const pingPacketSchema = z.object({ seq: z.number().int().min(0).max(LIMITS.ping_count_max), rtt_ms: ms().nullable(), ttl: z.number().int().min(0).max(255).nullable() });
 
-/**
- * Ping statistics as iputils ping prints them; rtt_* are null when nothing came back. loss is 0-100 %.
- * Consistency is checked: received ≤ sent ≤ 50 (docs/api/probes.md count), one packet entry per request
- * sent at most, loss matching the counts, rtt_* present exactly when something was received and
- * min ≤ avg ≤ max.
- */
+/** The fields of a ping output ({@link pingOutputSchema}), before its consistency rules. */
 const pingOutputShape = z.object({
   resolved_address: z.string().nullable(),
   packets_sent: z.number().int().min(0).max(LIMITS.ping_count_max),
