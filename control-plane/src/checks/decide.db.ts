@@ -1,12 +1,10 @@
 import type { FailingNode, MonitorState, MonitorType } from '@vantage/shared-protocol';
 import type { SqlExecutor } from '../contracts.js';
+import { boolTexts as bools } from '../db/array-text.js';
 import type { Verdict } from './verdict.js';
 import type { RoundRollupRow } from './history.db.js';
 import { decodeEntries, entriesWithDetails, type EntryRow } from './entries.db.js';
 
-
-// Boolean arrays travel as text ('true'/'false') cast to boolean[]: the client does not serialise JS boolean arrays.
-const bools = (xs: boolean[]) => xs.map(String);
 /*
  * SQL of the verdict job (0025_checks.sql): claim monitors with rounds to judge, lock their rounds
  * from the earliest changed one, write verdicts, state changes, rollup differences and the monitor

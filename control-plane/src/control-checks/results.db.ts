@@ -1,9 +1,9 @@
 import type { SqlExecutor } from '../contracts.js';
-import { addToRounds, insertChecks } from '../checks/ingest.db.js';
+import { addToRounds, insertChecks } from '../checks/check-rows.db.js';
 
 /*
  * Results of the checks the control plane runs itself (heartbeat, domain_expiry) go into the same
- * check history as node results (checks/ingest.db.ts): one series per monitor with no node
+ * check history as node results (checks/check-rows.db.ts): one series per monitor with no node
  * (0027_control_checks.sql), one check per (series, scheduled_at), and a one-report round that is
  * due for judging at once.
  */

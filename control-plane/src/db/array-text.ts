@@ -103,3 +103,11 @@ export function serializeArray(xs: unknown, undefined_value: unknown = null): un
   }
   return `${out}}`;
 }
+
+/**
+ * A boolean array as a parameter: its elements as text ('true'/'false'), for SQL to cast with
+ * `::text[]::boolean[]`: the client does not serialise JS boolean arrays.
+ */
+export function boolTexts(xs: boolean[]): string[] {
+  return xs.map(String);
+}

@@ -2,7 +2,7 @@ import { newId, roundPhaseMs } from '@vantage/shared-protocol';
 import type { Sql } from '../../../control-plane/src/db/sql.js';
 import { createPartition, partitionFor } from '../../../control-plane/src/checks/partitions.db.js';
 import { rollUpDay, rollUpHour } from '../../../control-plane/src/checks/jobs.db.js';
-import { insertChecks } from '../../../control-plane/src/checks/ingest.db.js';
+import { insertChecks } from '../../../control-plane/src/checks/check-rows.db.js';
 import { encodeOutput } from '../../../control-plane/src/checks/output-codec.js';
 import { pingResult } from '../../../control-plane/src/checks/test-support.js';
 
